@@ -1,0 +1,375 @@
+//! Running a kernel safely enough to grade it: C poisoned with NaN, guard zones around C,
+//! A and B checked afterwards, and the launch checked against the device's limits first.
+
+use std::ptr;
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::types::{cl_int, cl_mem_flags, CL_BLOCKING};
+use serde::{Deserialize, Serialize};
+
+use crate::device::{DeviceInfo, Gpu};
+use crate::matrix::{Problem, Shape};
+
+/// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub global: [usize; 2],
+    pub local: Option<[usize; 2]>,
+}
+
+impl Launch {
+    /// Checks the launch against the device before it is enqueued, so a bad work-group is a
+    /// sentence rather than an OpenCL error code.
+    pub fn validate(&self, info: &DeviceInfo) -> Result<()> {
+        if self.global.contains(&0) {
+            bail!("the launch has an empty global size {:?}", self.global);
+        }
+        if let Some(local) = self.local {
+            let items: usize = local.iter().product();
+            if items > info.max_work_group {
+                bail!(
+                    "a work-group of {}×{} = {items} work-items is larger than this device allows ({} on {}). Choose smaller tile defines.",
+                    local[0], local[1], info.max_work_group, info.name
+                );
+            }
+            for d in 0..2 {
+                if local[d] == 0 || !self.global[d].is_multiple_of(local[d]) {
+                    bail!(
+                        "global size {:?} is not a multiple of the work-group size {:?} in dimension {d}",
+                        self.global, local
+                    );
+                }
+                if let Some(&max) = info.max_work_item_sizes.get(d) {
+                    if local[d] > max {
+                        bail!(
+                            "a work-group {} wide in dimension {d} exceeds this device's limit of {max}",
+                            local[d]
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Work-groups in the launch.
+    pub fn groups(&self) -> usize {
+        match self.local {
+            Some(l) => (self.global[0] / l[0]) * (self.global[1] / l[1]),
+            None => 0,
+        }
+    }
+}
+
+/// Writes that landed outside C.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct GuardReport {
+    /// Elements written in the guard zone before C; the nearest one's distance before C[0].
+    pub before: usize,
+    pub nearest_before: Option<usize>,
+    /// Elements written in the guard zone after C; the nearest one's offset past the end.
+    pub after: usize,
+    pub nearest_after: Option<usize>,
+}
+
+impl GuardReport {
+    pub fn clean(&self) -> bool {
+        self.before == 0 && self.after == 0
+    }
+}
+
+/// The value the guard zones hold; a kernel has no reason to ever write exactly this.
+const GUARD: f32 = -1.234_567_9e29;
+
+/// C inside a larger buffer with guard zones on both sides. The kernel gets a sub-buffer
+/// covering C only, so an index past either end lands in a guard zone.
+pub struct GuardedC {
+    pub whole: Buffer<f32>,
+    pub c: Buffer<f32>,
+    pub guard: usize,
+    pub len: usize,
+}
+
+impl GuardedC {
+    /// Allocates C (`len` floats) with guards, filled with NaN inside and the guard value
+    /// outside. `flags` adds to CL_MEM_READ_WRITE (CL_MEM_ALLOC_HOST_PTR for zero copy).
+    pub fn new(gpu: &Gpu, len: usize, flags: cl_mem_flags) -> Result<GuardedC> {
+        let align = (gpu.info.base_align_bytes as usize / 4).max(1);
+        let guard = 16_384usize.div_ceil(align) * align;
+        let total = guard + len.max(1) + guard;
+        let mut init = vec![GUARD; total];
+        init[guard..guard + len].fill(f32::NAN);
+        let whole = unsafe {
+            Buffer::<f32>::create(
+                &gpu.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
+                total,
+                init.as_mut_ptr().cast(),
+            )
+        }
+        .context("allocating C and its guard zones")?;
+        let c = unsafe { whole.create_sub_buffer(CL_MEM_READ_WRITE, guard, len.max(1)) }
+            .context("creating the sub-buffer for C")?;
+        Ok(GuardedC {
+            whole,
+            c,
+            guard,
+            len,
+        })
+    }
+
+    /// Reads C back and checks the guard zones.
+    pub fn read(&self, gpu: &Gpu) -> Result<(Vec<f32>, GuardReport)> {
+        let mut all = vec![0.0f32; self.guard * 2 + self.len.max(1)];
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&self.whole, CL_BLOCKING, 0, &mut all, &[])
+                .context("reading C back")?;
+        }
+        Ok(self.split(all))
+    }
+
+    /// Splits a host copy of the whole buffer into C and a guard report.
+    pub fn split(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
+        let mut report = GuardReport::default();
+        for (i, v) in all[..self.guard].iter().enumerate() {
+            if v.to_bits() != GUARD.to_bits() {
+                report.before += 1;
+                let dist = self.guard - i;
+                report.nearest_before = Some(report.nearest_before.map_or(dist, |d| d.min(dist)));
+            }
+        }
+        let tail = self.guard + self.len.max(1);
+        for (i, v) in all[tail..].iter().enumerate() {
+            if v.to_bits() != GUARD.to_bits() {
+                report.after += 1;
+                report.nearest_after.get_or_insert(i);
+            }
+        }
+        let c = all[self.guard..self.guard + self.len].to_vec();
+        (c, report)
+    }
+}
+
+/// An input buffer created from host data, readable and writable so that a kernel that
+/// writes to it can be caught.
+pub fn input_buffer(gpu: &Gpu, data: &[f32], flags: cl_mem_flags) -> Result<Buffer<f32>> {
+    let mut copy = if data.is_empty() {
+        vec![0.0]
+    } else {
+        data.to_vec()
+    };
+    unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
+            copy.len(),
+            copy.as_mut_ptr().cast(),
+        )
+    }
+    .context("allocating an input matrix on the device")
+}
+
+/// Reads a buffer back and returns the index of the first element that differs from `data`.
+pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option<usize>> {
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let mut back = vec![0.0f32; data.len()];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut back, &[])
+            .context("reading an input matrix back")?;
+    }
+    Ok(back
+        .iter()
+        .zip(data)
+        .position(|(x, y)| x.to_bits() != y.to_bits()))
+}
+
+/// Sets the standard arguments (M, N, K, A, B, C) in that order.
+pub fn set_standard_args(
+    kernel: &Kernel,
+    shape: Shape,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    c: &Buffer<f32>,
+) -> Result<()> {
+    let dims = [shape.m as cl_int, shape.n as cl_int, shape.k as cl_int];
+    unsafe {
+        for (i, d) in dims.iter().enumerate() {
+            kernel.set_arg(i as u32, d).context("setting M, N or K")?;
+        }
+        kernel.set_arg(3, &a.get()).context("setting A")?;
+        kernel.set_arg(4, &b.get()).context("setting B")?;
+        kernel.set_arg(5, &c.get()).context("setting C")?;
+    }
+    Ok(())
+}
+
+/// Enqueues a 2D launch and waits for it; returns the kernel's device time in ms.
+pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
+    l.validate(&gpu.info)?;
+    let local_ptr = match &l.local {
+        Some(local) => local.as_ptr(),
+        None => ptr::null(),
+    };
+    let event = unsafe {
+        gpu.queue.enqueue_nd_range_kernel(
+            kernel.get(),
+            2,
+            ptr::null(),
+            l.global.as_ptr(),
+            local_ptr,
+            &[],
+        )
+    }
+    .with_context(|| {
+        format!(
+            "enqueueing the kernel with global {:?}, local {:?}",
+            l.global, l.local
+        )
+    })?;
+    event.wait().context(
+        "the kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
+    )?;
+    event_ms(&event)
+}
+
+/// Device time between an event's start and end, in ms.
+pub fn event_ms(event: &opencl3::event::Event) -> Result<f64> {
+    let start = event
+        .profiling_command_start()
+        .context("reading the profiling start")?;
+    let end = event
+        .profiling_command_end()
+        .context("reading the profiling end")?;
+    Ok(end.saturating_sub(start) as f64 * 1e-6)
+}
+
+/// Everything a grader needs to know about one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOutput {
+    pub c: Vec<f32>,
+    pub guard: GuardReport,
+    /// First element of A / B the kernel changed, if any.
+    pub a_changed: Option<usize>,
+    pub b_changed: Option<usize>,
+    pub kernel_ms: f64,
+}
+
+/// Runs a kernel with the standard arguments on one problem, guarded.
+pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+    let a = input_buffer(gpu, &p.a, 0)?;
+    let b = input_buffer(gpu, &p.b, 0)?;
+    let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
+    set_standard_args(kernel, p.shape, &a, &b, &c.c)?;
+    let kernel_ms = launch(gpu, kernel, l)?;
+    let (out, guard) = c.read(gpu)?;
+    Ok(RunOutput {
+        c: out,
+        guard,
+        a_changed: first_change(gpu, &a, &p.a)?,
+        b_changed: first_change(gpu, &b, &p.b)?,
+        kernel_ms,
+    })
+}
+
+/// Measured times of one kernel at one size.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Timing {
+    /// Median device time of the timed launches (profiling events), ms.
+    pub device_ms: f64,
+    /// Fastest device time, ms.
+    pub best_ms: f64,
+    /// End to end on the host clock: upload A and B, run, read C back, ms (median).
+    pub host_ms: f64,
+    pub reps: usize,
+}
+
+impl Timing {
+    pub fn gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.device_ms * 1e-3) / 1e9
+    }
+    pub fn host_gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.host_ms * 1e-3) / 1e9
+    }
+}
+
+/// Median of a list of numbers.
+pub fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let n = xs.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// How many timed repetitions fit a time budget, given one run's time.
+pub fn reps_for(one_ms: f64, budget_ms: f64) -> usize {
+    ((budget_ms / one_ms.max(1e-3)) as usize).clamp(3, 50)
+}
+
+/// Times a kernel with the standard arguments: warm-up first, then device time from
+/// profiling events and end-to-end time on the host clock.
+pub fn time_buffers(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    p: &Problem,
+    l: &Launch,
+    budget_ms: f64,
+) -> Result<Timing> {
+    let shape = p.shape;
+    let mut a = input_buffer(gpu, &p.a, 0)?;
+    let mut b = input_buffer(gpu, &p.b, 0)?;
+    let c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            (shape.m * shape.n).max(1),
+            ptr::null_mut(),
+        )
+    }
+    .context("allocating C")?;
+    set_standard_args(kernel, shape, &a, &b, &c)?;
+    // Warm-up: the first launch pays for code upload and caches.
+    let first = launch(gpu, kernel, l)?;
+    let reps = reps_for(first, budget_ms);
+    let mut dev = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        dev.push(launch(gpu, kernel, l)?);
+    }
+    let best = dev.iter().cloned().fold(f64::INFINITY, f64::min);
+    let device_ms = median(&mut dev);
+
+    let mut host = Vec::new();
+    let mut out = vec![0.0f32; shape.m * shape.n];
+    for _ in 0..reps.min(5) {
+        let t = Instant::now();
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
+            gpu.queue
+                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
+        }
+        launch(gpu, kernel, l)?;
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])?;
+        }
+        host.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Timing {
+        device_ms,
+        best_ms: best,
+        host_ms: median(&mut host),
+        reps,
+    })
+}
