@@ -2,12 +2,14 @@
 //! reports and grading. Lesson binaries, graders and benchmarks are thin layers over it.
 
 pub mod cli;
+pub mod clblast;
 pub mod cpu_kernels;
 pub mod device;
 pub mod exec;
 pub mod grade;
 pub mod lessons;
 pub mod matrix;
+pub mod microbench;
 pub mod paths;
 pub mod peak;
 pub mod program;
@@ -16,3 +18,5 @@ pub mod report;
 pub mod runner;
 pub mod scoreboard;
 pub mod testing;
+pub mod texture;
+pub mod tuner;

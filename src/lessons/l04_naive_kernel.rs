@@ -37,4 +37,5 @@ pub static NAIVE: OclLesson = OclLesson {
     build_options: "",
     uses: &[],
     host: BUFFERS,
+    variants: &[],
 };

@@ -49,4 +49,5 @@ pub static TILED: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    variants: &[],
 };

@@ -48,6 +48,17 @@ pub const BUFFERS: Host = Host {
     needs_images: false,
 };
 
+/// Another way to run a lesson's problem, measured beside the reference for the chapter
+/// (row-as-dimension-0 in lesson 04, zero-padding in 08, the copy path in 09, CLBlast in 10).
+pub struct Variant {
+    /// Short name, used in results files: `row-as-dim0`, `copy`, `clblast`.
+    pub name: &'static str,
+    /// What it shows, one sentence.
+    pub about: &'static str,
+    /// Checks and times it at a size on a device; `Ok(None)` when it does not apply there.
+    pub measure: fn(&Gpu, Shape) -> Result<Option<Timing>>,
+}
+
 /// An OpenCL lesson.
 pub struct OclLesson {
     /// The kernel function's name.
@@ -63,6 +74,8 @@ pub struct OclLesson {
     pub build_options: &'static str,
     pub uses: &'static [Technique],
     pub host: Host,
+    /// Other versions measured beside the reference by `cargo run --bin ladder`.
+    pub variants: &'static [Variant],
 }
 
 /// What kind of work a lesson is.
