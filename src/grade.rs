@@ -475,14 +475,33 @@ fn grade_ocl(
         verdict.failure = Some(f);
         return Ok(verdict);
     }
-    if let Some(shape) = opts.time {
-        let launch = (ocl.launch)(shape, &defines).map_err(|why| anyhow::anyhow!(why))?;
+    if let Some(asked) = opts.time {
+        // Lessons limited to whole tiles are timed at the nearest size they accept.
+        let (shape, launch) = timing_launch(ocl, asked, &defines)?;
         progress(format!("timing {shape}"));
         let p = Problem::random(shape, problem_seed(opts, 999));
         let t = (ocl.host.time)(&gpu, &kernel, &p, &launch, &defines, 1000.0)?;
         verdict.timing = Some((shape, t));
     }
     Ok(verdict)
+}
+
+/// The launch for timing at `asked`, or at the first larger size made of whole tiles.
+fn timing_launch(ocl: &OclLesson, asked: Shape, defines: &[Define]) -> Result<(Shape, Launch)> {
+    let mut why = String::new();
+    for step in [1, 64, 128, 256, 512] {
+        let s = Shape::new(
+            lessons::round_up(asked.m, step),
+            lessons::round_up(asked.n, step),
+            lessons::round_up(asked.k, step),
+        );
+        match (ocl.launch)(s, defines) {
+            Ok(l) => return Ok((s, l)),
+            Err(e) if why.is_empty() => why = e,
+            Err(_) => {}
+        }
+    }
+    Err(anyhow::anyhow!(why))
 }
 
 /// The sizes the CPU lessons are checked at.

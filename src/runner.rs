@@ -149,7 +149,7 @@ pub fn measure(
                 lesson,
                 variant,
                 file,
-                device: format!("CPU, {} threads", rayon::current_num_threads()),
+                device: cpu_name(),
                 driver: String::new(),
                 shape,
                 defines: Vec::new(),
@@ -202,6 +202,20 @@ pub fn measure(
             })
         }
     }
+}
+
+/// The host CPU's model and the threads rayon uses, e.g. "Intel(R) Xeon(R) Platinum (16 threads)".
+pub fn cpu_name() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    format!("{model} ({} threads)", rayon::current_num_threads())
 }
 
 /// Checks a result: every element for small products, a sample (edges and random points)

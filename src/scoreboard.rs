@@ -57,17 +57,24 @@ pub fn collect(
     rows
 }
 
-fn speed(v: &Verdict) -> String {
+fn speed(v: &Verdict, asked: Shape) -> String {
     match &v.timing {
-        Some((shape, t)) => format!("{} GFLOP/s", report::gflops(t.gflops(*shape))),
+        Some((shape, t)) if *shape == asked => {
+            format!("{} GFLOP/s", report::gflops(t.gflops(*shape)))
+        }
+        Some((shape, t)) => format!(
+            "{} GFLOP/s at {}",
+            report::gflops(t.gflops(*shape)),
+            shape.m
+        ),
         None => "—".into(),
     }
 }
 
 /// The student's status in a few words.
-pub fn status(v: &Verdict) -> String {
+pub fn status(v: &Verdict, asked: Shape) -> String {
     match v.kind() {
-        None => format!("done, {}", speed(v)),
+        None => format!("done, {}", speed(v, asked)),
         Some(FailKind::NotStarted) => "not started".into(),
         Some(FailKind::Missing) => "missing".into(),
         Some(FailKind::Unsupported) => "device unsupported".into(),
@@ -96,10 +103,10 @@ pub fn render(
         match (&r.student, &r.reference) {
             (Some(st), Some(rf)) => {
                 let reference = match &rf.failure {
-                    None => speed(rf),
+                    None => speed(rf, shape),
                     Some(f) => format!("FAILING ({})", report::short(f)),
                 };
-                let _ = writeln!(s, "{name:<34} {:<30} {reference}", status(st));
+                let _ = writeln!(s, "{name:<34} {:<30} {reference}", status(st, shape));
                 if let Some(f) = &st.failure {
                     notes.push(format!("{}:\n{}", name, indent(&report::failure_text(f))));
                 }

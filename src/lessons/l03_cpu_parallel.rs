@@ -12,3 +12,35 @@ pub static LESSON: Lesson = Lesson {
         reference: reference::parallel::matmul_parallel,
     }]),
 };
+
+/// Times `f` at `shape` with 1, 2, 4, ... threads up to the machine's count (and that count
+/// itself): how the work scales. Returns (threads, median ms).
+pub fn scaling(
+    f: super::MatmulFn,
+    shape: crate::matrix::Shape,
+) -> anyhow::Result<Vec<(usize, f64)>> {
+    use anyhow::Context as _;
+    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t <= max)
+        .collect();
+    if counts.last() != Some(&max) {
+        counts.push(max);
+    }
+    let p = crate::matrix::Problem::random(shape, 5);
+    let mut out = Vec::new();
+    for t in counts {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .context("creating a thread pool")?;
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            let r = pool.install(|| crate::grade::run_cpu(f, &p));
+            let (_, ms) = r.map_err(|msg| anyhow::anyhow!("matmul_parallel panicked: {msg}"))?;
+            times.push(ms);
+        }
+        out.push((t, crate::exec::median(&mut times)));
+    }
+    Ok(out)
+}

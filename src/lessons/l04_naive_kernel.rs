@@ -1,6 +1,12 @@
-use super::{Kind, Lesson, OclLesson, BUFFERS, STANDARD_ARGS};
-use crate::exec::Launch;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{Kind, Lesson, OclLesson, Variant, BUFFERS, STANDARD_ARGS};
+use crate::device::Gpu;
+use crate::exec::{Launch, Timing};
 use crate::matrix::Shape;
+use crate::program;
 
 pub static LESSON: Lesson = Lesson {
     number: 4,
@@ -37,5 +43,24 @@ pub static NAIVE: OclLesson = OclLesson {
     build_options: "",
     uses: &[],
     host: BUFFERS,
-    variants: &[],
+    variants: &[Variant {
+        name: "row-as-dim0",
+        about: "the same kernel with get_global_id(0) as the row (seed 004's mapping): uncoalesced",
+        measure: row_as_dim0,
+    }],
 };
+
+/// The swapped-id kernel (src/lessons/kernels/04_row_as_dim0.cl).
+const ROW_AS_DIM0: &str = include_str!("kernels/04_row_as_dim0.cl");
+
+/// Checks and times the swapped mapping: global size (M, N) so that dimension 0 is the row.
+fn row_as_dim0(gpu: &Gpu, shape: Shape) -> Result<Option<Timing>> {
+    let path = Path::new("src/lessons/kernels/04_row_as_dim0.cl");
+    let program = program::build_source(gpu, path, ROW_AS_DIM0, &[], "")?;
+    let kernel = program::kernel(&program, path, "matmul", STANDARD_ARGS)?;
+    let launch = Launch {
+        global: [shape.m, shape.n],
+        local: None,
+    };
+    super::checked_time(gpu, &kernel, shape, &launch)
+}

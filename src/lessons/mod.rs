@@ -149,6 +149,31 @@ pub fn with_overrides(mut defines: Vec<Define>, overrides: &[Define]) -> Vec<Def
     defines
 }
 
+/// Runs a variant's kernel (standard arguments) once guarded and checked on a sampled
+/// reference, then times it: a variant that computes the wrong thing is an error, not a
+/// number in the book.
+pub fn checked_time(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    shape: Shape,
+    launch: &Launch,
+) -> Result<Option<Timing>> {
+    let p = Problem::random(shape, 17);
+    let out = exec::run_guarded(gpu, kernel, &p, launch)?;
+    let cmp = crate::runner::check(&p, &out.c);
+    anyhow::ensure!(out.guard.clean(), "the variant wrote outside C");
+    if let Some(bad) = &cmp.first_wrong {
+        anyhow::bail!(
+            "the variant is wrong at row {}, column {}: expected {}, got {}",
+            bad.row,
+            bad.col,
+            bad.expected,
+            bad.got
+        );
+    }
+    Ok(Some(exec::time_buffers(gpu, kernel, &p, launch, 2000.0)?))
+}
+
 /// The standard argument list: M, N, K, then A, B and C in global memory.
 pub const STANDARD_ARGS: &[Arg] = &[
     Arg::Int("M"),
@@ -187,7 +212,7 @@ pub fn round_up(n: usize, m: usize) -> usize {
 mod l00_your_device;
 mod l01_cpu_naive;
 mod l02_cpu_loop_order;
-mod l03_cpu_parallel;
+pub mod l03_cpu_parallel;
 mod l04_naive_kernel;
 mod l05_local_tiling;
 mod l06_register_tiling;
