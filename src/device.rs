@@ -185,6 +185,7 @@ pub struct Gpu {
 
 impl Gpu {
     /// Opens the device chosen by `selector` (see [`pick`]).
+    // ANCHOR: open
     pub fn open(selector: Option<&str>) -> Result<Gpu> {
         let (device, info) = pick(selector)?;
         let context = Context::from_device(&device)
@@ -199,6 +200,7 @@ impl Gpu {
             queue,
         })
     }
+    // ANCHOR_END: open
 }
 
 /// A table of every device, for `--list-devices`.

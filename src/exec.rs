@@ -96,6 +96,7 @@ pub struct GuardedC {
 impl GuardedC {
     /// Allocates C (`len` floats) with guards, filled with NaN inside and the guard value
     /// outside. `flags` adds to CL_MEM_READ_WRITE (CL_MEM_ALLOC_HOST_PTR for zero copy).
+    // ANCHOR: guarded_new
     pub fn new(gpu: &Gpu, len: usize, flags: cl_mem_flags) -> Result<GuardedC> {
         let align = (gpu.info.base_align_bytes as usize / 4).max(1);
         let guard = 16_384usize.div_ceil(align) * align;
@@ -120,8 +121,10 @@ impl GuardedC {
             len,
         })
     }
+    // ANCHOR_END: guarded_new
 
     /// Reads C back and checks the guard zones.
+    // ANCHOR: read_back
     pub fn read(&self, gpu: &Gpu) -> Result<(Vec<f32>, GuardReport)> {
         let mut all = vec![0.0f32; self.guard * 2 + self.len.max(1)];
         unsafe {
@@ -131,6 +134,7 @@ impl GuardedC {
         }
         Ok(self.split(all))
     }
+    // ANCHOR_END: read_back
 
     /// Splits a host copy of the whole buffer into C and a guard report.
     pub fn split(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
@@ -156,6 +160,7 @@ impl GuardedC {
 
 /// An input buffer created from host data, readable and writable so that a kernel that
 /// writes to it can be caught.
+// ANCHOR: input_buffer
 pub fn input_buffer(gpu: &Gpu, data: &[f32], flags: cl_mem_flags) -> Result<Buffer<f32>> {
     let mut copy = if data.is_empty() {
         vec![0.0]
@@ -172,6 +177,7 @@ pub fn input_buffer(gpu: &Gpu, data: &[f32], flags: cl_mem_flags) -> Result<Buff
     }
     .context("allocating an input matrix on the device")
 }
+// ANCHOR_END: input_buffer
 
 /// Reads a buffer back and returns the index of the first element that differs from `data`.
 pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option<usize>> {
@@ -191,6 +197,7 @@ pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option
 }
 
 /// Sets the standard arguments (M, N, K, A, B, C) in that order.
+// ANCHOR: set_args
 pub fn set_standard_args(
     kernel: &Kernel,
     shape: Shape,
@@ -209,8 +216,10 @@ pub fn set_standard_args(
     }
     Ok(())
 }
+// ANCHOR_END: set_args
 
 /// Enqueues a 2D launch and waits for it; returns the kernel's device time in ms.
+// ANCHOR: launch
 pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
     l.validate(&gpu.info)?;
     let local_ptr = match &l.local {
@@ -238,6 +247,7 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
     )?;
     event_ms(&event)
 }
+// ANCHOR_END: launch
 
 /// Device time between an event's start and end, in ms.
 pub fn event_ms(event: &opencl3::event::Event) -> Result<f64> {
@@ -262,6 +272,7 @@ pub struct RunOutput {
 }
 
 /// Runs a kernel with the standard arguments on one problem, guarded.
+// ANCHOR: run_guarded
 pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
     let a = input_buffer(gpu, &p.a, 0)?;
     let b = input_buffer(gpu, &p.b, 0)?;
@@ -277,6 +288,7 @@ pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Resul
         kernel_ms,
     })
 }
+// ANCHOR_END: run_guarded
 
 /// Measured times of one kernel at one size.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]

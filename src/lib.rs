@@ -1,8 +1,8 @@
 //! The course's harness: devices, programs, matrices, the CPU reference, checking, timing,
 //! reports and grading. Lesson binaries, graders and benchmarks are thin layers over it.
 
-pub mod cli;
 pub mod clblast;
+pub mod cli;
 pub mod cpu_kernels;
 pub mod device;
 pub mod exec;

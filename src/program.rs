@@ -28,6 +28,7 @@ impl Define {
 }
 
 /// Formats defines as compiler options.
+// ANCHOR: options
 pub fn options(defines: &[Define], extra: &str) -> String {
     let mut opts: Vec<String> = defines
         .iter()
@@ -40,6 +41,7 @@ pub fn options(defines: &[Define], extra: &str) -> String {
     }
     opts.join(" ")
 }
+// ANCHOR_END: options
 
 /// The kernel file did not compile; carries the compiler's full log.
 #[derive(Debug)]
@@ -81,6 +83,7 @@ pub fn build_file(gpu: &Gpu, path: &Path, defines: &[Define], extra: &str) -> Re
 }
 
 /// Builds kernel source that came from `path` (the path is used in messages only).
+// ANCHOR: build
 pub fn build_source(
     gpu: &Gpu,
     path: &Path,
@@ -105,6 +108,7 @@ pub fn build_source(
     }
     Ok(program)
 }
+// ANCHOR_END: build
 
 /// The kind of each argument a lesson passes to its kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
