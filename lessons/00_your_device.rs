@@ -1,5 +1,211 @@
-//! Lesson 00: your device.
+//! Lesson 00: what the device is, and its two ceilings (peak FP32 rate and global-memory
+//! bandwidth), measured with the micro-kernels in solutions/00_your_device.cl.
 
-fn main() {
-    println!("lesson 00 is being written");
+use anyhow::Result;
+use clap::Parser;
+use lab::device::{self, DeviceInfo, Gpu};
+use lab::microbench::{self, Options, Report};
+use lab::peak::{self, vector_type};
+use lab::{paths, runner};
+
+#[derive(Parser)]
+#[command(
+    about = "Lesson 00: lists your device's properties and measures its peak FP32 rate and memory bandwidth"
+)]
+struct Args {
+    /// Device: index or part of its name (also: LAB_DEVICE; default: the first GPU).
+    #[arg(long)]
+    device: Option<String>,
+    /// List the OpenCL devices and exit.
+    #[arg(long)]
+    list_devices: bool,
+    /// Append the measured peak to results/peak.csv.
+    #[arg(long)]
+    record: bool,
+    /// Shorter measurements: a first look, less precise.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    runner::exit_code(run(&Args::parse()))
+}
+
+fn run(args: &Args) -> Result<()> {
+    if args.list_devices {
+        print!("{}", device::list_table()?);
+        return Ok(());
+    }
+    let gpu = Gpu::open(device::selector(args.device.as_deref()).as_deref())?;
+    print!("{}", properties(&gpu.info));
+
+    let opts = Options { quick: args.quick };
+    println!(
+        "\nPeak FP32: chains of multiply-adds (`mad`), 2 FLOP each{}",
+        if args.quick { ", quick run" } else { "" }
+    );
+    println!(
+        "  {:<8} {:>6} {:>10} {:>6} {:>7} {:>10} {:>11}  check",
+        "type", "chains", "work-items", "group", "steps", "ms", "GFLOP/s"
+    );
+    let mut flops = Vec::new();
+    for width in microbench::WIDTHS {
+        let r = microbench::measure_flops(&gpu, width, &opts)?;
+        println!(
+            "  {:<8} {:>6} {:>10} {:>6} {:>7} {:>10.3} {:>11.1}  {} work-items match the CPU (max rel. diff {:.1e})",
+            vector_type(r.width),
+            r.chains,
+            r.work_items,
+            r.local,
+            r.iters,
+            r.ms,
+            r.gflops,
+            r.check.checked,
+            r.check.max_rel_err
+        );
+        flops.push(r);
+    }
+    let bandwidth = microbench::measure_bandwidth(&gpu, &opts)?;
+    let report = Report { flops, bandwidth };
+    let Some(p) = report.peak(&gpu.info) else {
+        anyhow::bail!("no multiply-add width was measured");
+    };
+    let bw = &report.bandwidth;
+    println!(
+        "\nGlobal memory: float4 copy of {} MiB, {:.3} ms: {:.1} GB/s (bytes read + written)",
+        bw.bytes >> 20,
+        bw.ms,
+        bw.gbs
+    );
+    print!("{}", roofline(&p));
+
+    if args.record {
+        peak::save(&p)?;
+        println!(
+            "\nRecorded in {}.",
+            paths::display(&paths::results_dir().join("peak.csv"))
+        );
+    } else {
+        println!("\nRecord it with --record: every later lesson then reports its % of this peak.");
+    }
+    Ok(())
+}
+
+fn bytes(b: u64) -> String {
+    const GIB: u64 = 1 << 30;
+    if b >= GIB {
+        format!("{:.1} GiB", b as f64 / GIB as f64)
+    } else if b >= 1 << 20 {
+        format!("{} MiB", b >> 20)
+    } else {
+        format!("{} KiB", b >> 10)
+    }
+}
+
+/// The properties that matter for the ladder, each with the lesson that uses it.
+fn properties(i: &DeviceInfo) -> String {
+    let rows: Vec<(&str, String, &str)> = vec![
+        ("name", i.name.clone(), ""),
+        ("vendor", i.vendor.clone(), ""),
+        ("platform", i.platform.clone(), ""),
+        ("driver", i.driver.clone(), "every measurement names it"),
+        ("OpenCL", i.version.clone(), ""),
+        ("type", i.kind.clone(), ""),
+        (
+            "compute units",
+            i.compute_units.to_string(),
+            "work-groups run on these; a launch needs many per unit",
+        ),
+        (
+            "clock",
+            format!("{} MHz", i.clock_mhz),
+            "peak = units × lanes × 2 × clock",
+        ),
+        (
+            "global memory",
+            bytes(i.global_mem_bytes),
+            "the largest matrices",
+        ),
+        (
+            "max allocation",
+            bytes(i.max_alloc_bytes),
+            "the largest single buffer",
+        ),
+        (
+            "local memory",
+            bytes(i.local_mem_bytes),
+            "per work-group: bounds the tiles of lessons 05-10",
+        ),
+        (
+            "max work-group",
+            i.max_work_group.to_string(),
+            "work-items per group: bounds tile sizes",
+        ),
+        (
+            "max work-item sizes",
+            format!("{:?}", i.max_work_item_sizes),
+            "per dimension",
+        ),
+        (
+            "images",
+            if i.image_support {
+                format!("yes, 2D up to {} wide", i.image2d_max_width)
+            } else {
+                "no".to_string()
+            },
+            "lesson 09 reads B as an image",
+        ),
+        (
+            "float vector width",
+            format!(
+                "preferred {}, native {}",
+                i.preferred_float_width, i.native_float_width
+            ),
+            "what the driver advises for lesson 07",
+        ),
+        (
+            "unified memory",
+            if i.host_unified_memory { "yes" } else { "no" }.to_string(),
+            "shared with the host: zero copy pays (lesson 09)",
+        ),
+    ];
+    let mut out = format!("Device {}\n", i.index);
+    for (name, value, why) in rows {
+        if why.is_empty() {
+            out.push_str(&format!("  {name:<20} {value}\n"));
+        } else {
+            out.push_str(&format!("  {name:<20} {value:<28} ({why})\n"));
+        }
+    }
+    out
+}
+
+/// The roofline: the two ceilings, where they meet, and what that asks of a matrix product.
+fn roofline(p: &peak::Peak) -> String {
+    let ridge = p.ridge();
+    let mut out = format!(
+        "\nPeak: {:.1} GFLOP/s ({}), bandwidth {:.1} GB/s\n",
+        p.gflops,
+        vector_type(p.best_width),
+        p.bandwidth_gbs
+    );
+    out.push_str(&format!(
+        "Roofline ridge: {:.1} FLOP/byte. A kernel doing fewer FLOP per byte of global memory \
+         traffic is limited by bandwidth; above it, by arithmetic.\n",
+        ridge
+    ));
+    out.push_str(&format!(
+        "For C = A·B (n×n, f32): at best 2n³ FLOP over 12n² bytes = n/6 FLOP/byte, so n ≥ {:.0} \
+         could reach the peak.\n",
+        (6.0 * ridge).ceil()
+    ));
+    out.push_str(&format!(
+        "  naive kernel, every operand from global memory: 1/4 FLOP/byte, at most {:.1} GFLOP/s\n",
+        p.bandwidth_gbs / 4.0
+    ));
+    out.push_str(&format!(
+        "  T×T tiles reused from local memory: T/4 FLOP/byte, so tiles of T ≥ {:.0} are needed\n",
+        (4.0 * ridge).ceil()
+    ));
+    out
 }
