@@ -1,9 +1,234 @@
-use super::{Kind, Lesson};
+use std::ptr;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::types::CL_BLOCKING;
+
+use super::l06_register_tiling::measure_solution;
+use super::l07_vectorization::vector_defines;
+use super::{
+    define, round_up, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS,
+};
+use crate::device::Gpu;
+use crate::exec::{self, event_ms, median, Launch, Timing};
+use crate::matrix::{Problem, Shape};
+use crate::paths;
+use crate::program::{self, Define};
+use crate::runner;
 
 pub static LESSON: Lesson = Lesson {
     number: 8,
     slug: "padding",
-    title: "padding",
-    hint: "",
-    kind: Kind::OpenCl(&super::l05_local_tiling::TILED),
+    title: "Padding",
+    hint: "in kernels/08_padding.cl, decide once whether the work-group's tile lies inside C; load tiles with vectors there, and elsewhere element by element with 0.0f for anything outside A or B; store vectors inside C and, on the edges, only the elements with row < M and column < N.",
+    kind: Kind::OpenCl(&PADDED),
 };
+
+fn padded_defines(info: &crate::device::DeviceInfo) -> Vec<Define> {
+    let mut d = vector_defines(info);
+    // Rows of the transposed tile of A start 2 banks apart: a warp's stores, TSK/WIDTH
+    // steps by 32·WIDTH/TSK rows, then fall in 32 different banks (TSK = 16).
+    d.push(Define::new("PAD", 2));
+    d
+}
+
+pub static PADDED: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: STANDARD_ARGS,
+    defines: padded_defines,
+    launch: |s, d| {
+        if s.m == 0 || s.n == 0 || s.k == 0 {
+            return Err(format!("{s}: every dimension must be at least 1"));
+        }
+        let (tsm, tsn) = (define(d, "TSM"), define(d, "TSN"));
+        let (wptm, wptn) = (define(d, "WPTM"), define(d, "WPTN"));
+        // Whole tiles, hanging over the edges of C where M or N is not a multiple.
+        Ok(Launch {
+            global: [round_up(s.n, tsn) / wptn, round_up(s.m, tsm) / wptm],
+            local: Some([tsn / wptn, tsm / wptm]),
+        })
+    },
+    shapes: |d| {
+        let (tsm, tsn, tsk) = (define(d, "TSM"), define(d, "TSN"), define(d, "TSK"));
+        vec![
+            Shape::new(1, 1, 1),
+            Shape::new(7, 13, 5),
+            Shape::new(31, 33, 17),
+            Shape::new(100, 257, 1000),
+            Shape::new(tsm, 2 * tsn, 3 * tsk),
+            Shape::new(tsm + 3, tsn + 4, 2 * tsk + 4),
+            Shape::new(tsm + 3, tsn - 1, 2 * tsk + 1),
+        ]
+    },
+    build_options: "",
+    uses: &[
+        Technique {
+            pattern: "__local",
+            min: 1,
+            hint: "keep the tiles in local memory, as in lessons 06 and 07.",
+        },
+        Technique {
+            pattern: "barrier(",
+            min: 2,
+            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile, and where every work-item reaches it: never inside a branch that only some work-items take (an edge guard, say).",
+        },
+        Technique {
+            pattern: "+ PAD]",
+            min: 1,
+            hint: "pad the rows of A's local tile, `__local float Asub[TSK][TSM + PAD];`, so that the work-items writing down one of its columns hit different banks.",
+        },
+    ],
+    host: BUFFERS,
+    variants: &[
+        Variant {
+            name: "pad-0",
+            about: "the same kernel without padding of A's local tile (PAD = 0)",
+            measure: |gpu, shape| {
+                let mut d = padded_defines(&gpu.info);
+                d.retain(|x| x.name != "PAD");
+                d.push(Define::new("PAD", 0));
+                measure_solution(gpu, &LESSON, &d, shape)
+            },
+        },
+        Variant {
+            name: "zero-padding",
+            about: "lesson 07's kernel on copies of A, B and C zero-padded to whole tiles; the copies are part of the time",
+            measure: zero_padding,
+        },
+    ],
+};
+
+/// Runs lesson 07's kernel on zero-padded copies, made on the device: fill the padded
+/// buffers with zeros, copy A and B in as rectangles, run, copy C's rectangle out. Device
+/// time is the sum of all those steps.
+fn zero_padding(gpu: &Gpu, s: Shape) -> Result<Option<Timing>> {
+    let l07 = super::get(7);
+    let ocl = l07.ocl().context("lesson 07 has a kernel")?;
+    let d = (ocl.defines)(&gpu.info);
+    let (tsm, tsn, tsk) = (define(&d, "TSM"), define(&d, "TSN"), define(&d, "TSK"));
+    let pad = Shape::new(round_up(s.m, tsm), round_up(s.n, tsn), round_up(s.k, tsk));
+    let launch = (ocl.launch)(pad, &d).map_err(|why| anyhow::anyhow!(why))?;
+    let file = paths::solutions_dir().join(l07.file_name());
+    let program = program::build_file(gpu, &file, &d, ocl.build_options)?;
+    let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)?;
+
+    let p = Problem::random(s, 7);
+    let mut a = exec::input_buffer(gpu, &p.a, 0)?;
+    let mut b = exec::input_buffer(gpu, &p.b, 0)?;
+    let device = |len: usize| -> Result<Buffer<f32>> {
+        unsafe { Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }
+            .context("allocating a zero-padded matrix")
+    };
+    let mut c = device(s.m * s.n)?;
+    let mut ap = device(pad.m * pad.k)?;
+    let mut bp = device(pad.k * pad.n)?;
+    let cp = device(pad.m * pad.n)?;
+    exec::set_standard_args(&kernel, pad, &ap, &bp, &cp)?;
+
+    // One padded product, step by step; returns the device time of all the steps.
+    let mut once = |a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>| -> Result<f64> {
+        let f4 = std::mem::size_of::<f32>();
+        let mut ms = 0.0;
+        unsafe {
+            let q = &gpu.queue;
+            for (buf, len) in [(&mut ap, pad.m * pad.k), (&mut bp, pad.k * pad.n)] {
+                let e = q.enqueue_fill_buffer(buf, &[0.0f32], 0, len * f4, &[])?;
+                e.wait()?;
+                ms += event_ms(&e)?;
+            }
+            // Rectangles: origin and region in bytes along x, rows along y.
+            let zero = [0usize; 3];
+            let copies = [
+                (
+                    a as &Buffer<f32>,
+                    &mut ap,
+                    [s.k * f4, s.m, 1],
+                    s.k * f4,
+                    pad.k * f4,
+                ),
+                (b, &mut bp, [s.n * f4, s.k, 1], s.n * f4, pad.n * f4),
+            ];
+            for (src, dst, region, src_pitch, dst_pitch) in copies {
+                let e = q.enqueue_copy_buffer_rect(
+                    src,
+                    dst,
+                    zero.as_ptr(),
+                    zero.as_ptr(),
+                    region.as_ptr(),
+                    src_pitch,
+                    0,
+                    dst_pitch,
+                    0,
+                    &[],
+                )?;
+                e.wait()?;
+                ms += event_ms(&e)?;
+            }
+            ms += exec::launch(gpu, &kernel, &launch)?;
+            let region = [s.n * f4, s.m, 1];
+            let e = q.enqueue_copy_buffer_rect(
+                &cp,
+                c,
+                zero.as_ptr(),
+                zero.as_ptr(),
+                region.as_ptr(),
+                pad.n * f4,
+                0,
+                s.n * f4,
+                0,
+                &[],
+            )?;
+            e.wait()?;
+            ms += event_ms(&e)?;
+        }
+        Ok(ms)
+    };
+
+    let first = once(&a, &b, &mut c).context("running the zero-padded product")?;
+    let mut out = vec![0.0f32; s.m * s.n];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
+            .context("reading C back")?;
+    }
+    let cmp = runner::check(&p, &out);
+    if let Some(bad) = &cmp.first_wrong {
+        anyhow::bail!(
+            "the zero-padded product is wrong at row {}, column {}: expected {}, got {}",
+            bad.row,
+            bad.col,
+            bad.expected,
+            bad.got
+        );
+    }
+    let reps = exec::reps_for(first, 2000.0);
+    let mut dev = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        dev.push(once(&a, &b, &mut c)?);
+    }
+    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
+    let device_ms = median(&mut dev);
+    let mut host = Vec::new();
+    for _ in 0..reps.min(5) {
+        let t = Instant::now();
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
+            gpu.queue
+                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
+        }
+        once(&a, &b, &mut c)?;
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])?;
+        }
+        host.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Some(Timing {
+        device_ms,
+        best_ms,
+        host_ms: median(&mut host),
+        reps,
+    }))
+}

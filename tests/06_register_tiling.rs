@@ -1,0 +1,144 @@
+//! Lesson 06's grader: the reference passes with the large-GPU tiles, with small tiles and
+//! in its 1D form; kernels wrong on purpose are rejected; sizes that are not tile multiples
+//! are refused with a reason.
+
+use lab::device::Gpu;
+use lab::grade::{self, FailKind, Source};
+use lab::lessons;
+use lab::matrix::Shape;
+use lab::program::Define;
+use lab::report;
+use lab::testing::{assert_rejected, assert_solution_passes, options};
+
+fn defines(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<Define> {
+    vec![
+        Define::new("TSM", tsm),
+        Define::new("TSN", tsn),
+        Define::new("TSK", tsk),
+        Define::new("WPTM", wptm),
+        Define::new("WPTN", wptn),
+    ]
+}
+
+fn assert_solution_passes_with(d: Vec<Define>) {
+    let lesson = lessons::get(6);
+    let opts = grade::Options {
+        defines: d,
+        ..options()
+    };
+    let v = grade::grade(lesson, &Source::Solution, &opts);
+    assert!(v.passed(), "{}", report::verdict(&v));
+    assert_eq!(v.cases.len(), 3);
+}
+
+#[test]
+fn solution_passes() {
+    assert_solution_passes(6);
+}
+
+#[test]
+fn solution_passes_with_small_tiles() {
+    assert_solution_passes_with(defines(32, 32, 8, 8, 8));
+    assert_solution_passes_with(defines(64, 32, 16, 4, 8));
+}
+
+#[test]
+fn solution_passes_in_its_1d_form() {
+    assert_solution_passes_with(defines(64, 32, 16, 8, 1));
+}
+
+#[test]
+fn rejects_a_missing_barrier() {
+    // PoCL runs a work-group's items in lock-step between barriers, so the race may not show
+    // in the numbers there; the grader insists on both barriers either way.
+    assert_rejected(
+        6,
+        "missing_barrier",
+        FailKind::Technique,
+        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+    );
+}
+
+#[test]
+fn rejects_accumulators_reset_in_every_tile() {
+    assert_rejected(
+        6,
+        "accumulator_reset_per_tile",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_step_loop_that_stops_one_short() {
+    assert_rejected(
+        6,
+        "tile_step_off_by_one",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_tile_of_b_without_its_column_offset() {
+    assert_rejected(
+        6,
+        "tile_of_b_without_column_offset",
+        FailKind::Wrong,
+        &["expected", "got", "row 0, column"],
+    );
+}
+
+#[test]
+fn rejects_mixed_up_row_ownership() {
+    assert_rejected(
+        6,
+        "blocked_rows_mixed_up",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_store_past_the_end_of_c() {
+    assert_rejected(
+        6,
+        "store_shifted_one_column",
+        FailKind::OutOfBounds,
+        &["outside C", "after the end of C"],
+    );
+}
+
+#[test]
+fn rejects_one_result_per_work_item() {
+    assert_rejected(
+        6,
+        "no_register_block",
+        FailKind::Technique,
+        &["never uses `[WPTM][WPTN]`", "Hint", "acc[WPTM][WPTN]"],
+    );
+}
+
+#[test]
+fn refuses_sizes_that_are_not_tile_multiples() {
+    let ocl = lessons::get(6).ocl().unwrap();
+    let d = defines(128, 128, 16, 8, 8);
+    let why = (ocl.launch)(Shape::new(128, 200, 32), &d).unwrap_err();
+    assert!(why.contains("N of 128"), "{why}");
+    assert!(why.contains("Lesson 08"), "{why}");
+    let ok = (ocl.launch)(Shape::new(256, 128, 48), &d).unwrap();
+    assert_eq!(ok.global, [16, 32]);
+    assert_eq!(ok.local, Some([16, 16]));
+}
+
+#[test]
+fn variants_give_right_answers() {
+    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
+    let ocl = lessons::get(6).ocl().unwrap();
+    for v in ocl.variants {
+        let t = (v.measure)(&gpu, Shape::new(256, 128, 48))
+            .unwrap_or_else(|e| panic!("{}: {e:#}", v.name))
+            .expect("the size applies");
+        assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);
+    }
+}

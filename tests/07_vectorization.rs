@@ -1,0 +1,141 @@
+//! Lesson 07's grader: the reference passes at every vector width and with small tiles;
+//! kernels wrong on purpose are rejected; sizes that are not tile multiples are refused.
+
+use lab::device::Gpu;
+use lab::grade::{self, FailKind, Source};
+use lab::lessons;
+use lab::matrix::Shape;
+use lab::program::Define;
+use lab::report;
+use lab::testing::{assert_rejected, assert_solution_passes, options};
+
+fn passes_with(d: Vec<Define>) {
+    let opts = grade::Options {
+        defines: d,
+        ..options()
+    };
+    let v = grade::grade(lessons::get(7), &Source::Solution, &opts);
+    assert!(v.passed(), "{}", report::verdict(&v));
+}
+
+#[test]
+fn solution_passes() {
+    assert_solution_passes(7);
+}
+
+#[test]
+fn solution_passes_at_every_width() {
+    for w in [1, 2, 8] {
+        passes_with(vec![Define::new("WIDTH", w)]);
+    }
+}
+
+#[test]
+fn solution_passes_with_small_tiles() {
+    passes_with(vec![
+        Define::new("TSM", 32),
+        Define::new("TSN", 32),
+        Define::new("TSK", 8),
+        Define::new("WPTM", 8),
+        Define::new("WPTN", 8),
+        Define::new("WIDTH", 4),
+    ]);
+}
+
+#[test]
+fn rejects_a_missing_barrier() {
+    assert_rejected(
+        7,
+        "missing_barrier",
+        FailKind::Technique,
+        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+    );
+}
+
+#[test]
+fn rejects_a_vector_offset_counted_in_vectors() {
+    assert_rejected(
+        7,
+        "vector_offset_not_scaled",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_lanes_of_a_that_are_not_transposed() {
+    assert_rejected(
+        7,
+        "lanes_of_a_not_transposed",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_lanes_in_reverse_order() {
+    assert_rejected(
+        7,
+        "lane_order_reversed",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_vector_store_past_the_end_of_c() {
+    assert_rejected(
+        7,
+        "store_vector_index_off_by_one",
+        FailKind::OutOfBounds,
+        &["outside C", "after the end of C"],
+    );
+}
+
+#[test]
+fn rejects_accumulators_reset_in_every_tile() {
+    assert_rejected(
+        7,
+        "accumulator_reset_per_tile",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_scalar_accesses() {
+    assert_rejected(
+        7,
+        "scalar_accesses",
+        FailKind::Technique,
+        &["[WPTM][WPTN / WIDTH]", "Hint"],
+    );
+}
+
+#[test]
+fn refuses_sizes_that_are_not_tile_multiples() {
+    let ocl = lessons::get(7).ocl().unwrap();
+    let d = [
+        Define::new("TSM", 128),
+        Define::new("TSN", 128),
+        Define::new("TSK", 16),
+        Define::new("WPTM", 8),
+        Define::new("WPTN", 8),
+        Define::new("WIDTH", 4),
+    ];
+    let why = (ocl.launch)(Shape::new(128, 128, 40), &d).unwrap_err();
+    assert!(why.contains("K of 16"), "{why}");
+    assert!((ocl.launch)(Shape::new(256, 128, 48), &d).is_ok());
+}
+
+#[test]
+fn variants_give_right_answers() {
+    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
+    let ocl = lessons::get(7).ocl().unwrap();
+    for v in ocl.variants {
+        let t = (v.measure)(&gpu, Shape::new(256, 128, 48))
+            .unwrap_or_else(|e| panic!("{}: {e:#}", v.name))
+            .expect("the size applies");
+        assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);
+    }
+}

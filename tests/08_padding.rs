@@ -1,0 +1,139 @@
+//! Lesson 08's grader: the reference passes for any size (1×1×1, primes, odd and non-square
+//! shapes), with small tiles and without padding; kernels wrong on purpose are rejected; the
+//! variants measured beside it (no padding, zero-padded copies) give right answers.
+
+use lab::device::Gpu;
+use lab::grade::{self, FailKind, Source};
+use lab::lessons;
+use lab::matrix::Shape;
+use lab::program::Define;
+use lab::report;
+use lab::testing::{assert_rejected, assert_solution_passes, options};
+
+fn passes_with(d: Vec<Define>) {
+    let opts = grade::Options {
+        defines: d,
+        ..options()
+    };
+    let v = grade::grade(lessons::get(8), &Source::Solution, &opts);
+    assert!(v.passed(), "{}", report::verdict(&v));
+}
+
+#[test]
+fn solution_passes_for_any_size() {
+    let v = assert_solution_passes(8);
+    for s in [
+        Shape::new(1, 1, 1),
+        Shape::new(7, 13, 5),
+        Shape::new(31, 33, 17),
+        Shape::new(100, 257, 1000),
+    ] {
+        assert!(v.cases.iter().any(|c| c.shape == s), "{s} is not graded");
+    }
+}
+
+#[test]
+fn solution_passes_with_small_tiles_and_widths() {
+    passes_with(vec![
+        Define::new("TSM", 32),
+        Define::new("TSN", 32),
+        Define::new("TSK", 8),
+        Define::new("WPTM", 8),
+        Define::new("WPTN", 8),
+        Define::new("WIDTH", 8),
+    ]);
+    passes_with(vec![Define::new("WIDTH", 1), Define::new("PAD", 0)]);
+}
+
+#[test]
+fn variants_give_right_answers() {
+    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
+    let ocl = lessons::get(8).ocl().unwrap();
+    for v in ocl.variants {
+        for s in [Shape::new(131, 67, 45), Shape::new(1, 1, 1)] {
+            let t = (v.measure)(&gpu, s)
+                .unwrap_or_else(|e| panic!("{} at {s}: {e:#}", v.name))
+                .expect("every size applies");
+            assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);
+        }
+    }
+}
+
+#[test]
+fn rejects_a_guard_that_drops_the_last_row() {
+    assert_rejected(
+        8,
+        "guard_drops_last_row",
+        FailKind::Unwritten,
+        &["never wrote C", "guarded by a condition"],
+    );
+}
+
+#[test]
+fn rejects_edge_loads_that_are_not_zero_outside() {
+    assert_rejected(
+        8,
+        "edge_loads_clamped_not_zeroed",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_an_edge_store_without_a_column_guard() {
+    assert_rejected(
+        8,
+        "store_without_column_guard",
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ column < N"],
+    );
+}
+
+#[test]
+fn rejects_an_edge_store_of_the_wrong_lane() {
+    assert_rejected(
+        8,
+        "edge_store_wrong_lane",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_missing_barrier() {
+    assert_rejected(
+        8,
+        "missing_barrier",
+        FailKind::Technique,
+        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+    );
+}
+
+#[test]
+fn rejects_an_unpadded_local_tile() {
+    assert_rejected(
+        8,
+        "no_padding",
+        FailKind::Technique,
+        &["never uses `+ PAD]`", "Asub[TSK][TSM + PAD]"],
+    );
+}
+
+#[test]
+fn launches_whole_tiles_over_any_size() {
+    let ocl = lessons::get(8).ocl().unwrap();
+    let d = [
+        Define::new("TSM", 128),
+        Define::new("TSN", 128),
+        Define::new("TSK", 16),
+        Define::new("WPTM", 8),
+        Define::new("WPTN", 8),
+        Define::new("WIDTH", 4),
+        Define::new("PAD", 2),
+    ];
+    let l = (ocl.launch)(Shape::new(4095, 129, 7), &d).unwrap();
+    assert_eq!(l.global, [32, 512]);
+    assert_eq!(l.local, Some([16, 16]));
+    let why = (ocl.launch)(Shape::new(0, 5, 5), &d).unwrap_err();
+    assert!(why.contains("at least 1"), "{why}");
+}
