@@ -1,1 +1,233 @@
-fn main() {}
+//! Criterion benchmarks of the whole ladder: the CPU rungs (01–03) beside matrixmultiply,
+//! every OpenCL rung's reference (04–10) beside CLBlast. Throughput is in FLOPs, so
+//! criterion's "elem/s" reads as FLOP/s.
+//!
+//!   cargo bench --bench ladder                    # LAB_BENCH_SIZE=2048 for a larger problem
+//!   cargo bench --bench ladder -- --test          # run each once (CI)
+//!
+//! OpenCL rungs are timed on the device with profiling events (`iter_custom`), so the
+//! numbers are kernel time, as in the lesson binaries. A rung whose reference does not
+//! build or check is reported and skipped.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use lab::clblast;
+use lab::device::{self, Gpu};
+use lab::exec::{self, Launch};
+use lab::grade::{judge, Source};
+use lab::lessons::{self, Kind, Lesson, OclLesson, STANDARD_ARGS};
+use lab::matrix::{Problem, Shape};
+use lab::program::{self, Define};
+use lab::runner;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+
+/// `LAB_BENCH_SIZE`, else 1024 on a GPU and 128 elsewhere.
+fn size(gpu: Option<&Gpu>) -> usize {
+    std::env::var("LAB_BENCH_SIZE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(match gpu {
+            Some(g) if g.info.is_gpu() => 1024,
+            _ => 128,
+        })
+}
+
+fn flops(s: Shape) -> Throughput {
+    Throughput::Elements((2 * s.m * s.n * s.k) as u64)
+}
+
+fn cpu(c: &mut Criterion) {
+    let n = size(None).min(256);
+    let shape = Shape::square(n);
+    let p = Problem::random(shape, 1);
+    let mut out = vec![0.0f32; n * n];
+    let mut g = c.benchmark_group("cpu");
+    g.throughput(flops(shape)).sample_size(10);
+    for number in 1..=3 {
+        let lesson = lessons::get(number);
+        let Kind::Cpu(parts) = lesson.kind else {
+            continue;
+        };
+        for part in parts {
+            let f = part.reference;
+            let id = BenchmarkId::new(format!("{}::{}", lesson.name(), part.name), n);
+            g.bench_function(id, |b| b.iter(|| f(&p.a, &p.b, &mut out, n, n, n)));
+        }
+    }
+    g.bench_function(BenchmarkId::new("matrixmultiply", n), |b| {
+        b.iter(|| unsafe {
+            matrixmultiply::sgemm(
+                n,
+                n,
+                n,
+                1.0,
+                p.a.as_ptr(),
+                n as isize,
+                1,
+                p.b.as_ptr(),
+                n as isize,
+                1,
+                0.0,
+                out.as_mut_ptr(),
+                n as isize,
+                1,
+            )
+        })
+    });
+    g.finish();
+}
+
+/// A rung ready to time: its kernel and launch, checked once against the reference.
+struct Rung {
+    lesson: &'static Lesson,
+    ocl: &'static OclLesson,
+    kernel: Kernel,
+    launch: Launch,
+    defines: Vec<Define>,
+}
+
+/// Builds a rung's reference and checks it at `shape`, or says why not.
+fn prepare(gpu: &Gpu, lesson: &'static Lesson, p: &Problem) -> Result<Rung, String> {
+    let ocl = lesson.ocl().ok_or("not an OpenCL lesson")?;
+    if ocl.host.needs_images && !gpu.info.image_support {
+        return Err("the device has no image support".into());
+    }
+    let defines = (ocl.defines)(&gpu.info);
+    let launch = (ocl.launch)(p.shape, &defines)?;
+    let file = Source::Solution.path(lesson);
+    let prog = program::build_file(gpu, &file, &defines, ocl.build_options)
+        .map_err(|e| format!("{e:#}"))?;
+    let kernel =
+        program::kernel(&prog, &file, ocl.kernel, ocl.args).map_err(|e| format!("{e:#}"))?;
+    let out = (ocl.host.run)(gpu, &kernel, p, &launch, &defines).map_err(|e| format!("{e:#}"))?;
+    let cmp = runner::check(p, &out.c);
+    if let Some(f) = judge(lesson, p.shape, &out, &cmp, false) {
+        return Err(f.message);
+    }
+    Ok(Rung {
+        lesson,
+        ocl,
+        kernel,
+        launch,
+        defines,
+    })
+}
+
+/// The standard arguments, set once: A, B and C stay on the device between iterations.
+struct Buffers {
+    _a: Buffer<f32>,
+    _b: Buffer<f32>,
+    _c: Buffer<f32>,
+}
+
+fn standard_buffers(gpu: &Gpu, rung: &Rung, p: &Problem) -> Buffers {
+    let a = exec::input_buffer(gpu, &p.a, 0).expect("allocating A");
+    let b = exec::input_buffer(gpu, &p.b, 0).expect("allocating B");
+    let c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            p.shape.m * p.shape.n,
+            std::ptr::null_mut(),
+        )
+    }
+    .expect("allocating C");
+    exec::set_standard_args(&rung.kernel, p.shape, &a, &b, &c).expect("setting the arguments");
+    Buffers {
+        _a: a,
+        _b: b,
+        _c: c,
+    }
+}
+
+/// Device time of `iters` launches, from profiling events.
+fn time_launches(gpu: &Gpu, rung: &Rung, iters: u64) -> Duration {
+    let ms: f64 = (0..iters)
+        .map(|_| exec::launch(gpu, &rung.kernel, &rung.launch).expect("the launch"))
+        .sum();
+    Duration::from_secs_f64(ms * 1e-3)
+}
+
+fn opencl(c: &mut Criterion) {
+    let gpu = match Gpu::open(device::selector(None).as_deref()) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("OpenCL rungs skipped: {e:#}");
+            return;
+        }
+    };
+    let n = size(Some(&gpu));
+    let shape = Shape::square(n);
+    let p = Problem::random(shape, 2);
+    eprintln!("OpenCL rungs on {} at {shape}", gpu.info.describe());
+    let mut g = c.benchmark_group("opencl");
+    g.throughput(flops(shape))
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(3));
+    for lesson in lessons::ALL.iter().copied() {
+        if !matches!(lesson.kind, Kind::OpenCl(_)) {
+            continue;
+        }
+        let rung = match prepare(&gpu, lesson, &p) {
+            Ok(r) => r,
+            Err(why) => {
+                eprintln!("{} skipped: {why}", lesson.name());
+                continue;
+            }
+        };
+        let id = BenchmarkId::new(lesson.name(), n);
+        // Lessons whose host does something else (images, mapped memory) are timed by their
+        // own host code; the rest launch directly, once per iteration.
+        let standard = rung.ocl.args == STANDARD_ARGS && !rung.ocl.host.needs_images;
+        let _buffers = standard.then(|| standard_buffers(&gpu, &rung, &p));
+        g.bench_function(id, |b| {
+            b.iter_custom(|iters| {
+                if standard {
+                    time_launches(&gpu, &rung, iters)
+                } else {
+                    // The host's own timing (warm-up, median of profiled runs), scaled to
+                    // the iterations criterion asks for.
+                    let t = (rung.ocl.host.time)(
+                        &gpu,
+                        &rung.kernel,
+                        &p,
+                        &rung.launch,
+                        &rung.defines,
+                        50.0,
+                    )
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", rung.lesson.name()));
+                    Duration::from_secs_f64(t.device_ms * 1e-3 * iters as f64)
+                }
+            })
+        });
+    }
+    match clblast::load() {
+        Err(why) => eprintln!("clblast skipped: {why}"),
+        Ok(lib) => match clblast::time_sgemm(&gpu, &p, 10.0) {
+            Err(e) => eprintln!("clblast skipped: {e:#}"),
+            Ok(_) => {
+                let a = exec::input_buffer(&gpu, &p.a, 0).expect("allocating A");
+                let b = exec::input_buffer(&gpu, &p.b, 0).expect("allocating B");
+                let cbuf = exec::input_buffer(&gpu, &vec![0.0; n * n], 0).expect("allocating C");
+                g.bench_function(BenchmarkId::new("clblast", n), |bench| {
+                    bench.iter_custom(|iters| {
+                        let ms: f64 = (0..iters)
+                            .map(|_| {
+                                clblast::sgemm_ms(&lib, &gpu, &p, &a, &b, &cbuf, 0)
+                                    .expect("CLBlast")
+                            })
+                            .sum();
+                        Duration::from_secs_f64(ms * 1e-3)
+                    })
+                });
+            }
+        },
+    }
+    g.finish();
+}
+
+criterion_group!(benches, cpu, opencl);
+criterion_main!(benches);

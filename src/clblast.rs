@@ -1,1 +1,284 @@
-//! (to be written)
+//! CLBlast's SGEMM as a peer for lesson 10: a tuned OpenCL BLAS, loaded at run time so that
+//! the course neither needs it to build nor to pass its tests.
+//!
+//! The library is looked for as `CLBLAST_LIBRARY` (a path) if that is set, else by its usual
+//! names (`libclblast.so.1`, `libclblast.so`, ...) on the system's library path. On Debian
+//! and Ubuntu: `sudo apt-get install libclblast1`.
+
+use std::ffi::{c_int, c_void};
+use std::fmt;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use opencl3::event::Event;
+use opencl3::memory::ClMem;
+use opencl3::types::CL_BLOCKING;
+
+use crate::device::Gpu;
+use crate::exec::{self, GuardedC, Timing};
+use crate::matrix::Problem;
+use crate::runner;
+
+/// `CLBlastLayoutRowMajor` in clblast_c.h (CLBlast 1.5).
+const LAYOUT_ROW_MAJOR: c_int = 101;
+/// `CLBlastTransposeNo`.
+const TRANSPOSE_NO: c_int = 111;
+/// `CLBlastSuccess`.
+const SUCCESS: c_int = 0;
+
+/// `CLBlastSgemm` from clblast_c.h: C = alpha·op(A)·op(B) + beta·C. The queue and the event
+/// are passed by pointer; enums are C ints.
+type SgemmFn = unsafe extern "C" fn(
+    layout: c_int,
+    a_transpose: c_int,
+    b_transpose: c_int,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a_buffer: *mut c_void,
+    a_offset: usize,
+    a_ld: usize,
+    b_buffer: *mut c_void,
+    b_offset: usize,
+    b_ld: usize,
+    beta: f32,
+    c_buffer: *mut c_void,
+    c_offset: usize,
+    c_ld: usize,
+    queue: *mut *mut c_void,
+    event: *mut *mut c_void,
+) -> c_int;
+
+/// The names tried when `CLBLAST_LIBRARY` is not set.
+pub const NAMES: &[&str] = &[
+    "libclblast.so.1",
+    "libclblast.so",
+    "libclblast.dylib",
+    "clblast.dll",
+];
+
+/// Why CLBlast is not available: the message to show.
+#[derive(Clone, Debug)]
+pub struct Absent(pub String);
+
+impl fmt::Display for Absent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::error::Error for Absent {}
+
+/// A loaded CLBlast.
+pub struct Clblast {
+    /// Where it was found (the path or name that loaded).
+    pub path: String,
+    sgemm: SgemmFn,
+}
+
+/// Libraries loaded so far. They stay loaded: CLBlast keeps compiled programs in static
+/// caches that must outlive every call.
+static LOADED: Mutex<Vec<(String, &'static libloading::Library)>> = Mutex::new(Vec::new());
+
+fn open(name: &str) -> Result<&'static libloading::Library, String> {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, lib)) = loaded.iter().find(|(n, _)| n == name) {
+        return Ok(lib);
+    }
+    // Loading runs the library's initialisers; CLBlast's only set up its caches.
+    let lib = unsafe { libloading::Library::new(name) }.map_err(|e| {
+        // The loader's own words (file not found, wrong architecture) are in the source.
+        match std::error::Error::source(&e) {
+            Some(why) => format!("{e}: {why}"),
+            None => e.to_string(),
+        }
+    })?;
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    loaded.push((name.to_string(), lib));
+    Ok(lib)
+}
+
+/// Loads CLBlast: from `CLBLAST_LIBRARY` if set, else by its usual names.
+pub fn load() -> Result<Clblast, Absent> {
+    load_from(std::env::var("CLBLAST_LIBRARY").ok())
+}
+
+/// Loads CLBlast from `path` (what `CLBLAST_LIBRARY` says), or by its usual names if that is
+/// `None` or empty.
+pub fn load_from(path: Option<String>) -> Result<Clblast, Absent> {
+    let from_env = path.filter(|s| !s.trim().is_empty());
+    let candidates: Vec<String> = match &from_env {
+        Some(p) => vec![p.clone()],
+        None => NAMES.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut errors = Vec::new();
+    for name in &candidates {
+        match open(name) {
+            Ok(lib) => {
+                let sgemm = unsafe { lib.get::<SgemmFn>(b"CLBlastSgemm\0") }
+                    .map(|s| *s)
+                    .map_err(|e| {
+                        Absent(format!(
+                            "{name} was loaded but has no CLBlastSgemm ({e}): is it CLBlast?"
+                        ))
+                    })?;
+                return Ok(Clblast {
+                    path: name.clone(),
+                    sgemm,
+                });
+            }
+            Err(e) => errors.push(format!("{name}: {e}")),
+        }
+    }
+    Err(Absent(match from_env {
+        Some(p) => format!(
+            "CLBlast not available: CLBLAST_LIBRARY={p} could not be loaded ({}). Point it at libclblast.so, or unset it to search the system's library path.",
+            errors.join("; ")
+        ),
+        None => format!(
+            "CLBlast not available: none of {} is on the library path. Install it (Debian/Ubuntu: sudo apt-get install libclblast1) or set CLBLAST_LIBRARY to the library's path.",
+            NAMES.join(", ")
+        ),
+    }))
+}
+
+impl Clblast {
+    /// Enqueues C = A·B (row-major, no transposes) and returns CLBlast's event, which covers
+    /// its last kernel. `c_offset` is in elements.
+    pub fn sgemm(
+        &self,
+        gpu: &Gpu,
+        p: &Problem,
+        a: &impl ClMem,
+        b: &impl ClMem,
+        c: &impl ClMem,
+        c_offset: usize,
+    ) -> Result<Option<Event>> {
+        let s = p.shape;
+        let mut queue = gpu.queue.get();
+        let mut event: *mut c_void = std::ptr::null_mut();
+        let status = unsafe {
+            (self.sgemm)(
+                LAYOUT_ROW_MAJOR,
+                TRANSPOSE_NO,
+                TRANSPOSE_NO,
+                s.m,
+                s.n,
+                s.k,
+                1.0,
+                a.get(),
+                0,
+                s.k,
+                b.get(),
+                0,
+                s.n,
+                0.0,
+                c.get(),
+                c_offset,
+                s.n,
+                &mut queue,
+                &mut event,
+            )
+        };
+        if status != SUCCESS {
+            bail!(
+                "CLBlastSgemm returned status {status} at {s} (negative values are OpenCL or CLBlast error codes; see clblast_c.h)"
+            );
+        }
+        Ok((!event.is_null()).then(|| Event::new(event)))
+    }
+}
+
+/// Runs CLBlast once and waits; device ms from its event, or the host clock without one.
+pub fn sgemm_ms(
+    lib: &Clblast,
+    gpu: &Gpu,
+    p: &Problem,
+    a: &impl ClMem,
+    b: &impl ClMem,
+    c: &impl ClMem,
+    c_offset: usize,
+) -> Result<f64> {
+    let t = Instant::now();
+    let event = lib.sgemm(gpu, p, a, b, c, c_offset)?;
+    gpu.queue.finish().context("waiting for CLBlast")?;
+    match event {
+        Some(e) => exec::event_ms(&e),
+        None => Ok(t.elapsed().as_secs_f64() * 1e3),
+    }
+}
+
+/// Checks and times CLBlast's SGEMM on a problem: one guarded, checked run, then the
+/// median of timed runs within `budget_ms`. `Ok(None)` when CLBlast is not installed.
+pub fn time_sgemm(gpu: &Gpu, p: &Problem, budget_ms: f64) -> Result<Option<Timing>> {
+    let lib = match load() {
+        Ok(l) => l,
+        Err(_) => return Ok(None),
+    };
+    let s = p.shape;
+    let mut a = exec::input_buffer(gpu, &p.a, 0)?;
+    let mut b = exec::input_buffer(gpu, &p.b, 0)?;
+    let c = GuardedC::new(gpu, s.m * s.n, 0)?;
+    // With beta = 0 CLBlast must not read C, so the NaN that fills it cannot leak through.
+    let first = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
+    let (got, guard) = c.read(gpu)?;
+    if !guard.clean() {
+        bail!("CLBlast wrote outside C at {s}");
+    }
+    let cmp = runner::check(p, &got);
+    if let Some(bad) = &cmp.first_wrong {
+        bail!(
+            "CLBlast's result is wrong at {s}, row {}, column {}: expected {}, got {} ({} of {} checked elements wrong)",
+            bad.row,
+            bad.col,
+            bad.expected,
+            bad.got,
+            cmp.wrong,
+            cmp.checked
+        );
+    }
+    // The first call compiles CLBlast's kernels: it is the warm-up, not a measurement.
+    let _ = first;
+    let one = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
+    let reps = exec::reps_for(one, budget_ms);
+    let mut dev = vec![one];
+    for _ in 1..reps {
+        dev.push(sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?);
+    }
+    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
+    let device_ms = exec::median(&mut dev);
+
+    let mut host = Vec::new();
+    let mut out = vec![0.0f32; (s.m * s.n).max(1)];
+    for _ in 0..reps.min(5) {
+        let t = Instant::now();
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
+            gpu.queue
+                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
+        }
+        sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&c.whole, CL_BLOCKING, c.guard * 4, &mut out, &[])?;
+        }
+        host.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Some(Timing {
+        device_ms,
+        best_ms,
+        host_ms: exec::median(&mut host),
+        reps,
+    }))
+}
+
+/// One line on CLBlast's availability, for reports and benchmarks.
+pub fn status() -> String {
+    match load() {
+        Ok(l) => format!("CLBlast loaded from {}", l.path),
+        Err(e) => e.to_string(),
+    }
+}

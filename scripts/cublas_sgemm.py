@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""cuBLAS SGEMM through PyTorch, as a peer for the ladder: plain FP32 (TF32 off), timed with
+CUDA events, checked against float64 on a sample of elements, and appended to a CSV file in
+the ladder's format (src/record.rs, LADDER_HEADER).
+
+    python3 scripts/cublas_sgemm.py 1024 2048 4096
+
+By default the rows go to results/<device>.csv, the file `cargo run --bin ladder` writes for
+the same GPU (the device name in the ladder's file-name form), so the peer appears in that
+device's table.
+"""
+
+import argparse
+import csv
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+
+HEADER = [
+    "date", "device", "driver", "lesson", "variant", "m", "n", "k",
+    "device_ms", "host_ms", "gflops", "host_gflops", "max_rel_err",
+]
+
+
+def slug(name):
+    """The ladder's file-name form of a device name: lower case, runs of other characters as '-'."""
+    out = ""
+    for ch in name.lower():
+        if ch.isascii() and ch.isalnum():
+            out += ch
+        elif not out.endswith("-"):
+            out += "-"
+    return out.strip("-")
+
+
+def driver_version(torch):
+    """The NVIDIA driver's version from nvidia-smi, else the CUDA runtime torch was built with."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, check=True, timeout=30,
+        ).stdout.strip().splitlines()
+        if out and out[0].strip():
+            return out[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return f"CUDA {torch.version.cuda}"
+
+
+def max_rel_err(torch, a, b, c, samples, seed):
+    """max |c - exact| / max |exact| over sampled elements, exact in float64."""
+    m, n = c.shape
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    rows = torch.randint(0, m, (samples,), generator=g)
+    cols = torch.randint(0, n, (samples,), generator=g)
+    a64 = a[rows.to(a.device)].double()            # samples × K
+    b64 = b[:, cols.to(b.device)].double()         # K × samples
+    exact = (a64 * b64.t()).sum(dim=1)
+    got = c[rows.to(c.device), cols.to(c.device)].double()
+    err = (got - exact).abs().max().item()
+    scale = exact.abs().max().item()
+    return err / scale if scale > 0 else err
+
+
+def measure(torch, size, reps, warmup):
+    dev = torch.device("cuda")
+    g = torch.Generator(device=dev).manual_seed(size)
+    # Uniform in [-1, 1), as the course's own matrices.
+    a = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+    b = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+    c = torch.empty((size, size), device=dev, dtype=torch.float32)
+    for _ in range(warmup):
+        torch.matmul(a, b, out=c)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.matmul(a, b, out=c)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    ms = statistics.median(times)
+    err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+    return ms, err
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("sizes", nargs="*", type=int, default=[1024, 2048, 4096],
+                   help="square sizes M = N = K")
+    p.add_argument("--csv", default=None,
+                   help="CSV file to append to, created with the ladder header "
+                        "(default: results/<device>.csv)")
+    p.add_argument("--reps", type=int, default=50, help="timed repetitions per size")
+    p.add_argument("--warmup", type=int, default=10, help="untimed runs per size")
+    args = p.parse_args()
+
+    try:
+        import torch
+    except ImportError:
+        sys.exit("error: PyTorch is not installed (pip install torch)")
+    if not torch.cuda.is_available():
+        sys.exit("error: PyTorch sees no CUDA device")
+
+    # Plain FP32: no TF32 tensor-core shortcut, which would round the inputs to 10 bits.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+    device = torch.cuda.get_device_name(0)
+    driver = driver_version(torch)
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    rows = []
+    print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}")
+    for size in args.sizes:
+        ms, err = measure(torch, size, args.reps, args.warmup)
+        gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
+        print(f"  {size:>6}  {ms:9.4f} ms  {gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
+        # Device and host time are the same here: the matrices never leave the GPU.
+        rows.append([
+            today, device, driver, "peer", "cublas", size, size, size,
+            f"{ms:.4f}", f"{ms:.4f}", f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
+        ])
+
+    if args.csv is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        args.csv = os.path.join(root, "results", slug(device) + ".csv")
+    os.makedirs(os.path.dirname(args.csv) or ".", exist_ok=True)
+    fresh = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+    with open(args.csv, "a", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if fresh:
+            w.writerow(HEADER)
+        w.writerows(rows)
+    print(f"appended {len(rows)} row(s) to {args.csv}")
+
+
+if __name__ == "__main__":
+    main()

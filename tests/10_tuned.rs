@@ -1,0 +1,90 @@
+//! Lesson 10's grader: the reference passes at sizes with partial tiles and K, N not
+//! multiples of 4; kernels wrong on purpose are rejected with a message that says why.
+
+use lab::grade::FailKind;
+use lab::lessons;
+use lab::matrix::Shape;
+use lab::testing::{assert_rejected, assert_solution_passes};
+use lab::tuner::Params;
+
+#[test]
+fn solution_passes() {
+    assert_solution_passes(10);
+}
+
+#[test]
+fn rejects_stores_outside_c() {
+    assert_rejected(
+        10,
+        "stores_outside_c",
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ row < M"],
+    );
+}
+
+#[test]
+fn rejects_tiles_read_without_a_barrier() {
+    // PoCL runs a work-group's items one after another between barriers (and adds barriers
+    // of its own around loops that contain one), so the race may not show in its numbers;
+    // the grader insists on the barrier either way.
+    assert_rejected(
+        10,
+        "no_barrier",
+        FailKind::Technique,
+        &["never uses `barrier`", "Hint"],
+    );
+}
+
+#[test]
+fn rejects_a_k_loop_that_drops_the_last_partial_step() {
+    assert_rejected(
+        10,
+        "k_steps_rounded_down",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_tile_of_a_stored_untransposed() {
+    assert_rejected(
+        10,
+        "a_tile_not_transposed",
+        FailKind::Wrong,
+        &["expected", "got", "max relative error"],
+    );
+}
+
+#[test]
+fn rejects_results_stored_in_the_wrong_columns() {
+    assert_rejected(
+        10,
+        "neighbouring_columns_in_store",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
+}
+
+#[test]
+fn rejects_a_right_answer_without_wide_loads() {
+    assert_rejected(
+        10,
+        "scalar_tiles",
+        FailKind::Technique,
+        &["never uses `float4`", "Hint"],
+    );
+}
+
+#[test]
+fn launches_any_size_and_refuses_bad_defines() {
+    let ocl = lessons::get(10).ocl().unwrap();
+    let d = Params::new(128, 128, 16, 8, 8).defines();
+    let l = (ocl.launch)(Shape::new(131, 97, 150), &d).unwrap();
+    // Two blocks of rows and one of columns, 16×16 work-items each.
+    assert_eq!(l.global, [16, 32]);
+    assert_eq!(l.local, Some([16, 16]));
+    assert!((ocl.launch)(Shape::new(0, 5, 5), &d).is_err());
+    let bad = Params::new(128, 128, 16, 6, 8).defines();
+    let why = (ocl.launch)(Shape::square(256), &bad).unwrap_err();
+    assert!(why.contains("multiples of 4"), "{why}");
+}

@@ -1,0 +1,77 @@
+//! The autotuner and the CLBlast peer, on whatever OpenCL device the machine has.
+
+use std::sync::{Mutex, MutexGuard};
+
+use lab::clblast;
+use lab::device::Gpu;
+use lab::matrix::{Problem, Shape};
+use lab::tuner::{self, TuneOptions};
+
+/// One OpenCL user at a time: these tests share the process, and some drivers (PoCL among
+/// them) do not take kindly to contexts created and dropped from several threads at once.
+static DEVICE: Mutex<()> = Mutex::new(());
+
+fn device() -> MutexGuard<'static, ()> {
+    DEVICE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[test]
+fn a_small_tuning_run_checks_times_and_records_a_winner() {
+    let _one = device();
+    let opts = TuneOptions {
+        device: lab::device::selector(None),
+        size: Some(96),
+        budget: Some(3),
+        time_ms: 20.0,
+        progress: false,
+    };
+    let out = tuner::tune(&opts).expect("the tuner runs");
+    assert_eq!(out.tried, 3);
+    assert_eq!(out.build_failed + out.check_failed, 0, "{}", out.report(3));
+    let best = out.best().expect("a winner").params;
+    assert!(
+        out.defaults.is_some(),
+        "the defaults are always tried first"
+    );
+    let text = out.report(3);
+    assert!(
+        text.contains("GFLOP/s") && text.contains(&best.to_string()),
+        "{text}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("lab-tune-{}", std::process::id()));
+    let path = dir.join("tuned.csv");
+    out.write(&path).unwrap();
+    let gpu = Gpu::open(opts.device.as_deref()).unwrap();
+    assert_eq!(tuner::tuned_from(&path, &gpu.info), Some(best));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn clblast_absent_is_a_message_not_an_error() {
+    let why = match clblast::load_from(Some("/nonexistent/libclblast.so".into())) {
+        Ok(_) => panic!("a library that does not exist was loaded"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        why.contains("CLBLAST_LIBRARY=/nonexistent/libclblast.so"),
+        "{why}"
+    );
+    assert!(why.contains("could not be loaded"), "{why}");
+}
+
+#[test]
+fn clblast_when_installed_computes_the_right_product() {
+    // CI does not install CLBlast: then there is nothing to measure, and that is fine.
+    if let Err(why) = clblast::load() {
+        println!("{why}");
+        return;
+    }
+    let _one = device();
+    let gpu = Gpu::open(lab::device::selector(None).as_deref()).unwrap();
+    let p = Problem::random(Shape::new(70, 45, 33), 5);
+    let t = clblast::time_sgemm(&gpu, &p, 50.0)
+        .expect("CLBlast runs and its result checks out")
+        .expect("CLBlast is installed");
+    assert!(t.device_ms > 0.0 && t.host_ms > 0.0, "{t:?}");
+}

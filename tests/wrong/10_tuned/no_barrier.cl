@@ -1,0 +1,178 @@
+// Wrong on purpose: no barrier between writing the local tiles and reading them, so a
+// work-item may read parts of the tiles its neighbours have not written yet.
+#ifndef TSM
+#define TSM 128 // rows of C per work-group
+#endif
+#ifndef TSN
+#define TSN 128 // columns of C per work-group
+#endif
+#ifndef TSK
+#define TSK 16 // depth of one k-step: columns of A's tile and rows of B's (multiple of 4)
+#endif
+#ifndef WPTM
+#define WPTM 8 // results per work-item along M (multiple of 4)
+#endif
+#ifndef WPTN
+#define WPTN 8 // results per work-item along N (multiple of 4)
+#endif
+
+// Derived sizes: the work-group is RTSN × RTSM work-items (dimension 0 along N).
+#define RTSM (TSM / WPTM)
+#define RTSN (TSN / WPTN)
+#define THREADS (RTSM * RTSN)
+// float4 loads per work-item and k-step (the host checks that these divide exactly).
+#define LPTA (TSM * TSK / 4 / THREADS)
+#define LPTB (TSK * TSN / 4 / THREADS)
+
+// Reads the k-step starting at k0 into registers: for A, float4 along a row (4 values of
+// k); for B, float4 along a row (4 values of n). What lies outside the matrices reads 0, so
+// partial tiles at the edges add nothing.
+void load_step(const int M, const int N, const int K,
+               const __global float* A, const __global float* B,
+               const int m0, const int n0, const int k0, const int tid,
+               float4* ra, float4* rb) {
+    // Consecutive work-items take consecutive rows of A's tile: their transposed stores
+    // into As then hit consecutive banks.
+    #pragma unroll
+    for (int l = 0; l < LPTA; l++) {
+        const int id = tid + l * THREADS;
+        const int row = m0 + id % TSM;
+        const int col = k0 + (id / TSM) * 4;
+        const __global float* p = A + row * K + col;
+        if (row >= M || col >= K) {
+            ra[l] = (float4)(0.0f);
+        } else if ((K & 3) == 0) {
+            // Every row starts on a 16-byte boundary and col is a multiple of 4.
+            ra[l] = *(const __global float4*)p;
+        } else {
+            ra[l] = (float4)(p[0],
+                             col + 1 < K ? p[1] : 0.0f,
+                             col + 2 < K ? p[2] : 0.0f,
+                             col + 3 < K ? p[3] : 0.0f);
+        }
+    }
+    // Consecutive work-items take consecutive float4 of a row of B: coalesced.
+    #pragma unroll
+    for (int l = 0; l < LPTB; l++) {
+        const int id = tid + l * THREADS;
+        const int row = k0 + id / (TSN / 4);
+        const int col = n0 + (id % (TSN / 4)) * 4;
+        const __global float* p = B + row * N + col;
+        if (row >= K || col >= N) {
+            rb[l] = (float4)(0.0f);
+        } else if ((N & 3) == 0) {
+            rb[l] = *(const __global float4*)p;
+        } else {
+            rb[l] = (float4)(p[0],
+                             col + 1 < N ? p[1] : 0.0f,
+                             col + 2 < N ? p[2] : 0.0f,
+                             col + 3 < N ? p[3] : 0.0f);
+        }
+    }
+}
+
+__attribute__((reqd_work_group_size(RTSN, RTSM, 1)))
+__kernel void matmul(const int M, const int N, const int K,
+                     const __global float* A,
+                     const __global float* B,
+                     __global float* C) {
+    const int tx = get_local_id(0); // which group of columns
+    const int ty = get_local_id(1); // which group of rows
+    const int tid = ty * RTSN + tx;
+    const int m0 = get_group_id(1) * TSM;
+    const int n0 = get_group_id(0) * TSN;
+
+    // Two buffers of each tile; As holds A's tile transposed: As[k][m].
+    __local float4 As[2 * TSK * TSM / 4];
+    __local float4 Bs[2 * TSK * TSN / 4];
+
+    float4 acc[WPTM][WPTN / 4];
+    #pragma unroll
+    for (int i = 0; i < WPTM; i++) {
+        #pragma unroll
+        for (int j = 0; j < WPTN / 4; j++) {
+            acc[i][j] = (float4)(0.0f);
+        }
+    }
+
+    float4 ra[LPTA];
+    float4 rb[LPTB];
+    const int steps = (K + TSK - 1) / TSK;
+    load_step(M, N, K, A, B, m0, n0, 0, tid, ra, rb);
+
+    for (int t = 0; t < steps; t++) {
+        const int buf = t & 1;
+        __local float* as = (__local float*)(As + buf * (TSK * TSM / 4));
+        __local float4* bs = Bs + buf * (TSK * TSN / 4);
+
+        #pragma unroll
+        for (int l = 0; l < LPTA; l++) {
+            const int id = tid + l * THREADS;
+            const int m = id % TSM;
+            const int k = (id / TSM) * 4;
+            as[(k + 0) * TSM + m] = ra[l].x;
+            as[(k + 1) * TSM + m] = ra[l].y;
+            as[(k + 2) * TSM + m] = ra[l].z;
+            as[(k + 3) * TSM + m] = ra[l].w;
+        }
+        #pragma unroll
+        for (int l = 0; l < LPTB; l++) {
+            bs[tid + l * THREADS] = rb[l];
+        }
+
+
+        // The next k-step's global loads start now and land while this one is computed.
+        if (t + 1 < steps) {
+            load_step(M, N, K, A, B, m0, n0, (t + 1) * TSK, tid, ra, rb);
+        }
+
+        const __local float4* as4 = As + buf * (TSK * TSM / 4);
+        #pragma unroll
+        for (int k = 0; k < TSK; k++) {
+            float a[WPTM];
+            #pragma unroll
+            for (int i = 0; i < WPTM / 4; i++) {
+                const float4 v = as4[k * (TSM / 4) + i * RTSM + ty];
+                a[4 * i + 0] = v.x;
+                a[4 * i + 1] = v.y;
+                a[4 * i + 2] = v.z;
+                a[4 * i + 3] = v.w;
+            }
+            float4 b[WPTN / 4];
+            #pragma unroll
+            for (int j = 0; j < WPTN / 4; j++) {
+                b[j] = bs[k * (TSN / 4) + j * RTSN + tx];
+            }
+            #pragma unroll
+            for (int i = 0; i < WPTM; i++) {
+                #pragma unroll
+                for (int j = 0; j < WPTN / 4; j++) {
+                    acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]);
+                }
+            }
+        }
+    }
+
+    #pragma unroll
+    for (int i = 0; i < WPTM; i++) {
+        const int row = m0 + (i / 4) * (RTSM * 4) + ty * 4 + (i % 4);
+        if (row < M) {
+            #pragma unroll
+            for (int j = 0; j < WPTN / 4; j++) {
+                const int col = n0 + (j * RTSN + tx) * 4;
+                __global float* p = C + row * N + col;
+                const float4 v = acc[i][j];
+                if ((N & 3) == 0) {
+                    if (col < N) {
+                        *(__global float4*)p = v;
+                    }
+                } else {
+                    if (col + 0 < N) p[0] = v.x;
+                    if (col + 1 < N) p[1] = v.y;
+                    if (col + 2 < N) p[2] = v.z;
+                    if (col + 3 < N) p[3] = v.w;
+                }
+            }
+        }
+    }
+}
