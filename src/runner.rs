@@ -171,7 +171,11 @@ pub fn measure(
             if ocl.host.needs_images && !gpu.info.image_support {
                 bail!("this device cannot run lesson {} because it has no image support (CL_DEVICE_IMAGE_SUPPORT is false on {}); pick another with --device", lesson.id(), gpu.info.name);
             }
-            let defines = lessons::with_overrides((ocl.defines)(&gpu.info), overrides);
+            let mut defines = (ocl.defines)(&gpu.info);
+            if let Some(tuned) = ocl.sized.and_then(|f| f(&gpu.info, shape)) {
+                defines = lessons::with_overrides(defines, &tuned);
+            }
+            let defines = lessons::with_overrides(defines, overrides);
             let launch = (ocl.launch)(shape, &defines).map_err(|why| anyhow::anyhow!(why))?;
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", paths::display(&file)))?;

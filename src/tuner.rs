@@ -232,6 +232,25 @@ pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
         .find(|p| p.fits(info).is_ok())
 }
 
+/// The device's winner tuned at the size nearest to `shape` (by ratio of the largest
+/// dimension), if one is recorded and fits the device.
+pub fn tuned_for_size(info: &DeviceInfo, shape: crate::matrix::Shape) -> Option<Params> {
+    let rows = record::read(&tuned_csv()).ok()?;
+    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
+    rows.iter()
+        .filter(|r| r.get("device").map(|d| d.trim()) == Some(info.name.as_str()))
+        .filter_map(|r| {
+            let size: f64 = r.get("size")?.parse().ok()?;
+            let p = Params::parse(r.get("defines")?).ok()?;
+            p.fits(info).ok()?;
+            Some(((size / want).ln().abs(), p))
+        })
+        // Later rows win ties: `min_by` keeps the first minimum, so walk newest first.
+        .rev()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, p)| p)
+}
+
 /// The defines lesson 10 uses on a device: its tuned winner, else [`defaults`].
 pub fn params_for(info: &DeviceInfo) -> Params {
     tuned_from(&tuned_csv(), info).unwrap_or_else(|| defaults(info))

@@ -63,6 +63,13 @@ fn load(path: &Path) -> Result<Vec<Row>> {
             eprintln!("{}: skipping malformed row {}", path.display(), i + 2);
             continue;
         };
+        // Rates from the recorded times, at full precision (the CSV's GFLOP/s are rounded).
+        let flops = 2.0 * m * n * k;
+        let rate = |ms: f64| flops / (ms * 1e-3) / 1e9;
+        let (g, host_g) = match num("host_ms") {
+            Some(h) if ms > 0.0 && h > 0.0 => (rate(ms), rate(h)),
+            _ => (g, num("host_gflops").unwrap_or(g)),
+        };
         let row = Row {
             date: get("date"),
             device: get("device"),
@@ -74,7 +81,7 @@ fn load(path: &Path) -> Result<Vec<Row>> {
             k: k as usize,
             device_ms: ms,
             gflops: g,
-            host_gflops: num("host_gflops").unwrap_or(g),
+            host_gflops: host_g,
         };
         // A later measurement of the same thing replaces an earlier one.
         latest.insert(
@@ -235,13 +242,21 @@ fn lesson_table(name: &str, runs: &[Run], peaks: &[Peak]) -> String {
 
 /// The names shown for the ladder's rows.
 fn label(r: &Row) -> String {
-    if r.lesson == "peer" {
-        return r.variant.clone();
+    match r.variant.as_str() {
+        "matrixmultiply" => return "matrixmultiply (CPU peer)".into(),
+        "cublas" => return "cuBLAS (peer)".into(),
+        "clblast" => return "CLBlast (peer)".into(),
+        _ => {}
     }
     match r.variant.as_str() {
         "reference" => r.lesson.replace('_', " "),
         v => format!("{} ({v})", r.lesson.replace('_', " ")),
     }
+}
+
+/// Whether a row is another library's, not a rung of the course.
+fn is_peer(lesson: &str, variant: &str) -> bool {
+    lesson == "peer" || variant == "clblast"
 }
 
 /// Rows that belong in the ladder summary: every rung's reference and the peers.
@@ -286,7 +301,9 @@ fn ladder_table(runs: &[Run], peaks: &[Peak]) -> String {
             .iter()
             .map(|r| (r.lesson.clone(), r.variant.clone(), label(r)))
             .collect();
-        labels.sort_by(|a, b| (a.0 == "peer", &a.0, &a.1).cmp(&(b.0 == "peer", &b.0, &b.1)));
+        labels.sort_by(|a, b| {
+            (is_peer(&a.0, &a.1), &a.0, &a.1).cmp(&(is_peer(&b.0, &b.1), &b.0, &b.1))
+        });
         labels.dedup();
         for (lesson, variant, name) in labels {
             let mut cells = String::new();
@@ -312,11 +329,41 @@ fn ladder_table(runs: &[Run], peaks: &[Peak]) -> String {
             gpu_row.device,
             run.file.trim_end_matches(".csv")
         );
+        let tuned = tuned_rows(&gpu_row.device);
+        if !tuned.is_empty() {
+            let _ = writeln!(s, "\nLesson 10's configurations on this device, by the size they were tuned at (`results/tuned.csv`):\n");
+            let _ = writeln!(
+                s,
+                "| tuned at | defines | GFLOP/s when tuned | date |\n|--:|---|--:|---|"
+            );
+            for (size, defines, gf, date) in tuned {
+                let _ = writeln!(s, "| {size}³ | `{defines}` | {gf} | {date} |");
+            }
+        }
     }
     if s == NOTE {
         s.push_str("\n*No ladder run is recorded yet: run `cargo run --release --bin ladder`.*\n");
     }
     s
+}
+
+/// The rows of results/tuned.csv for a device: (size, defines, GFLOP/s, date), the
+/// latest per size.
+fn tuned_rows(device: &str) -> Vec<(String, String, String, String)> {
+    let Ok(rows) = record::read(&lab::tuner::tuned_csv()) else {
+        return Vec::new();
+    };
+    let mut by_size: BTreeMap<usize, (String, String, String, String)> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.get("device").map(String::as_str) == Some(device))
+    {
+        let get = |k: &str| r.get(k).cloned().unwrap_or_default();
+        let size = get("size").parse().unwrap_or(0);
+        let gf = get("gflops").parse::<f64>().map(gflops).unwrap_or_default();
+        by_size.insert(size, (get("size"), get("defines"), gf, get("date")));
+    }
+    by_size.into_values().collect()
 }
 
 fn escape(s: &str) -> String {
@@ -339,8 +386,8 @@ fn ladder_svg(run: &Run) -> Option<String> {
         .filter(|r| (r.m, r.n, r.k) == (largest, largest, largest))
         .collect();
     bars.sort_by(|a, b| {
-        (a.lesson == "peer", &a.lesson, &a.variant).cmp(&(
-            b.lesson == "peer",
+        (is_peer(&a.lesson, &a.variant), &a.lesson, &a.variant).cmp(&(
+            is_peer(&b.lesson, &b.variant),
             &b.lesson,
             &b.variant,
         ))
@@ -351,10 +398,12 @@ fn ladder_svg(run: &Run) -> Option<String> {
         .copied()
         .unwrap_or(bars[0]);
     let max = bars.iter().map(|r| r.gflops).fold(1.0, f64::max);
-    let (lo, hi) = (0.1f64.log10(), (max * 2.0).log10().ceil());
-    let (left, width, bar_h, top) = (230.0, 520.0, 22.0, 60.0);
+    let min = bars.iter().map(|r| r.gflops).fold(max, f64::min).max(0.1);
+    // Whole decades around the data: the bars start one decade below the slowest rung.
+    let (lo, hi) = (min.log10().floor() - 1.0, (max * 1.2).log10().ceil());
+    let (left, width, bar_h, top) = (230.0, 520.0, 22.0, 76.0);
     let height = top + bars.len() as f64 * (bar_h + 6.0) + 40.0;
-    let x = |v: f64| left + (v.max(0.1).log10() - lo) / (hi - lo) * width;
+    let x = |v: f64| left + (v.max(1e-9).log10() - lo) / (hi - lo) * width;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -366,7 +415,7 @@ fn ladder_svg(run: &Run) -> Option<String> {
     );
     let _ = writeln!(
         s,
-        r#"<text x="10" y="40">{} · driver {} · {} · results/{}</text>"#,
+        r#"<text x="10" y="40">{} · driver {}</text><text x="10" y="58">measured {} · results/{}</text>"#,
         escape(&gpu_row.device),
         escape(if gpu_row.driver.is_empty() {
             "—"

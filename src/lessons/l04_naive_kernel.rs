@@ -43,6 +43,7 @@ pub static NAIVE: OclLesson = OclLesson {
     build_options: "",
     uses: &[],
     host: BUFFERS,
+    sized: None,
     variants: &[Variant {
         name: "row-as-dim0",
         about: "the same kernel with get_global_id(0) as the row (seed 004's mapping): uncoalesced",

@@ -49,5 +49,6 @@ pub static TILED: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    sized: None,
     variants: &[],
 };

@@ -91,6 +91,7 @@ pub static REGISTER: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    sized: None,
     variants: &[Variant {
         name: "1d",
         about: "the same kernel with WPTN = 1: WPTM results per work-item along one column of C",

@@ -62,6 +62,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    sized: None,
     variants: &[
         Variant {
             name: "float2",

@@ -80,6 +80,7 @@ pub static PADDED: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    sized: None,
     variants: &[
         Variant {
             name: "pad-0",

@@ -69,6 +69,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         },
         needs_images: true,
     },
+    sized: None,
     variants: &[
         Variant {
             name: "copy",

@@ -68,6 +68,8 @@ pub static TUNED: OclLesson = OclLesson {
         },
     ],
     host: BUFFERS,
+    // Lesson runs and the ladder use the winner tuned at the nearest size.
+    sized: Some(|info, shape| crate::tuner::tuned_for_size(info, shape).map(|p| p.defines())),
     variants: &[Variant {
         name: "clblast",
         about: "CLBlast's SGEMM (its own tuned kernels) on the same device and problem",

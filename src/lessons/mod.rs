@@ -33,6 +33,9 @@ pub type RunFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define]) -> Result<RunOu
 /// Times a kernel within a budget in ms (see [`exec::time_buffers`]).
 pub type TimeFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define], f64) -> Result<Timing>;
 
+/// Tuned defines for a device and problem size, if any are recorded.
+pub type SizedFn = fn(&DeviceInfo, Shape) -> Option<Vec<Define>>;
+
 /// How the host sets up, runs and times a lesson's kernel.
 pub struct Host {
     pub run: RunFn,
@@ -74,6 +77,9 @@ pub struct OclLesson {
     pub build_options: &'static str,
     pub uses: &'static [Technique],
     pub host: Host,
+    /// Tuned defines for a problem size, if recorded: they replace `defines` when a lesson
+    /// binary or the ladder measures at that size (grading keeps `defines`).
+    pub sized: Option<SizedFn>,
     /// Other versions measured beside the reference by `cargo run --bin ladder`.
     pub variants: &'static [Variant],
 }
