@@ -13,7 +13,6 @@ use std::time::Instant;
 use anyhow::{bail, Context as _, Result};
 use opencl3::event::Event;
 use opencl3::memory::ClMem;
-use opencl3::types::CL_BLOCKING;
 
 use crate::device::Gpu;
 use crate::exec::{self, GuardedC, Timing};
@@ -263,37 +262,18 @@ pub fn time_sgemm(gpu: &Gpu, p: &Problem, budget_ms: f64) -> Result<Option<Timin
     let one = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
     // Batches of back-to-back calls keep the host's wake-up latency out of the mean.
     let batch = ((1.0 / one.max(1e-3)) as usize).clamp(1, 20);
-    let reps = exec::reps_for(one * batch as f64, budget_ms);
-    let mut dev = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        dev.push(batch_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard, batch)?);
-    }
-    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
-    let device_ms = exec::median(&mut dev);
-
-    let mut host = Vec::new();
-    let mut out = vec![0.0f32; (s.m * s.n).max(1)];
-    for _ in 0..reps.min(5) {
-        let t = Instant::now();
-        unsafe {
-            gpu.queue
-                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
-            gpu.queue
-                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
-        }
-        sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
-        unsafe {
-            gpu.queue
-                .enqueue_read_buffer(&c.whole, CL_BLOCKING, c.guard * 4, &mut out, &[])?;
-        }
-        host.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(Some(Timing {
-        device_ms,
-        best_ms,
-        host_ms: exec::median(&mut host),
-        reps,
-    }))
+    let offset = c.guard;
+    let mut whole = c.whole;
+    let io = exec::Io {
+        a: &mut a,
+        b: &mut b,
+        c: &mut whole,
+        c_offset: offset,
+    };
+    let timing = exec::repeat_timed(gpu, p, io, one, budget_ms, batch, |a, b, c, n| {
+        batch_ms(&lib, gpu, p, a, b, c, offset, n)
+    })?;
+    Ok(Some(timing))
 }
 
 /// One line on CLBlast's availability, for reports and benchmarks.

@@ -196,13 +196,14 @@ pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option
         .position(|(x, y)| x.to_bits() != y.to_bits()))
 }
 
-/// Sets the standard arguments (M, N, K, A, B, C) in that order.
+/// Sets the standard arguments (M, N, K, A, B, C) in that order. B is a buffer, or in
+/// lesson 09 an image.
 // ANCHOR: set_args
 pub fn set_standard_args(
     kernel: &Kernel,
     shape: Shape,
     a: &Buffer<f32>,
-    b: &Buffer<f32>,
+    b: &impl ClMem,
     c: &Buffer<f32>,
 ) -> Result<()> {
     let dims = [shape.m as cl_int, shape.n as cl_int, shape.k as cl_int];
@@ -341,7 +342,7 @@ pub fn time_buffers(
     let shape = p.shape;
     let mut a = input_buffer(gpu, &p.a, 0)?;
     let mut b = input_buffer(gpu, &p.b, 0)?;
-    let c = unsafe {
+    let mut c = unsafe {
         Buffer::<f32>::create(
             &gpu.context,
             CL_MEM_READ_WRITE,
@@ -353,34 +354,72 @@ pub fn time_buffers(
     set_standard_args(kernel, shape, &a, &b, &c)?;
     // Warm-up: the first launch pays for code upload and caches.
     let first = launch(gpu, kernel, l)?;
-    let reps = reps_for(first, budget_ms);
+    let io = Io {
+        a: &mut a,
+        b: &mut b,
+        c: &mut c,
+        c_offset: 0,
+    };
+    repeat_timed(gpu, p, io, first, budget_ms, 1, |_, _, _, _| {
+        launch(gpu, kernel, l)
+    })
+}
+
+/// The device buffers of a timed product; C's elements start `c_offset` floats into `c`.
+pub struct Io<'a> {
+    pub a: &'a mut Buffer<f32>,
+    pub b: &'a mut Buffer<f32>,
+    pub c: &'a mut Buffer<f32>,
+    pub c_offset: usize,
+}
+
+/// The course's timing protocol, after one warm-up product that took `first_ms`:
+/// `run(a, b, c, n)` (n back-to-back products, returning the mean device time of one, in
+/// ms) repeated within `budget_ms` with n = `batch`, for the median and best device time;
+/// then a few end-to-end runs of one product on the host clock that also upload A and B
+/// and read C back.
+pub fn repeat_timed(
+    gpu: &Gpu,
+    p: &Problem,
+    io: Io<'_>,
+    first_ms: f64,
+    budget_ms: f64,
+    batch: usize,
+    mut run: impl FnMut(&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>, usize) -> Result<f64>,
+) -> Result<Timing> {
+    let Io { a, b, c, c_offset } = io;
+    let batch = batch.max(1);
+    let reps = reps_for(first_ms * batch as f64, budget_ms);
     let mut dev = Vec::with_capacity(reps);
     for _ in 0..reps {
-        dev.push(launch(gpu, kernel, l)?);
+        dev.push(run(a, b, c, batch)?);
     }
-    let best = dev.iter().cloned().fold(f64::INFINITY, f64::min);
+    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
     let device_ms = median(&mut dev);
 
     let mut host = Vec::new();
-    let mut out = vec![0.0f32; shape.m * shape.n];
+    let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];
     for _ in 0..reps.min(5) {
         let t = Instant::now();
         unsafe {
             gpu.queue
-                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
+                .enqueue_write_buffer(a, CL_BLOCKING, 0, &p.a, &[])
+                .context("uploading A")?;
             gpu.queue
-                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
+                .enqueue_write_buffer(b, CL_BLOCKING, 0, &p.b, &[])
+                .context("uploading B")?;
         }
-        launch(gpu, kernel, l)?;
+        run(a, b, c, 1)?;
         unsafe {
             gpu.queue
-                .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])?;
+                .enqueue_read_buffer(c, CL_BLOCKING, c_offset * 4, &mut out, &[])
+                .context("reading C back")?;
         }
         host.push(t.elapsed().as_secs_f64() * 1e3);
     }
     Ok(Timing {
         device_ms,
-        best_ms: best,
+        best_ms,
         host_ms: median(&mut host),
         reps,
     })

@@ -15,7 +15,7 @@ use opencl3::memory::{
     CL_MEM_ALLOC_HOST_PTR, CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_WRITE, CL_RGBA,
 };
 use opencl3::types::{
-    cl_image_desc, cl_image_format, cl_int, cl_map_flags, cl_mem, cl_mem_flags, CL_BLOCKING,
+    cl_image_desc, cl_image_format, cl_map_flags, cl_mem, cl_mem_flags, CL_BLOCKING,
 };
 
 use crate::device::{DeviceInfo, Gpu};
@@ -566,16 +566,7 @@ pub fn set_args(
     b: &Image,
     c: &Buffer<f32>,
 ) -> Result<()> {
-    let dims = [shape.m as cl_int, shape.n as cl_int, shape.k as cl_int];
-    unsafe {
-        for (i, d) in dims.iter().enumerate() {
-            kernel.set_arg(i as u32, d).context("setting M, N or K")?;
-        }
-        kernel.set_arg(3, &a.get()).context("setting A")?;
-        kernel.set_arg(4, &b.get()).context("setting the image B")?;
-        kernel.set_arg(5, &c.get()).context("setting C")?;
-    }
-    Ok(())
+    exec::set_standard_args(kernel, shape, a, b, c)
 }
 
 /// The device-side objects of one product.

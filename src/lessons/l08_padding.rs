@@ -1,5 +1,4 @@
 use std::ptr;
-use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
@@ -11,7 +10,7 @@ use super::{
     define, round_up, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS,
 };
 use crate::device::Gpu;
-use crate::exec::{self, event_ms, median, Launch, Timing};
+use crate::exec::{self, event_ms, Launch, Timing};
 use crate::matrix::{Problem, Shape};
 use crate::paths;
 use crate::program::{self, Define};
@@ -203,33 +202,19 @@ fn zero_padding(gpu: &Gpu, s: Shape) -> Result<Option<Timing>> {
             bad.got
         );
     }
-    let reps = exec::reps_for(first, 2000.0);
-    let mut dev = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        dev.push(once(&a, &b, &mut c)?);
-    }
-    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
-    let device_ms = median(&mut dev);
-    let mut host = Vec::new();
-    for _ in 0..reps.min(5) {
-        let t = Instant::now();
-        unsafe {
-            gpu.queue
-                .enqueue_write_buffer(&mut a, CL_BLOCKING, 0, &p.a, &[])?;
-            gpu.queue
-                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &p.b, &[])?;
-        }
-        once(&a, &b, &mut c)?;
-        unsafe {
-            gpu.queue
-                .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])?;
-        }
-        host.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(Some(Timing {
-        device_ms,
-        best_ms,
-        host_ms: median(&mut host),
-        reps,
-    }))
+    let io = exec::Io {
+        a: &mut a,
+        b: &mut b,
+        c: &mut c,
+        c_offset: 0,
+    };
+    Ok(Some(exec::repeat_timed(
+        gpu,
+        &p,
+        io,
+        first,
+        2000.0,
+        1,
+        |a, b, c, _| once(a, b, c),
+    )?))
 }
