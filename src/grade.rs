@@ -223,7 +223,7 @@ pub fn judge(
         }
         return Some(Failure::new(
             FailKind::Unwritten,
-            format!("{shape}: the kernel never wrote C: every element is still NaN, as the grader left it. Is the store to C missing, or guarded by a condition that is never true?"),
+            format!("{shape}: the kernel never wrote C: every element is still NaN, as the grader left it. Is the store to C missing, or guarded by a condition that is never true? Or does the code add into C without clearing it first (NaN plus anything is NaN)?"),
         ));
     }
     if let Some((r, c)) = cmp.first_unwritten {

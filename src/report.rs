@@ -141,10 +141,15 @@ pub fn failure_text(f: &Failure) -> String {
 /// A grading verdict in full.
 pub fn verdict(v: &Verdict) -> String {
     let mut s = String::new();
-    let device = v.device.as_deref().unwrap_or("no device");
+    // CPU lessons, and failures before a device was opened, have no device to name.
+    let place = v
+        .device
+        .as_deref()
+        .map(|d| format!(" on {d}"))
+        .unwrap_or_default();
     let _ = writeln!(
         s,
-        "lesson {} — {} on {device}",
+        "lesson {} — {}{place}",
         v.lesson,
         paths::display(&v.file)
     );

@@ -143,6 +143,9 @@ fn no_opencl_platform_is_one_clear_message_and_a_failing_exit() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "exit status {:?}", out.status);
     assert!(stderr.contains("found no platform"), "{stderr}");
-    assert!(stderr.contains("sudo apt-get install pocl-opencl-icd"), "{stderr}");
+    assert!(
+        stderr.contains("sudo apt-get install pocl-opencl-icd"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
