@@ -240,7 +240,7 @@ pub fn time_sgemm(gpu: &Gpu, p: &Problem, budget_ms: f64) -> Result<Option<Timin
     let mut b = exec::input_buffer(gpu, &p.b, 0)?;
     let c = GuardedC::new(gpu, s.m * s.n, 0)?;
     // With beta = 0 CLBlast must not read C, so the NaN that fills it cannot leak through.
-    let first = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
+    let first = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.offset)?;
     let (got, guard) = c.read(gpu)?;
     if !guard.clean() {
         bail!("CLBlast wrote outside C at {s}");
@@ -259,10 +259,10 @@ pub fn time_sgemm(gpu: &Gpu, p: &Problem, budget_ms: f64) -> Result<Option<Timin
     }
     // The first call compiles CLBlast's kernels: it is the warm-up, not a measurement.
     let _ = first;
-    let one = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.guard)?;
+    let one = sgemm_ms(&lib, gpu, p, &a, &b, &c.whole, c.offset)?;
     // Batches of back-to-back calls keep the host's wake-up latency out of the mean.
     let batch = ((1.0 / one.max(1e-3)) as usize).clamp(1, 20);
-    let offset = c.guard;
+    let offset = c.offset;
     let mut whole = c.whole;
     let io = exec::Io {
         a: &mut a,

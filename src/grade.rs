@@ -260,26 +260,13 @@ fn coverage_hint(shape: Shape, r: usize, c: usize) -> String {
 
 fn out_of_bounds(shape: Shape, g: &GuardReport) -> String {
     let Shape { m, n, .. } = shape;
-    let mut parts = Vec::new();
-    if let Some(d) = g.nearest_after {
-        let idx = m * n + d;
-        parts.push(format!(
-            "{} element(s) after the end of C; the nearest is {} past the end, where row {}, column {} would be",
-            g.after,
-            d,
-            idx / n.max(1),
-            idx % n.max(1)
-        ));
-    }
-    if let Some(d) = g.nearest_before {
-        parts.push(format!(
-            "{} element(s) before the start of C; the nearest is {d} before C[0]",
-            g.before
-        ));
-    }
+    let d = g.nearest_after.unwrap_or(0);
+    let idx = m * n + d;
     format!(
-        "{shape}: the kernel wrote outside C: {}. Check that every store to C is inside 0 ≤ row < M and 0 ≤ column < N, and that the row stride is N.",
-        parts.join("; and ")
+        "{shape}: the kernel wrote outside C: {} element(s) after the end of C; the nearest is {d} past the end, where row {}, column {} would be. Check that every store to C is inside 0 ≤ row < M and 0 ≤ column < N, and that the row stride is N.",
+        g.after,
+        idx / n.max(1),
+        idx % n.max(1)
     )
 }
 

@@ -642,7 +642,7 @@ impl Objects {
 
     /// C and its guard zones, as the host sees them after the kernel.
     fn download(&self, rec: &mut Recorder, transfer: Transfer) -> Result<Vec<f32>> {
-        let total = self.c.guard * 2 + self.c.len.max(1);
+        let total = self.c.total();
         let mut all = vec![0.0f32; total];
         match transfer {
             Transfer::ZeroCopy => {
