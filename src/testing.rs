@@ -37,17 +37,66 @@ pub fn assert_solution_passes(number: u32) -> Verdict {
     v
 }
 
-/// Grades a wrong-on-purpose kernel with the given options, and asserts that it fails with
-/// `kind` and a message containing every one of `words`.
-pub fn assert_rejected_with(
+/// A mutant of a lesson's reference answer: `solutions/<lesson>.cl` with each `(from, to)` of
+/// `edits` replaced in turn, written to
+/// `<temp dir>/lab-mutants/<lesson name>/<name>.cl` with a first line saying which edits
+/// made it. A wrong-on-purpose kernel written this way follows the solution as it changes,
+/// and a change to the solution that the edits no longer fit fails loudly.
+///
+/// Panics unless every `from` occurs exactly once in the text it is applied to.
+pub fn mutant(number: u32, name: &str, edits: &[(&str, &str)]) -> PathBuf {
+    let lesson = lessons::get(number);
+    let solution = Source::Solution.path(lesson);
+    let mut text = std::fs::read_to_string(&solution)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", solution.display()));
+    let mut made_by = Vec::new();
+    for (i, (from, to)) in edits.iter().enumerate() {
+        let found = text.matches(from).count();
+        assert!(
+            found == 1,
+            "mutant {name} of {}: edit {} expects `{from}` exactly once, found it {found} time(s); \
+             the solution changed, update the mutant",
+            solution.display(),
+            i + 1
+        );
+        text = text.replacen(from, to, 1);
+        made_by.push(format!("`{}` -> `{}`", one_line(from), one_line(to)));
+    }
+    let dir = std::env::temp_dir().join("lab-mutants").join(lesson.name());
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    let file = dir.join(format!("{name}.cl"));
+    let header = format!(
+        "// Mutant {name} of {}: {}\n",
+        lesson.file_name(),
+        made_by.join("; ")
+    );
+    // Test processes may write the same mutant at once: each writes its own file and
+    // renames it into place, so a reader never sees half a kernel and nothing piles up.
+    let part = dir.join(format!("{name}.cl.{}", std::process::id()));
+    std::fs::write(&part, header + &text)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", part.display()));
+    std::fs::rename(&part, &file)
+        .unwrap_or_else(|e| panic!("cannot move {} into place: {e}", file.display()));
+    file
+}
+
+/// An edit's text on one line, for a mutant's first-line comment.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Grades one kernel file with the given options, and asserts that it fails with `kind` and
+/// a message containing every one of `words`. `name` labels the assertion messages.
+fn assert_file_rejected(
     number: u32,
     name: &str,
+    file: PathBuf,
     kind: FailKind,
     words: &[&str],
     opts: &Options,
 ) -> Verdict {
     let lesson = lessons::get(number);
-    let file = wrong(lesson, name);
     assert!(file.is_file(), "missing test kernel {}", file.display());
     let v = grade::grade(lesson, &Source::File(file), opts);
     let text = report::verdict(&v);
@@ -65,9 +114,47 @@ pub fn assert_rejected_with(
     v
 }
 
+/// Grades a wrong-on-purpose kernel (`tests/wrong/<lesson>/<name>.cl`) with the given options,
+/// and asserts that it fails with `kind` and a message containing every one of `words`.
+pub fn assert_rejected_with(
+    number: u32,
+    name: &str,
+    kind: FailKind,
+    words: &[&str],
+    opts: &Options,
+) -> Verdict {
+    let file = wrong(lessons::get(number), name);
+    assert_file_rejected(number, name, file, kind, words, opts)
+}
+
 /// [`assert_rejected_with`] with the default options.
 pub fn assert_rejected(number: u32, name: &str, kind: FailKind, words: &[&str]) -> Verdict {
     assert_rejected_with(number, name, kind, words, &options())
+}
+
+/// Grades the [`mutant`] of the lesson's solution made by `edits` with the given options, and
+/// asserts that it fails with `kind` and a message containing every one of `words`.
+pub fn assert_mutant_rejected_with(
+    number: u32,
+    name: &str,
+    edits: &[(&str, &str)],
+    kind: FailKind,
+    words: &[&str],
+    opts: &Options,
+) -> Verdict {
+    let file = mutant(number, name, edits);
+    assert_file_rejected(number, name, file, kind, words, opts)
+}
+
+/// [`assert_mutant_rejected_with`] with the default options.
+pub fn assert_mutant_rejected(
+    number: u32,
+    name: &str,
+    edits: &[(&str, &str)],
+    kind: FailKind,
+    words: &[&str],
+) -> Verdict {
+    assert_mutant_rejected_with(number, name, edits, kind, words, &options())
 }
 
 /// Grades the student's folder (`LAB_KERNELS` or `kernels/`) and panics with the full

@@ -8,7 +8,7 @@ use lab::lessons;
 use lab::matrix::Shape;
 use lab::program::Define;
 use lab::report;
-use lab::testing::{assert_rejected, assert_solution_passes, options};
+use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes, options};
 
 fn defines(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<Define> {
     vec![
@@ -51,9 +51,13 @@ fn solution_passes_in_its_1d_form() {
 fn rejects_a_missing_barrier() {
     // PoCL runs a work-group's items in lock-step between barriers, so the race may not show
     // in the numbers there; the grader insists on both barriers either way.
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "missing_barrier",
+        &[(
+            "still read them.\n        barrier(CLK_LOCAL_MEM_FENCE);\n",
+            "still read them.\n",
+        )],
         FailKind::Technique,
         &["`barrier` 1 time(s)", "needs 2", "Hint"],
     );
@@ -61,9 +65,18 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_accumulators_reset_in_every_tile() {
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "accumulator_reset_per_tile",
+        &[(
+            "for (int kt = 0; kt < K; kt += TSK) {",
+            "for (int kt = 0; kt < K; kt += TSK) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            for (int wn = 0; wn < WPTN; wn++) {
+                acc[wm][wn] = 0.0f;
+            }
+        }",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -71,9 +84,13 @@ fn rejects_accumulators_reset_in_every_tile() {
 
 #[test]
 fn rejects_a_step_loop_that_stops_one_short() {
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "tile_step_off_by_one",
+        &[(
+            "for (int k = 0; k < TSK; k++)",
+            "for (int k = 0; k < TSK - 1; k++)",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -81,9 +98,10 @@ fn rejects_a_step_loop_that_stops_one_short() {
 
 #[test]
 fn rejects_a_tile_of_b_without_its_column_offset() {
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "tile_of_b_without_column_offset",
+        &[("B[(kt + r) * N + offN + c]", "B[(kt + r) * N + c]")],
         FailKind::Wrong,
         &["expected", "got", "row 0, column"],
     );
@@ -91,9 +109,10 @@ fn rejects_a_tile_of_b_without_its_column_offset() {
 
 #[test]
 fn rejects_mixed_up_row_ownership() {
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "blocked_rows_mixed_up",
+        &[("Asub[k][tidm + wm * RTSM]", "Asub[k][tidm * WPTM + wm]")],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -101,9 +120,13 @@ fn rejects_mixed_up_row_ownership() {
 
 #[test]
 fn rejects_a_store_past_the_end_of_c() {
-    assert_rejected(
+    assert_mutant_rejected(
         6,
         "store_shifted_one_column",
+        &[(
+            "offN + tidn + wn * RTSN] = acc",
+            "offN + tidn + wn * RTSN + 1] = acc",
+        )],
         FailKind::OutOfBounds,
         &["outside C", "after the end of C"],
     );

@@ -7,7 +7,7 @@ use lab::lessons;
 use lab::matrix::Shape;
 use lab::program::Define;
 use lab::report;
-use lab::testing::{assert_rejected, assert_solution_passes, options};
+use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes, options};
 
 fn passes_with(d: Vec<Define>) {
     let opts = grade::Options {
@@ -44,9 +44,16 @@ fn solution_passes_with_small_tiles() {
 
 #[test]
 fn rejects_a_missing_barrier() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "missing_barrier",
+        &[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: load",
+            "        // EXERCISE END
+        // ANCHOR_END: load",
+        )],
         FailKind::Technique,
         &["`barrier` 1 time(s)", "needs 2", "Hint"],
     );
@@ -54,9 +61,13 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_a_vector_offset_counted_in_vectors() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "vector_offset_not_scaled",
+        &[(
+            "const int c = (id % (TSK / WIDTH)) * WIDTH;",
+            "const int c = id % (TSK / WIDTH);",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -64,9 +75,13 @@ fn rejects_a_vector_offset_counted_in_vectors() {
 
 #[test]
 fn rejects_lanes_of_a_that_are_not_transposed() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "lanes_of_a_not_transposed",
+        &[(
+            "Asub[c + w][r] = a.s[w];",
+            "Asub[(r * TSK + c + w) / TSM][(r * TSK + c + w) % TSM] = a.s[w];",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -74,9 +89,13 @@ fn rejects_lanes_of_a_that_are_not_transposed() {
 
 #[test]
 fn rejects_lanes_in_reverse_order() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "lane_order_reversed",
+        &[(
+            "Asub[c + w][r] = a.s[w];",
+            "Asub[c + w][r] = a.s[WIDTH - 1 - w];",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -84,9 +103,13 @@ fn rejects_lanes_in_reverse_order() {
 
 #[test]
 fn rejects_a_vector_store_past_the_end_of_c() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "store_vector_index_off_by_one",
+        &[(
+            "tidn + wv * RTSN] = acc[wm][wv];",
+            "tidn + wv * RTSN + 1] = acc[wm][wv];",
+        )],
         FailKind::OutOfBounds,
         &["outside C", "after the end of C"],
     );
@@ -94,9 +117,18 @@ fn rejects_a_vector_store_past_the_end_of_c() {
 
 #[test]
 fn rejects_accumulators_reset_in_every_tile() {
-    assert_rejected(
+    assert_mutant_rejected(
         7,
         "accumulator_reset_per_tile",
+        &[(
+            "for (int kt = 0; kt < K; kt += TSK) {",
+            "for (int kt = 0; kt < K; kt += TSK) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            for (int wv = 0; wv < WPTN / WIDTH; wv++) {
+                acc[wm][wv] = (floatX)(0.0f);
+            }
+        }",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );

@@ -8,7 +8,7 @@ use lab::lessons;
 use lab::matrix::Shape;
 use lab::program::Define;
 use lab::report;
-use lab::testing::{assert_rejected, assert_solution_passes, options};
+use lab::testing::{assert_mutant_rejected, assert_solution_passes, options};
 
 fn passes_with(d: Vec<Define>) {
     let opts = grade::Options {
@@ -61,9 +61,10 @@ fn variants_give_right_answers() {
 
 #[test]
 fn rejects_a_guard_that_drops_the_last_row() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "guard_drops_last_row",
+        &[("} else if (row < M) {", "} else if (row < M - 1) {")],
         FailKind::Unwritten,
         &["never wrote C", "guarded by a condition"],
     );
@@ -71,9 +72,19 @@ fn rejects_a_guard_that_drops_the_last_row() {
 
 #[test]
 fn rejects_edge_loads_that_are_not_zero_outside() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "edge_loads_clamped_not_zeroed",
+        &[
+            (
+                "a.s[w] = inside ? A[(offM + r) * K + kt + c + w] : 0.0f;",
+                "a.s[w] = A[min(offM + r, M - 1) * K + min(kt + c + w, K - 1)];",
+            ),
+            (
+                "b.s[w] = kt + r < K && col < N ? B[(kt + r) * N + col] : 0.0f;",
+                "b.s[w] = B[min(kt + r, K - 1) * N + min(col, N - 1)];",
+            ),
+        ],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -81,9 +92,15 @@ fn rejects_edge_loads_that_are_not_zero_outside() {
 
 #[test]
 fn rejects_an_edge_store_without_a_column_guard() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "store_without_column_guard",
+        &[(
+            "if (col + w < N) {
+                        C[row * N + col + w] = out.s[w];
+                    }",
+            "C[row * N + col + w] = out.s[w];",
+        )],
         FailKind::OutOfBounds,
         &["outside C", "0 ≤ column < N"],
     );
@@ -91,9 +108,13 @@ fn rejects_an_edge_store_without_a_column_guard() {
 
 #[test]
 fn rejects_an_edge_store_of_the_wrong_lane() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "edge_store_wrong_lane",
+        &[(
+            "C[row * N + col + w] = out.s[w];",
+            "C[row * N + col + w] = out.s[0];",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -101,9 +122,16 @@ fn rejects_an_edge_store_of_the_wrong_lane() {
 
 #[test]
 fn rejects_a_missing_barrier() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "missing_barrier",
+        &[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: compute",
+            "        // EXERCISE END
+        // ANCHOR_END: compute",
+        )],
         FailKind::Technique,
         &["`barrier` 1 time(s)", "needs 2", "Hint"],
     );
@@ -111,9 +139,13 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_an_unpadded_local_tile() {
-    assert_rejected(
+    assert_mutant_rejected(
         8,
         "no_padding",
+        &[(
+            "__local float Asub[TSK][TSM + PAD];",
+            "__local float Asub[TSK][TSM];",
+        )],
         FailKind::Technique,
         &["never uses `+ PAD]`", "Asub[TSK][TSM + PAD]"],
     );

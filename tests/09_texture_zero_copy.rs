@@ -12,7 +12,7 @@ use lab::matrix::{self, Problem, Shape};
 use lab::paths;
 use lab::program::{self, Define};
 use lab::report;
-use lab::testing::{assert_rejected, assert_solution_passes, options};
+use lab::testing::{assert_mutant_rejected, assert_solution_passes, options};
 use lab::texture::{self, Op, Order, RowPitch, Setup, Transfer};
 
 const LESSON: u32 = 9;
@@ -70,9 +70,13 @@ fn the_starter_is_not_started() {
 
 #[test]
 fn rejects_a_pixel_coordinate_in_floats() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "wrong_pixel_coordinate",
+        &[(
+            "(int2)(x0 + j * WGX, k + q)",
+            "(int2)(4 * (x0 + j * WGX), k + q)",
+        )],
         FailKind::Wrong,
         &["expected", "got", "row"],
     );
@@ -80,9 +84,10 @@ fn rejects_a_pixel_coordinate_in_floats() {
 
 #[test]
 fn rejects_b_read_transposed() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "b_transposed",
+        &[("(int2)(x0 + j * WGX, k + q)", "(int2)(k + q, x0 + j * WGX)")],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -90,9 +95,13 @@ fn rejects_b_read_transposed() {
 
 #[test]
 fn rejects_a_read_with_an_unpadded_row_pitch() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "unpadded_a_rows",
+        &[(
+            "const int lda = (K + KT - 1) / KT * KT;",
+            "const int lda = K;",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -100,9 +109,13 @@ fn rejects_a_read_with_an_unpadded_row_pitch() {
 
 #[test]
 fn rejects_a_store_over_the_edge_of_c() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "store_without_guard",
+        &[
+            ("if (row < M) {", "{"),
+            ("if (col + 3 < N) {", "if (true) {"),
+        ],
         FailKind::OutOfBounds,
         &["outside C", "0 ≤ row < M"],
     );
@@ -110,9 +123,16 @@ fn rejects_a_store_over_the_edge_of_c() {
 
 #[test]
 fn rejects_b_declared_as_a_buffer() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "b_as_buffer",
+        &[
+            ("__read_only image2d_t B,", "const __global float* B,"),
+            (
+                "b[j][q] = read_imagef(B, pixel, (int2)(x0 + j * WGX, k + q));",
+                "b[j][q] = vload4(0, B + (k + q) * N + 4 * (x0 + j * WGX));",
+            ),
+        ],
         FailKind::Signature,
         &["argument 5", "image2d_t B"],
     );
@@ -120,9 +140,16 @@ fn rejects_b_declared_as_a_buffer() {
 
 #[test]
 fn rejects_a_step_that_skips_a_row_of_b() {
-    assert_rejected(
+    assert_mutant_rejected(
         LESSON,
         "three_rows_of_b",
+        &[
+            (
+                "for (int q = 0; q < 4; q++) {",
+                "for (int q = 0; q < 3; q++) {",
+            ),
+            ("a.w * b[j][3]", "a.w * b[j][2]"),
+        ],
         FailKind::Wrong,
         &["expected", "got"],
     );

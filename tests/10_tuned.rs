@@ -4,7 +4,7 @@
 use lab::grade::FailKind;
 use lab::lessons;
 use lab::matrix::Shape;
-use lab::testing::{assert_rejected, assert_solution_passes};
+use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes};
 use lab::tuner::Params;
 
 #[test]
@@ -14,9 +14,33 @@ fn solution_passes() {
 
 #[test]
 fn rejects_stores_outside_c() {
-    assert_rejected(
+    assert_mutant_rejected(
         10,
         "stores_outside_c",
+        &[
+            (
+                "(i % 4);
+        if (row < M) {",
+                "(i % 4);
+        {",
+            ),
+            (
+                "if (col < N) {
+                        *(__global float4*)p = v;
+                    }",
+                "*(__global float4*)p = v;",
+            ),
+            (
+                "if (col + 0 < N) p[0] = v.x;
+                    if (col + 1 < N) p[1] = v.y;
+                    if (col + 2 < N) p[2] = v.z;
+                    if (col + 3 < N) p[3] = v.w;",
+                "p[0] = v.x;
+                    p[1] = v.y;
+                    p[2] = v.z;
+                    p[3] = v.w;",
+            ),
+        ],
         FailKind::OutOfBounds,
         &["outside C", "0 ≤ row < M"],
     );
@@ -27,9 +51,10 @@ fn rejects_tiles_read_without_a_barrier() {
     // PoCL runs a work-group's items one after another between barriers (and adds barriers
     // of its own around loops that contain one), so the race may not show in its numbers;
     // the grader insists on the barrier either way.
-    assert_rejected(
+    assert_mutant_rejected(
         10,
         "no_barrier",
+        &[("        barrier(CLK_LOCAL_MEM_FENCE);\n", "")],
         FailKind::Technique,
         &["never uses `barrier`", "Hint"],
     );
@@ -37,9 +62,13 @@ fn rejects_tiles_read_without_a_barrier() {
 
 #[test]
 fn rejects_a_k_loop_that_drops_the_last_partial_step() {
-    assert_rejected(
+    assert_mutant_rejected(
         10,
         "k_steps_rounded_down",
+        &[(
+            "const int steps = (K + TSK - 1) / TSK;",
+            "const int steps = K / TSK;",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
@@ -47,9 +76,15 @@ fn rejects_a_k_loop_that_drops_the_last_partial_step() {
 
 #[test]
 fn rejects_a_tile_of_a_stored_untransposed() {
-    assert_rejected(
+    assert_mutant_rejected(
         10,
         "a_tile_not_transposed",
+        &[
+            ("as[(k + 0) * TSM + m]", "as[m * TSK + k + 0]"),
+            ("as[(k + 1) * TSM + m]", "as[m * TSK + k + 1]"),
+            ("as[(k + 2) * TSM + m]", "as[m * TSK + k + 2]"),
+            ("as[(k + 3) * TSM + m]", "as[m * TSK + k + 3]"),
+        ],
         FailKind::Wrong,
         &["expected", "got", "max relative error"],
     );
@@ -57,9 +92,13 @@ fn rejects_a_tile_of_a_stored_untransposed() {
 
 #[test]
 fn rejects_results_stored_in_the_wrong_columns() {
-    assert_rejected(
+    assert_mutant_rejected(
         10,
         "neighbouring_columns_in_store",
+        &[(
+            "const int col = n0 + (j * RTSN + tx) * 4;",
+            "const int col = n0 + tx * WPTN + j * 4;",
+        )],
         FailKind::Wrong,
         &["expected", "got"],
     );
