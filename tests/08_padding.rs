@@ -59,6 +59,7 @@ fn variants_give_right_answers() {
     }
 }
 
+// ANCHOR: mutant_example
 #[test]
 fn rejects_a_guard_that_drops_the_last_row() {
     assert_mutant_rejected(
@@ -69,6 +70,7 @@ fn rejects_a_guard_that_drops_the_last_row() {
         &["never wrote C", "guarded by a condition"],
     );
 }
+// ANCHOR_END: mutant_example
 
 #[test]
 fn rejects_edge_loads_that_are_not_zero_outside() {
