@@ -58,24 +58,7 @@ fn cpu(c: &mut Criterion) {
         }
     }
     g.bench_function(BenchmarkId::new("matrixmultiply", n), |b| {
-        b.iter(|| unsafe {
-            matrixmultiply::sgemm(
-                n,
-                n,
-                n,
-                1.0,
-                p.a.as_ptr(),
-                n as isize,
-                1,
-                p.b.as_ptr(),
-                n as isize,
-                1,
-                0.0,
-                out.as_mut_ptr(),
-                n as isize,
-                1,
-            )
-        })
+        b.iter(|| lab::matrix::matrixmultiply(&p, &mut out))
     });
     g.finish();
 }
@@ -92,9 +75,7 @@ struct Rung {
 /// Builds a rung's reference and checks it at `shape`, or says why not.
 fn prepare(gpu: &Gpu, lesson: &'static Lesson, p: &Problem) -> Result<Rung, String> {
     let ocl = lesson.ocl().ok_or("not an OpenCL lesson")?;
-    if ocl.host.needs_images && !gpu.info.image_support {
-        return Err("the device has no image support".into());
-    }
+    ocl.supports(&gpu.info).map_err(|e| format!("{e:#}"))?;
     let defines = (ocl.defines)(&gpu.info);
     let launch = (ocl.launch)(p.shape, &defines)?;
     let file = Source::Solution.path(lesson);

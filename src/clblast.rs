@@ -190,7 +190,7 @@ impl Clblast {
     }
 }
 
-/// Runs CLBlast once and waits; device ms from its event, or the host clock without one.
+/// Runs CLBlast once and waits; ms on the host clock (see [`batch_ms`]).
 pub fn sgemm_ms(
     lib: &Clblast,
     gpu: &Gpu,

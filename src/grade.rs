@@ -404,15 +404,8 @@ fn grade_ocl(
     let mut verdict = Verdict::fail(lesson, file, Failure::new(FailKind::Setup, ""));
     verdict.failure = None;
     verdict.device = Some(gpu.info.name.clone());
-    if ocl.host.needs_images && !gpu.info.image_support {
-        verdict.failure = Some(Failure::new(
-            FailKind::Unsupported,
-            format!(
-                "this device cannot run lesson {} because it has no image support (CL_DEVICE_IMAGE_SUPPORT is false on {}). Choose another device with --device.",
-                lesson.id(),
-                gpu.info.name
-            ),
-        ));
+    if let Err(why) = ocl.supports(&gpu.info) {
+        verdict.failure = Some(Failure::new(FailKind::Unsupported, format!("{why:#}")));
         return Ok(verdict);
     }
     let defines = lessons::with_overrides((ocl.defines)(&gpu.info), &opts.defines);

@@ -168,9 +168,7 @@ pub fn measure(
         }
         Kind::OpenCl(ocl) => {
             let gpu = Gpu::open(device_sel)?;
-            if ocl.host.needs_images && !gpu.info.image_support {
-                bail!("this device cannot run lesson {} because it has no image support (CL_DEVICE_IMAGE_SUPPORT is false on {}); pick another with --device", lesson.id(), gpu.info.name);
-            }
+            ocl.supports(&gpu.info)?;
             let mut defines = (ocl.defines)(&gpu.info);
             if let Some(tuned) = ocl.sized.and_then(|f| f(&gpu.info, shape)) {
                 defines = lessons::with_overrides(defines, &tuned);

@@ -92,26 +92,8 @@ fn variant_row(
 /// matrixmultiply's sgemm, the CPU peer: checked, then timed (median of 3).
 fn matrixmultiply(shape: Shape) -> Result<Timing> {
     let p = Problem::random(shape, 3);
-    let Shape { m, n, k } = shape;
-    let mut c = vec![0.0f32; m * n];
-    let go = |c: &mut [f32]| unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            1.0,
-            p.a.as_ptr(),
-            k as isize,
-            1,
-            p.b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
-    };
+    let mut c = vec![0.0f32; shape.m * shape.n];
+    let go = |c: &mut [f32]| lab::matrix::matrixmultiply(&p, c);
     go(&mut c);
     let cmp = runner::check(&p, &c);
     anyhow::ensure!(

@@ -63,5 +63,5 @@ fn row_as_dim0(gpu: &Gpu, shape: Shape) -> Result<Option<Timing>> {
         global: [shape.m, shape.n],
         local: None,
     };
-    super::checked_time(gpu, &kernel, shape, &launch)
+    super::checked_time(gpu, &LESSON, &kernel, shape, &launch, &[])
 }

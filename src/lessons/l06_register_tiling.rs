@@ -1,15 +1,10 @@
-use anyhow::{anyhow, bail, Context as _, Result};
-
 use super::{
     define, require_multiple, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS,
 };
-use crate::device::{DeviceInfo, Gpu};
-use crate::exec::{Launch, Timing};
-use crate::grade;
-use crate::matrix::{Problem, Shape};
-use crate::paths;
-use crate::program::{self, Define};
-use crate::runner;
+use crate::device::DeviceInfo;
+use crate::exec::Launch;
+use crate::matrix::Shape;
+use crate::program::Define;
 
 pub static LESSON: Lesson = Lesson {
     number: 6,
@@ -97,7 +92,7 @@ pub static REGISTER: OclLesson = OclLesson {
         about: "the same kernel with WPTN = 1: WPTM results per work-item along one column of C",
         measure: |gpu, shape| {
             let d = one_d_defines(&gpu.info);
-            measure_solution(gpu, &LESSON, &d, shape)
+            super::measure_solution(gpu, &LESSON, &d, shape)
         },
     }],
 };
@@ -112,38 +107,4 @@ fn one_d_defines(info: &DeviceInfo) -> Vec<Define> {
     } else {
         tiles(32, 16, 16, 8, 1)
     }
-}
-
-/// Builds a lesson's reference answer with the given defines, checks it at `shape` against
-/// the CPU reference and times it. `Ok(None)` when the lesson's launch refuses the size.
-pub(super) fn measure_solution(
-    gpu: &Gpu,
-    lesson: &Lesson,
-    defines: &[Define],
-    shape: Shape,
-) -> Result<Option<Timing>> {
-    let ocl = lesson
-        .ocl()
-        .ok_or_else(|| anyhow!("lesson {} has no kernel", lesson.id()))?;
-    let Ok(launch) = (ocl.launch)(shape, defines) else {
-        return Ok(None);
-    };
-    let file = paths::solutions_dir().join(lesson.file_name());
-    let program = program::build_file(gpu, &file, defines, ocl.build_options)?;
-    let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)?;
-    let p = Problem::random(shape, 7);
-    let out = (ocl.host.run)(gpu, &kernel, &p, &launch, defines)
-        .with_context(|| format!("running {} at {shape}", paths::display(&file)))?;
-    let cmp = runner::check(&p, &out.c);
-    if let Some(f) = grade::judge(lesson, shape, &out, &cmp, false) {
-        bail!(
-            "{} with {} is wrong: {}",
-            paths::display(&file),
-            program::options(defines, ""),
-            f.message
-        );
-    }
-    Ok(Some((ocl.host.time)(
-        gpu, &kernel, &p, &launch, defines, 2000.0,
-    )?))
 }

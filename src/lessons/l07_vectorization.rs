@@ -1,4 +1,4 @@
-use super::l06_register_tiling::{block_defines, block_launch, block_shapes, measure_solution};
+use super::l06_register_tiling::{block_defines, block_launch, block_shapes};
 use super::{define, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS};
 use crate::device::DeviceInfo;
 use crate::program::Define;
@@ -67,12 +67,12 @@ pub static VECTORIZED: OclLesson = OclLesson {
         Variant {
             name: "float2",
             about: "the same kernel with WIDTH = 2: 8-byte accesses",
-            measure: |gpu, shape| measure_solution(gpu, &LESSON, &with_width(&gpu.info, 2), shape),
+            measure: |gpu, shape| super::measure_solution(gpu, &LESSON, &with_width(&gpu.info, 2), shape),
         },
         Variant {
             name: "float8",
             about: "the same kernel with WIDTH = 8: 32-byte accesses, which most GPUs split in two",
-            measure: |gpu, shape| measure_solution(gpu, &LESSON, &with_width(&gpu.info, 8), shape),
+            measure: |gpu, shape| super::measure_solution(gpu, &LESSON, &with_width(&gpu.info, 8), shape),
         },
     ],
 };

@@ -4,7 +4,6 @@ use anyhow::{Context as _, Result};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 
-use super::l06_register_tiling::measure_solution;
 use super::l07_vectorization::vector_defines;
 use super::{
     define, round_up, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS,
@@ -88,7 +87,7 @@ pub static PADDED: OclLesson = OclLesson {
                 let mut d = padded_defines(&gpu.info);
                 d.retain(|x| x.name != "PAD");
                 d.push(Define::new("PAD", 0));
-                measure_solution(gpu, &LESSON, &d, shape)
+                super::measure_solution(gpu, &LESSON, &d, shape)
             },
         },
         Variant {

@@ -1,7 +1,7 @@
 //! The ladder: one entry per lesson, saying what the student writes, how it is launched,
 //! which sizes it must handle and which technique it must use.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use opencl3::kernel::Kernel;
 
 use crate::device::{DeviceInfo, Gpu};
@@ -155,29 +155,60 @@ pub fn with_overrides(mut defines: Vec<Define>, overrides: &[Define]) -> Vec<Def
     defines
 }
 
-/// Runs a variant's kernel (standard arguments) once guarded and checked on a sampled
-/// reference, then times it: a variant that computes the wrong thing is an error, not a
+/// Runs a variant's kernel once guarded and judged as a student's would be, then times it
+/// with the lesson's host code: a variant that computes the wrong thing is an error, not a
 /// number in the book.
 pub fn checked_time(
     gpu: &Gpu,
+    lesson: &Lesson,
     kernel: &Kernel,
     shape: Shape,
     launch: &Launch,
+    defines: &[Define],
 ) -> Result<Option<Timing>> {
-    let p = Problem::random(shape, 17);
-    let out = exec::run_guarded(gpu, kernel, &p, launch)?;
+    let host = &lesson.ocl().context("not an OpenCL lesson")?.host;
+    let p = Problem::random(shape, 7);
+    let out = (host.run)(gpu, kernel, &p, launch, defines)?;
     let cmp = crate::runner::check(&p, &out.c);
-    anyhow::ensure!(out.guard.clean(), "the variant wrote outside C");
-    if let Some(bad) = &cmp.first_wrong {
-        anyhow::bail!(
-            "the variant is wrong at row {}, column {}: expected {}, got {}",
-            bad.row,
-            bad.col,
-            bad.expected,
-            bad.got
-        );
+    if let Some(f) = crate::grade::judge(lesson, shape, &out, &cmp, false) {
+        anyhow::bail!("wrong: {}", f.message);
     }
-    Ok(Some(exec::time_buffers(gpu, kernel, &p, launch, 2000.0)?))
+    Ok(Some((host.time)(gpu, kernel, &p, launch, defines, 2000.0)?))
+}
+
+/// Builds a lesson's reference answer with the given defines, checks it at `shape` and
+/// times it (see [`checked_time`]). `Ok(None)` when the lesson's launch refuses the size.
+pub fn measure_solution(
+    gpu: &Gpu,
+    lesson: &Lesson,
+    defines: &[Define],
+    shape: Shape,
+) -> Result<Option<Timing>> {
+    let ocl = lesson.ocl().context("not an OpenCL lesson")?;
+    let Ok(launch) = (ocl.launch)(shape, defines) else {
+        return Ok(None);
+    };
+    let file = crate::paths::solutions_dir().join(lesson.file_name());
+    let program = crate::program::build_file(gpu, &file, defines, ocl.build_options)?;
+    let kernel = crate::program::kernel(&program, &file, ocl.kernel, ocl.args)?;
+    checked_time(gpu, lesson, &kernel, shape, &launch, defines).with_context(|| {
+        format!(
+            "{} with {}",
+            crate::paths::display(&file),
+            crate::program::options(defines, "")
+        )
+    })
+}
+
+impl OclLesson {
+    /// Whether the device can run this lesson at all (lesson 09 needs images); the error
+    /// says why not.
+    pub fn supports(&self, info: &DeviceInfo) -> Result<()> {
+        if self.host.needs_images {
+            crate::texture::check_device(info, None)?;
+        }
+        Ok(())
+    }
 }
 
 /// The standard argument list: M, N, K, then A, B and C in global memory.
