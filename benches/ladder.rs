@@ -1,9 +1,13 @@
-//! Criterion benchmarks of the whole ladder: the CPU rungs (01–03) beside matrixmultiply,
-//! every OpenCL rung's reference (04–10) beside CLBlast. Throughput is in FLOPs, so
-//! criterion's "elem/s" reads as FLOP/s.
+//! Criterion benchmarks of the whole ladder: the CPU rungs' references beside
+//! matrixmultiply, every OpenCL rung's reference beside CLBlast, in one process. Throughput
+//! is in FLOPs, so criterion's "elem/s" reads as FLOP/s.
 //!
 //!   cargo bench --bench ladder                    # LAB_BENCH_SIZE=2048 for a larger problem
 //!   cargo bench --bench ladder -- --test          # run each once (CI)
+//!   MATMUL_NUM_THREADS=1 cargo bench --bench ladder -- matrixmultiply   # the 1-thread peer
+//!
+//! matrixmultiply fixes its thread count once per process (MATMUL_NUM_THREADS, else the
+//! physical cores, at most 4); the benchmark's name says which it ran with.
 //!
 //! OpenCL rungs are timed on the device with profiling events (`iter_custom`), so the
 //! numbers are kernel time, as in the lesson binaries. A rung whose reference does not
@@ -12,15 +16,44 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use lab::clblast;
-use lab::device::{self, Gpu};
-use lab::exec::{self, Launch};
-use lab::grade::{judge, Source};
-use lab::lessons::{self, Kind, Lesson, OclLesson, STANDARD_ARGS};
-use lab::matrix::{Problem, Shape};
-use lab::program::{self, Define};
-use lab::runner;
+use lab::cli::Edge;
+use lab::grade::verify;
+use lab::harness::device::Gpu;
+use lab::harness::exec::{self, Launch};
+use lab::harness::matrix::{Problem, Shape};
+use lab::harness::paths::Course;
+use lab::harness::program::{self, Define};
+use lab::ladder;
+use lab::lesson::{Ctx, Kind, Lesson, OclLesson, STANDARD_ARGS};
+use lab::peers;
 use opencl3::kernel::Kernel;
+
+#[path = "../solutions/02_cpu_loop_order.rs"]
+mod loop_order;
+/// The CPU rungs' reference answers, compiled into the benchmark (the grader builds them as
+/// a crate of their own; a benchmark only times them).
+#[path = "../solutions/01_cpu_naive.rs"]
+mod naive;
+#[path = "../solutions/03_cpu_parallel.rs"]
+mod parallel;
+
+type Matmul = fn(&[f32], &[f32], &mut [f32], usize, usize, usize);
+
+/// Every CPU lesson's functions, by lesson.
+const CPU_RUNGS: &[(&str, &str, Matmul)] = &[
+    ("01_cpu_naive", "matmul", naive::matmul),
+    ("02_cpu_loop_order", "matmul_ikj", loop_order::matmul_ikj),
+    (
+        "02_cpu_loop_order",
+        "matmul_blocked",
+        loop_order::matmul_blocked,
+    ),
+    (
+        "03_cpu_parallel",
+        "matmul_parallel",
+        parallel::matmul_parallel,
+    ),
+];
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 
 /// `LAB_BENCH_SIZE`, else 1024 on a GPU and 128 elsewhere.
@@ -46,20 +79,35 @@ fn cpu(c: &mut Criterion) {
     let mut out = vec![0.0f32; n * n];
     let mut g = c.benchmark_group("cpu");
     g.throughput(flops(shape)).sample_size(10);
-    for number in 1..=3 {
-        let lesson = lessons::get(number);
-        let Kind::Cpu(parts) = lesson.kind else {
-            continue;
-        };
-        for part in parts {
-            let f = part.reference;
-            let id = BenchmarkId::new(format!("{}::{}", lesson.name(), part.name), n);
-            g.bench_function(id, |b| b.iter(|| f(&p.a, &p.b, &mut out, n, n, n)));
+    // Every CPU lesson of the ladder has its functions here.
+    for lesson in ladder::ALL
+        .iter()
+        .filter(|l| matches!(l.kind, Kind::Cpu(_)))
+    {
+        let cpu = lesson.cpu().expect("a CPU lesson");
+        for function in cpu.functions {
+            assert!(
+                CPU_RUNGS
+                    .iter()
+                    .any(|r| r.0 == lesson.name() && r.1 == *function),
+                "{}::{function} is not benchmarked",
+                lesson.name()
+            );
         }
     }
-    g.bench_function(BenchmarkId::new("matrixmultiply", n), |b| {
-        b.iter(|| lab::matrix::matrixmultiply(&p, &mut out))
-    });
+    for &(lesson, function, f) in CPU_RUNGS {
+        let id = BenchmarkId::new(format!("{lesson}::{function}"), n);
+        g.bench_function(id, |b| b.iter(|| f(&p.a, &p.b, &mut out, n, n, n)));
+    }
+    let threads = std::env::var("MATMUL_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or_else(lab::run::default_threads)
+        .clamp(1, 4);
+    g.bench_function(
+        BenchmarkId::new(format!("matrixmultiply::threads={threads}"), n),
+        |b| b.iter(|| peers::matrixmultiply(&p, &mut out)),
+    );
     g.finish();
 }
 
@@ -73,21 +121,27 @@ struct Rung {
 }
 
 /// Builds a rung's reference and checks it at `shape`, or says why not.
-fn prepare(gpu: &Gpu, lesson: &'static Lesson, p: &Problem) -> Result<Rung, String> {
+fn prepare(
+    gpu: &Gpu,
+    course: &Course,
+    lesson: &'static Lesson,
+    p: &Problem,
+) -> Result<Rung, String> {
     let ocl = lesson.ocl().ok_or("not an OpenCL lesson")?;
     ocl.supports(&gpu.info).map_err(|e| format!("{e:#}"))?;
-    let defines = (ocl.defines)(&gpu.info);
+    let ctx = Ctx {
+        info: &gpu.info,
+        course,
+    };
+    let defines = ocl.defines_for(&ctx, &[])?;
     let launch = (ocl.launch)(p.shape, &defines)?;
-    let file = Source::Solution.path(lesson);
+    let file = course.solutions().join(lesson.file_name());
     let prog = program::build_file(gpu, &file, &defines, ocl.build_options)
         .map_err(|e| format!("{e:#}"))?;
     let kernel =
         program::kernel(&prog, &file, ocl.kernel, ocl.args).map_err(|e| format!("{e:#}"))?;
     let out = (ocl.host.run)(gpu, &kernel, p, &launch, &defines).map_err(|e| format!("{e:#}"))?;
-    let cmp = runner::check(p, &out.c);
-    if let Some(f) = judge(lesson, p.shape, &out, &cmp, false) {
-        return Err(f.message);
-    }
+    verify(p, &out, None).map_err(|f| f.message)?;
     Ok(Rung {
         lesson,
         ocl,
@@ -133,7 +187,14 @@ fn time_launches(gpu: &Gpu, rung: &Rung, iters: u64) -> Duration {
 }
 
 fn opencl(c: &mut Criterion) {
-    let gpu = match Gpu::open(device::selector(None).as_deref()) {
+    let edge = match Edge::from_env() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("OpenCL rungs skipped: {e:#}");
+            return;
+        }
+    };
+    let gpu = match Gpu::open(edge.device.as_deref()) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("OpenCL rungs skipped: {e:#}");
@@ -148,11 +209,11 @@ fn opencl(c: &mut Criterion) {
     g.throughput(flops(shape))
         .sample_size(10)
         .measurement_time(Duration::from_secs(3));
-    for lesson in lessons::ALL.iter().copied() {
+    for lesson in ladder::ALL.iter().copied() {
         if !matches!(lesson.kind, Kind::OpenCl(_)) {
             continue;
         }
-        let rung = match prepare(&gpu, lesson, &p) {
+        let rung = match prepare(&gpu, &edge.course, lesson, &p) {
             Ok(r) => r,
             Err(why) => {
                 eprintln!("{} skipped: {why}", lesson.name());
@@ -185,9 +246,9 @@ fn opencl(c: &mut Criterion) {
             })
         });
     }
-    match clblast::load() {
+    match peers::load(edge.clblast.as_deref()) {
         Err(why) => eprintln!("clblast skipped: {why}"),
-        Ok(lib) => match clblast::time_sgemm(&gpu, &p, 10.0) {
+        Ok(lib) => match peers::clblast_sgemm(&lib, &gpu, &p, 10.0) {
             Err(e) => eprintln!("clblast skipped: {e:#}"),
             Ok(_) => {
                 let a = exec::input_buffer(&gpu, &p.a, 0).expect("allocating A");
@@ -197,8 +258,7 @@ fn opencl(c: &mut Criterion) {
                     bench.iter_custom(|iters| {
                         let ms: f64 = (0..iters)
                             .map(|_| {
-                                clblast::sgemm_ms(&lib, &gpu, &p, &a, &b, &cbuf, 0)
-                                    .expect("CLBlast")
+                                peers::sgemm_ms(&lib, &gpu, &p, &a, &b, &cbuf, 0).expect("CLBlast")
                             })
                             .sum();
                         Duration::from_secs_f64(ms * 1e-3)

@@ -1,12 +1,33 @@
-//! Lesson 00: what the device is, and its two ceilings (peak FP32 rate and global-memory
-//! bandwidth), measured with the micro-kernels in solutions/00_your_device.cl.
+//! Lesson 00: your device. What it is, and its two ceilings (peak FP32 rate and
+//! global-memory bandwidth), measured with the micro-kernels in solutions/00_your_device.cl.
+//! There is nothing to grade: this is the roofline every later lesson is measured against.
+//!
+//!     cargo run --release --bin 00_your_device [-- --record]
+
+use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use lab::device::{self, DeviceInfo, Gpu};
-use lab::microbench::{self, Options, Report};
-use lab::peak::{self, vector_type};
-use lab::{paths, runner};
+use lab::cli::Edge;
+use lab::harness::device::{self, DeviceInfo, Gpu};
+use lab::harness::paths;
+use lab::harness::peak::{self, vector_type};
+use lab::lesson::{Kind, Lesson};
+
+#[path = "00_your_device/microbench.rs"]
+pub mod microbench;
+
+use microbench::{Options, Report};
+
+pub static LESSON: Lesson = Lesson {
+    key: "00",
+    slug: "your_device",
+    title: "Your device",
+    teaches:
+        "what the device is and its two ceilings, peak FP32 rate and memory bandwidth: the roofline",
+    hint: "run `cargo run --release --bin 00_your_device` to measure your device's peak",
+    kind: Kind::Device,
+};
 
 #[derive(Parser)]
 #[command(
@@ -27,19 +48,22 @@ struct Args {
     quick: bool,
 }
 
-fn main() -> std::process::ExitCode {
-    runner::exit_code(run(&Args::parse()))
+pub fn main() -> ExitCode {
+    lab::cli::finish(Edge::from_env().and_then(|edge| run(&Args::parse(), &edge)))
 }
 
-fn run(args: &Args) -> Result<()> {
+fn run(args: &Args, edge: &Edge) -> Result<()> {
     if args.list_devices {
         print!("{}", device::list_table()?);
         return Ok(());
     }
-    let gpu = Gpu::open(device::selector(args.device.as_deref()).as_deref())?;
+    let gpu = Gpu::open(edge.device(args.device.as_deref()).as_deref())?;
     print!("{}", properties(&gpu.info));
 
-    let opts = Options { quick: args.quick };
+    let opts = Options {
+        quick: args.quick,
+        kernels: microbench::kernel_path(&edge.course.solutions()),
+    };
     println!(
         "\nPeak FP32: chains of multiply-adds (`mad`), 2 FLOP each{}",
         if args.quick { ", quick run" } else { "" }
@@ -80,11 +104,9 @@ fn run(args: &Args) -> Result<()> {
     print!("{}", roofline(&p));
 
     if args.record {
-        peak::save(&p)?;
-        println!(
-            "\nRecorded in {}.",
-            paths::display(&paths::results_dir().join("peak.csv"))
-        );
+        let results = edge.course.results();
+        peak::save(&results, &p)?;
+        println!("\nRecorded in {}.", paths::display(&peak::file(&results)));
     } else {
         println!("\nRecord it with --record: every later lesson then reports its % of this peak.");
     }

@@ -1,16 +1,25 @@
-//! Lesson 01: run your kernel (or --solution), check it, time it, compare with the previous rung.
+//! Lesson 01: the naive CPU product, the i-j-k triple loop. The declaration the grader, the
+//! scoreboard and the book read, and the lesson's program:
+//!
+//!     cargo run --release --bin 01_cpu_naive [-- --solution --size 512]
+//!
+//! runs your `matmul` (or the reference), checks it against the f64 reference and times it.
 
-use clap::Parser;
-use lab::{cli::Common, lessons, runner};
+use lab::lesson::{CpuLesson, Kind, Lesson};
 
-#[derive(Parser)]
-#[command(about = "Lesson 01: runs your code, checks it against the CPU reference and times it")]
-struct Args {
-    #[command(flatten)]
-    common: Common,
-}
+pub static LESSON: Lesson = Lesson {
+    key: "01",
+    slug: "cpu_naive",
+    title: "CPU naive",
+    teaches: "the i-j-k triple loop, and how to check a product against a reference",
+    hint: "in kernels/01_cpu_naive.rs, write the three loops: for each row i and column j of C, sum A[i][k]·B[k][j] over k, then store the sum in C[i*n + j].",
+    kind: Kind::Cpu(&CPU),
+};
 
-fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    runner::exit_code(runner::run(lessons::get(1), &args.common).map(|_| ()))
+pub static CPU: CpuLesson = CpuLesson {
+    functions: &["matmul"],
+};
+
+pub fn main() -> std::process::ExitCode {
+    lab::cli::lesson_main(&LESSON)
 }

@@ -1,8 +1,32 @@
-//! Lesson 03: run your parallel product (or --solution), check it, time it, compare with
-//! lesson 02, then show how it scales with the number of threads.
+//! Lesson 03: threads on the CPU, rayon over the rows of C. The declaration the grader, the
+//! scoreboard and the book read, and the lesson's program:
+//!
+//!     cargo run --release --bin 03_cpu_parallel [-- --solution --size 1024]
+//!
+//! runs your `matmul_parallel` (or the reference), checks it, times it against lesson 02,
+//! then times it with 1, 2, 4, ... threads: how the work scales.
+
+use std::process::ExitCode;
 
 use clap::Parser;
-use lab::{cli::Common, lessons, record, report, runner};
+use lab::cli::{Common, Edge};
+use lab::harness::exec::Timing;
+use lab::harness::matrix::{Problem, Shape};
+use lab::lesson::{CpuLesson, Kind, Lesson};
+use lab::report;
+
+pub static LESSON: Lesson = Lesson {
+    key: "03",
+    slug: "cpu_parallel",
+    title: "CPU parallel",
+    teaches: "rayon over rows of C, and how the speed scales with threads",
+    hint: "in kernels/03_cpu_parallel.rs, split C into rows with `c.par_chunks_mut(n)` and run lesson 02's i-k-j loop on each row.",
+    kind: Kind::Cpu(&CPU),
+};
+
+pub static CPU: CpuLesson = CpuLesson {
+    functions: &["matmul_parallel"],
+};
 
 #[derive(Parser)]
 #[command(
@@ -16,47 +40,64 @@ struct Args {
     no_scaling: bool,
 }
 
-fn main() -> std::process::ExitCode {
+pub fn main() -> ExitCode {
     let args = Args::parse();
-    runner::exit_code(run(&args))
+    lab::cli::finish(Edge::from_env().and_then(|edge| {
+        let Some(m) = lab::run::run_lesson(&LESSON, &args.common, &edge)? else {
+            return Ok(());
+        };
+        if !args.no_scaling {
+            let table = scaling(&LESSON, &args.common, &edge, m.shape)?;
+            print!("{}", scaling_table(m.shape, &table));
+        }
+        Ok(())
+    }))
 }
 
-fn run(args: &Args) -> anyhow::Result<()> {
-    let lesson = lessons::get(3);
-    let m = runner::run(lesson, &args.common)?;
-    if args.no_scaling {
-        return Ok(());
+/// Thread counts to try: 1, 2, 4, ... up to the machine's count, and that count itself.
+pub fn thread_counts() -> Vec<usize> {
+    let max = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t <= max)
+        .collect();
+    if counts.last() != Some(&max) {
+        counts.push(max);
     }
-    let lessons::Kind::Cpu(parts) = lesson.kind else {
-        unreachable!("lesson 03 is a CPU lesson")
-    };
-    let f = if args.common.solution {
-        parts[0].reference
-    } else {
-        parts[0].student
-    };
-    let table = lessons::l03_cpu_parallel::scaling(f, m.shape)?;
-    println!("\n  threads   time          GFLOP/s   speed-up over 1 thread");
-    let one = table[0].1;
-    let mut rows = Vec::new();
-    for &(t, ms) in &table {
-        let gf = m.shape.flops() / (ms * 1e-3) / 1e9;
-        println!(
-            "  {t:>7}   {:<12}  {:>7}   {:.2}×",
-            report::ms(ms),
-            report::gflops(gf),
-            one / ms
-        );
-        let mut row = runner::row(&m);
-        row[4] = format!("threads={t}");
-        row[8] = format!("{ms:.4}");
-        row[9] = format!("{ms:.4}");
-        row[10] = format!("{gf:.1}");
-        row[11] = format!("{gf:.1}");
-        rows.push(row);
+    counts
+}
+
+/// Times the lesson's function at `shape` with each of [`thread_counts`] threads.
+pub fn scaling(
+    lesson: &Lesson,
+    common: &Common,
+    edge: &Edge,
+    shape: Shape,
+) -> anyhow::Result<Vec<(usize, Timing)>> {
+    let source = lab::run::source(common, edge);
+    let cpu = lesson.cpu().expect("lesson 03 is a CPU lesson");
+    let file = source.path(lesson);
+    let built = lab::grade::cpu::builder(&edge.course).build(&file, cpu.functions)?;
+    let p = Problem::random(shape, 5);
+    let function = cpu.functions[0];
+    let mut out = Vec::new();
+    for t in thread_counts() {
+        let (timing, _) = lab::grade::cpu::time(&built, function, &p, t, edge.timeout)
+            .map_err(|f| anyhow::anyhow!("{}", f.message))?;
+        out.push((t, timing));
     }
-    if let Some(path) = &args.common.record {
-        record::append(path, record::LADDER_HEADER, &rows)?;
+    Ok(out)
+}
+
+fn scaling_table(shape: Shape, table: &[(usize, Timing)]) -> String {
+    let one = table[0].1.device_ms;
+    let mut s = String::from("\n  threads   time (median)   GFLOP/s   speed-up over 1 thread\n");
+    for (t, timing) in table {
+        s.push_str(&format!(
+            "  {t:>7}   {:<14}  {:>7}   {:.2}×\n",
+            report::ms(timing.device_ms),
+            report::gflops(timing.gflops(shape)),
+            one / timing.device_ms
+        ));
     }
-    Ok(())
+    s
 }

@@ -1,16 +1,156 @@
-//! Lesson 06: run your kernel (or --solution), check it, time it, compare with the previous rung.
+//! Lesson 06: register tiling, more work per work-item. The declaration the grader, the
+//! scoreboard and the book read, its host code (shared with lessons 07 and 08), and the
+//! lesson's program:
+//!
+//!     cargo run --release --bin 06_register_tiling [-- --solution -D WPTM=4]
 
-use clap::Parser;
-use lab::{cli::Common, lessons, runner};
+use lab::harness::exec::Launch;
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::lesson::{
+    define, require_divides, require_multiple, Ctx, Kind, Lesson, OclLesson, Technique, Variant,
+    BUFFERS, STANDARD_ARGS,
+};
 
-#[derive(Parser)]
-#[command(about = "Lesson 06: runs your kernel, checks it against the CPU reference and times it")]
-struct Args {
-    #[command(flatten)]
-    common: Common,
+pub static LESSON: Lesson = Lesson {
+    key: "06",
+    slug: "register_tiling",
+    title: "Register tiling",
+    teaches: "a WPTM×WPTN block of C per work-item, kept in registers (1D, then 2D)",
+    hint: "in kernels/06_register_tiling.cl, share the loads of each TSM×TSK tile of A and TSK×TSN tile of B among the work-items (LPTA and LPTB elements each), barrier, then for every k read WPTN values of B into Breg and one value of A at a time, and add the WPTM×WPTN products into acc; barrier again; finally store acc.",
+    kind: Kind::OpenCl(&REGISTER),
+};
+
+/// The tile defines: a work-group computes TSM×TSN of C, TSK deep along K, and each of its
+/// (TSM/WPTM)×(TSN/WPTN) work-items a WPTM×WPTN block.
+pub fn tiles(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<Define> {
+    vec![
+        Define::new("TSM", tsm),
+        Define::new("TSN", tsn),
+        Define::new("TSK", tsk),
+        Define::new("WPTM", wptm),
+        Define::new("WPTN", wptn),
+    ]
 }
 
-fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    runner::exit_code(runner::run(lessons::get(6), &args.common).map(|_| ()))
+/// 2D register blocks sized for the device: 128×128 tiles of 8×8 blocks (256 work-items,
+/// 16 KB of local memory) on a large GPU, smaller tiles where the work-group or the local
+/// memory is small.
+pub fn block_defines(ctx: &Ctx) -> Vec<Define> {
+    let info = ctx.info;
+    if info.max_work_group >= 256 && info.local_mem_bytes >= 32 * 1024 {
+        tiles(128, 128, 16, 8, 8)
+    } else if info.max_work_group >= 64 && info.local_mem_bytes >= 16 * 1024 {
+        tiles(64, 64, 16, 8, 8)
+    } else {
+        tiles(32, 32, 8, 8, 8)
+    }
+}
+
+/// The rules every register-tiled kernel's defines obey: each a whole number of at least 1,
+/// a work-item's block dividing the tile, and the tile loads shared out evenly.
+pub fn check_blocks(d: &[Define]) -> Result<(), String> {
+    for name in ["TSM", "TSN", "TSK", "WPTM", "WPTN"] {
+        define(d, name)?;
+    }
+    require_divides(
+        d,
+        "TSM",
+        "WPTM",
+        "a work-item computes WPTM rows of the tile",
+    )?;
+    require_divides(
+        d,
+        "TSN",
+        "WPTN",
+        "a work-item computes WPTN columns of the tile",
+    )?;
+    let items = (define(d, "TSM")? / define(d, "WPTM")?) * (define(d, "TSN")? / define(d, "WPTN")?);
+    for (what, size) in [
+        ("A's TSM×TSK tile", define(d, "TSM")? * define(d, "TSK")?),
+        ("B's TSK×TSN tile", define(d, "TSK")? * define(d, "TSN")?),
+    ] {
+        if size % items != 0 {
+            return Err(format!(
+                "{what} has {size} elements, which the {items} work-items cannot share evenly: choose tiles whose sizes are multiples of (TSM/WPTM)·(TSN/WPTN)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The work-group of a TSM×TSN tile: one work-item per WPTM×WPTN block, dimension 0 along N.
+pub fn block_launch(s: Shape, d: &[Define]) -> Result<Launch, String> {
+    let (tsm, tsn, tsk) = (define(d, "TSM")?, define(d, "TSN")?, define(d, "TSK")?);
+    let (wptm, wptn) = (define(d, "WPTM")?, define(d, "WPTN")?);
+    require_multiple(s, tsm, tsn, tsk, "whole TSM×TSN tiles of C, TSK deep")?;
+    Ok(Launch {
+        global: [s.n / wptn, s.m / wptm],
+        local: Some([tsn / wptn, tsm / wptm]),
+    })
+}
+
+/// Sizes for a tiled lesson: non-square, several tiles in each dimension, small enough for
+/// a CPU runtime.
+pub fn block_shapes(d: &[Define]) -> Result<Vec<Shape>, String> {
+    let (tsm, tsn, tsk) = (define(d, "TSM")?, define(d, "TSN")?, define(d, "TSK")?);
+    Ok(vec![
+        Shape::new(tsm, 2 * tsn, 3 * tsk),
+        Shape::new(2 * tsm, tsn, 5 * tsk),
+        Shape::new(tsm, 2 * tsn, tsk),
+    ])
+}
+
+pub static REGISTER: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: STANDARD_ARGS,
+    defines: block_defines,
+    check_defines: check_blocks,
+    launch: block_launch,
+    shapes: block_shapes,
+    build_options: "",
+    uses: &[
+        Technique {
+            pattern: "__local",
+            min: 1,
+            hint: "keep the tiles in local memory: `__local float Asub[TSK][TSM];` and `__local float Bsub[TSK][TSN];`",
+        },
+        Technique {
+            pattern: "barrier(",
+            min: 2,
+            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile: after loading it (nobody reads before everyone has written) and after using it (nobody overwrites a tile others still read).",
+        },
+        Technique {
+            pattern: "[WPTM][WPTN]",
+            min: 1,
+            hint: "each work-item keeps its WPTM×WPTN results in registers, `float acc[WPTM][WPTN];`, and updates all of them with every pair of values it reads from local memory.",
+        },
+    ],
+    host: BUFFERS,
+    sized: None,
+    variants: &[Variant {
+        name: "1d",
+        about: "the same kernel with WPTN = 1: WPTM results per work-item along one column of C",
+        measure: |gpu, course, shape| {
+            let d = one_d_defines(gpu.info.max_work_group);
+            let file = course.solutions().join(LESSON.file_name());
+            lab::measure::measure_file(gpu, &LESSON, &file, &d, shape)
+        },
+    }],
+};
+
+/// The 1D form: 64×64 tiles (fewer columns where the work-group is small), 8 results per
+/// work-item along M, none shared along N.
+fn one_d_defines(max_work_group: usize) -> Vec<Define> {
+    if max_work_group >= 512 {
+        tiles(64, 64, 16, 8, 1)
+    } else if max_work_group >= 256 {
+        tiles(64, 32, 16, 8, 1)
+    } else {
+        tiles(32, 16, 16, 8, 1)
+    }
+}
+
+pub fn main() -> std::process::ExitCode {
+    lab::cli::lesson_main(&LESSON)
 }

@@ -1,16 +1,246 @@
-//! Lesson 08: run your kernel (or --solution), check it, time it, compare with the previous rung.
+//! Lesson 08: padding. Any M, N and K, with guarded edge tiles; and padded local tiles
+//! against bank conflicts. The declaration the grader, the scoreboard and the book read, its
+//! host code (the zero-padding variant), and the lesson's program:
+//!
+//!     cargo run --release --bin 08_padding [-- --solution -m 1000 -n 999 -k 1001]
 
-use clap::Parser;
-use lab::{cli::Common, lessons, runner};
+use std::ptr;
 
-#[derive(Parser)]
-#[command(about = "Lesson 08: runs your kernel, checks it against the CPU reference and times it")]
-struct Args {
-    #[command(flatten)]
-    common: Common,
+use anyhow::{Context as _, Result};
+use lab::grade::verify;
+use lab::harness::device::Gpu;
+use lab::harness::exec::{self, event_ms, Launch, RunOutput, Timing};
+use lab::harness::matrix::{Problem, Shape};
+use lab::harness::paths::Course;
+use lab::harness::program::{self, Define};
+use lab::ladder::l07_vectorization::{check_vectors, vector_defines};
+use lab::lesson::{
+    define, require_nonempty, round_up, Ctx, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS,
+    STANDARD_ARGS,
+};
+use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::types::CL_BLOCKING;
+
+pub static LESSON: Lesson = Lesson {
+    key: "08",
+    slug: "padding",
+    title: "Padding",
+    teaches: "any M, N, K with guarded edge tiles (or zero-padding), and padded local tiles against bank conflicts",
+    hint: "in kernels/08_padding.cl, decide once whether the work-group's tile lies inside C; load tiles with vectors there, and elsewhere element by element with 0.0f for anything outside A or B; store vectors inside C and, on the edges, only the elements with row < M and column < N.",
+    kind: Kind::OpenCl(&PADDED),
+};
+
+fn padded_defines(ctx: &Ctx) -> Vec<Define> {
+    let mut d = vector_defines(ctx);
+    // Rows of the transposed tile of A start 2 banks apart: a warp's stores, TSK/WIDTH
+    // steps by 32·WIDTH/TSK rows, then fall in 32 different banks (TSK = 16).
+    d.push(Define::new("PAD", 2));
+    d
 }
 
-fn main() -> std::process::ExitCode {
-    let args = Args::parse();
-    runner::exit_code(runner::run(lessons::get(8), &args.common).map(|_| ()))
+/// Lesson 07's rules; PAD may be 0.
+fn check_padded(d: &[Define]) -> Result<(), String> {
+    check_vectors(d)?;
+    match d.iter().rev().find(|x| x.name == "PAD") {
+        Some(p) if p.value.trim().parse::<usize>().is_err() => Err(format!(
+            "-D PAD={}: PAD must be a whole number of floats, 0 or more",
+            p.value
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub static PADDED: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: STANDARD_ARGS,
+    defines: padded_defines,
+    check_defines: check_padded,
+    launch: |s, d| {
+        require_nonempty(s)?;
+        let (tsm, tsn) = (define(d, "TSM")?, define(d, "TSN")?);
+        let (wptm, wptn) = (define(d, "WPTM")?, define(d, "WPTN")?);
+        // Whole tiles, hanging over the edges of C where M or N is not a multiple.
+        Ok(Launch {
+            global: [round_up(s.n, tsn) / wptn, round_up(s.m, tsm) / wptm],
+            local: Some([tsn / wptn, tsm / wptm]),
+        })
+    },
+    shapes: |d| {
+        let (tsm, tsn, tsk) = (define(d, "TSM")?, define(d, "TSN")?, define(d, "TSK")?);
+        Ok(vec![
+            Shape::new(1, 1, 1),
+            Shape::new(7, 13, 5),
+            Shape::new(31, 33, 17),
+            Shape::new(100, 257, 1000),
+            Shape::new(tsm, 2 * tsn, 3 * tsk),
+            Shape::new(tsm + 3, tsn + 4, 2 * tsk + 4),
+            Shape::new(tsm + 3, tsn - 1, 2 * tsk + 1),
+            // Interior tiles with N and K not multiples of 4: no vector path may be taken
+            // where a row of B or A does not start on a vector boundary.
+            Shape::new(2 * tsm + 1, 2 * tsn + 2, 3 * tsk + 3),
+        ])
+    },
+    build_options: "",
+    uses: &[
+        Technique {
+            pattern: "__local",
+            min: 1,
+            hint: "keep the tiles in local memory, as in lessons 06 and 07.",
+        },
+        Technique {
+            pattern: "barrier(",
+            min: 2,
+            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile, and where every work-item reaches it: never inside a branch that only some work-items take (an edge guard, say).",
+        },
+        Technique {
+            pattern: "+ PAD]",
+            min: 1,
+            hint: "pad the rows of A's local tile, `__local float Asub[TSK][TSM + PAD];`, so that the work-items writing down one of its columns hit different banks.",
+        },
+    ],
+    host: BUFFERS,
+    sized: None,
+    variants: &[
+        Variant {
+            name: "pad-0",
+            about: "the same kernel without padding of A's local tile (PAD = 0)",
+            measure: |gpu, course, shape| {
+                let ctx = Ctx {
+                    info: &gpu.info,
+                    course,
+                };
+                let mut d = padded_defines(&ctx);
+                d.retain(|x| x.name != "PAD");
+                d.push(Define::new("PAD", 0));
+                let file = course.solutions().join(LESSON.file_name());
+                lab::measure::measure_file(gpu, &LESSON, &file, &d, shape)
+            },
+        },
+        Variant {
+            name: "zero-padding",
+            about: "lesson 07's kernel on copies of A, B and C zero-padded to whole tiles on the device; the copies are part of the time",
+            measure: zero_padding,
+        },
+    ],
+};
+
+pub fn main() -> std::process::ExitCode {
+    lab::cli::lesson_main(&LESSON)
+}
+
+/// Runs lesson 07's kernel on zero-padded copies, made on the device: fill the padded
+/// buffers with zeros, copy A and B in as rectangles, run, copy C's rectangle out. Device
+/// time is the sum of all those steps.
+fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> {
+    let l07 = &lab::ladder::l07_vectorization::LESSON;
+    let ocl = l07.ocl().context("lesson 07 has a kernel")?;
+    let ctx = Ctx {
+        info: &gpu.info,
+        course,
+    };
+    let d = (ocl.defines)(&ctx);
+    let get = |name| define(&d, name).map_err(anyhow::Error::msg);
+    let (tsm, tsn, tsk) = (get("TSM")?, get("TSN")?, get("TSK")?);
+    let pad = Shape::new(round_up(s.m, tsm), round_up(s.n, tsn), round_up(s.k, tsk));
+    let launch = (ocl.launch)(pad, &d).map_err(|why| anyhow::anyhow!(why))?;
+    let file = course.solutions().join(l07.file_name());
+    let program = program::build_file(gpu, &file, &d, ocl.build_options)?;
+    let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)?;
+
+    let p = Problem::random(s, 7);
+    let mut a = exec::input_buffer(gpu, &p.a, 0)?;
+    let mut b = exec::input_buffer(gpu, &p.b, 0)?;
+    let device = |len: usize| -> Result<Buffer<f32>> {
+        unsafe { Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }
+            .context("allocating a zero-padded matrix")
+    };
+    let mut c = device(s.m * s.n)?;
+    let mut ap = device(pad.m * pad.k)?;
+    let mut bp = device(pad.k * pad.n)?;
+    let cp = device(pad.m * pad.n)?;
+    exec::set_standard_args(&kernel, pad, &ap, &bp, &cp)?;
+
+    // One padded product, step by step; returns the device time of all the steps.
+    let mut once = |a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>| -> Result<f64> {
+        let f4 = std::mem::size_of::<f32>();
+        let mut ms = 0.0;
+        unsafe {
+            let q = &gpu.queue;
+            for (buf, len) in [(&mut ap, pad.m * pad.k), (&mut bp, pad.k * pad.n)] {
+                let e = q.enqueue_fill_buffer(buf, &[0.0f32], 0, len * f4, &[])?;
+                e.wait()?;
+                ms += event_ms(&e)?;
+            }
+            // Rectangles: origin and region in bytes along x, rows along y.
+            let zero = [0usize; 3];
+            let copies = [
+                (
+                    a as &Buffer<f32>,
+                    &mut ap,
+                    [s.k * f4, s.m, 1],
+                    s.k * f4,
+                    pad.k * f4,
+                ),
+                (b, &mut bp, [s.n * f4, s.k, 1], s.n * f4, pad.n * f4),
+            ];
+            for (src, dst, region, src_pitch, dst_pitch) in copies {
+                let e = q.enqueue_copy_buffer_rect(
+                    src,
+                    dst,
+                    zero.as_ptr(),
+                    zero.as_ptr(),
+                    region.as_ptr(),
+                    src_pitch,
+                    0,
+                    dst_pitch,
+                    0,
+                    &[],
+                )?;
+                e.wait()?;
+                ms += event_ms(&e)?;
+            }
+            ms += exec::launch(gpu, &kernel, &launch)?;
+            let region = [s.n * f4, s.m, 1];
+            let e = q.enqueue_copy_buffer_rect(
+                &cp,
+                c,
+                zero.as_ptr(),
+                zero.as_ptr(),
+                region.as_ptr(),
+                pad.n * f4,
+                0,
+                s.n * f4,
+                0,
+                &[],
+            )?;
+            e.wait()?;
+            ms += event_ms(&e)?;
+        }
+        Ok(ms)
+    };
+
+    let first = once(&a, &b, &mut c).context("running the zero-padded product")?;
+    let mut out = vec![0.0f32; s.m * s.n];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
+            .context("reading C back")?;
+    }
+    verify(&p, &RunOutput::plain(out, first), None)
+        .map_err(|f| anyhow::anyhow!("the zero-padded product is wrong: {}", f.message))?;
+    let io = exec::Io {
+        a: &mut a,
+        b: &mut b,
+        c: &mut c,
+        c_offset: 0,
+    };
+    Ok(Some(exec::repeat_timed(
+        gpu,
+        &p,
+        io,
+        first,
+        2000.0,
+        1,
+        |a, b, c, _| once(a, b, c),
+    )?))
 }

@@ -1,16 +1,131 @@
-//! Lesson 09: run your kernel (or --solution), check it, time it, compare with the previous
-//! rung; then time the zero-copy and copy paths side by side (`--path`), and optionally search
-//! a few work-group shapes for this device (`--search`).
+//! Lesson 09: the Adreno design. B read through the texture pipe as an image, A and C in
+//! buffers the host maps instead of copying (zero copy), a micro-tile of C per work-item. The
+//! declaration the grader, the scoreboard and the book read, its host code, and the lesson's
+//! program:
+//!
+//!     cargo run --release --bin 09_texture_zero_copy [-- --solution --path both --search]
+
+use std::process::ExitCode;
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
-use lab::device::Gpu;
-use lab::grade::Source;
-use lab::lessons::{self, with_overrides};
-use lab::matrix::{Problem, Shape};
-use lab::program::{self, Define};
-use lab::texture::{self, Setup, Transfer};
-use lab::{cli::Common, report, runner};
+use lab::cli::{Common, Edge};
+use lab::grade::{verify, Source};
+use lab::harness::device::Gpu;
+use lab::harness::exec::{Launch, Timing};
+use lab::harness::matrix::{Problem, Shape};
+use lab::harness::paths::Course;
+use lab::harness::program::{self, Arg, Define};
+use lab::lesson::{
+    define, require_nonempty, with_overrides, Host, Kind, Lesson, OclLesson, Technique, Variant,
+};
+use lab::report;
+
+#[path = "09_texture_zero_copy/texture.rs"]
+pub mod texture;
+
+use texture::{Setup, Transfer};
+
+pub static LESSON: Lesson = Lesson {
+    key: "09",
+    slug: "texture_zero_copy",
+    title: "Texture pipe and zero copy",
+    teaches: "B as an image read with read_imagef, A and C in mapped host-visible memory, a micro-tile per work-item",
+    hint: "in kernels/09_texture_zero_copy.cl, read rows k..k+3 of B as four pixels with read_imagef(B, pixel, (int2)(column, row)), add a.x*b[0] + a.y*b[1] + a.z*b[2] + a.w*b[3] to each row's float4 accumulator, then store the micro-tile with vstore4, skipping rows ≥ M and columns ≥ N.",
+    kind: Kind::OpenCl(&TEXTURE),
+};
+
+/// The kernel's arguments: B is an image, the rest as in every lesson.
+pub const ARGS: &[Arg] = &[
+    Arg::Int("M"),
+    Arg::Int("N"),
+    Arg::Int("K"),
+    Arg::GlobalIn("A"),
+    Arg::Image("B"),
+    Arg::GlobalOut("C"),
+];
+
+/// Recommended by the Adreno blog; lets the compiler fuse multiply-adds freely.
+pub const BUILD_OPTIONS: &str = "-cl-fast-relaxed-math";
+
+/// The kernel's rules: whole numbers of at least 1, KT a multiple of 4 (A is read as float4
+/// along K), A_LOCAL 0 or 1.
+fn check_texture(d: &[Define]) -> Result<(), String> {
+    for name in ["WGX", "WGY", "RM", "RN", "KT"] {
+        define(d, name)?;
+    }
+    let kt = define(d, "KT")?;
+    if !kt.is_multiple_of(4) {
+        return Err(format!(
+            "-D KT={kt}: KT must be a multiple of 4 (A is read four floats at a time along K)"
+        ));
+    }
+    if let Some(a) = d.iter().rev().find(|x| x.name == "A_LOCAL") {
+        if !["0", "1"].contains(&a.value.trim()) {
+            return Err(format!(
+                "-D A_LOCAL={}: A_LOCAL must be 0 (each work-item loads its own A) or 1 (the group shares A in local memory)",
+                a.value
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub static TEXTURE: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: ARGS,
+    defines: |ctx| texture::default_defines(ctx.info),
+    check_defines: check_texture,
+    launch,
+    shapes: |d| {
+        let tm = define(d, "WGY")? * define(d, "RM")?;
+        let tn = 4 * define(d, "WGX")? * define(d, "RN")?;
+        let kt = define(d, "KT")?;
+        Ok(vec![
+            Shape::new(1, 1, 1),
+            Shape::square(tn),
+            Shape::new(2 * tm, tn, 3 * kt),
+            Shape::new(tm + 3, tn / 2 + 5, 2 * kt + 5),
+            Shape::new(2 * tm - 1, 3, 7),
+            Shape::new(5, tn + 6, kt.max(8) - 1),
+        ])
+    },
+    build_options: BUILD_OPTIONS,
+    uses: &[
+        Technique {
+            pattern: "read_imagef",
+            min: 1,
+            hint: "read B through the texture pipe: `read_imagef(B, pixel, (int2)(x, y))` returns the float4 B[y][4x .. 4x+3].",
+        },
+        Technique {
+            pattern: "vstore4",
+            min: 1,
+            hint: "store four columns of C at once with `vstore4(acc[i][j], 0, C + row * N + col)` where they all lie inside C.",
+        },
+    ],
+    host: Host {
+        run: |gpu, kernel, p, l, d| {
+            texture::run(gpu, kernel, p, l, d, Setup::ZERO_COPY).map(|r| r.output)
+        },
+        time: |gpu, kernel, p, l, d, budget| {
+            texture::time(gpu, kernel, p, l, d, budget, Transfer::ZeroCopy)
+        },
+        needs_images: true,
+    },
+    sized: None,
+    variants: &[
+        Variant {
+            name: "copy",
+            about: "the same kernel with enqueued copies of A, B and C instead of map/unmap",
+            measure: measure_copy,
+        },
+        Variant {
+            name: "adreno-blog",
+            about: "the Adreno blog's kernel as published: 8×4 micro-tiles, A read from global memory, 16×8 work-groups",
+            measure: measure_adreno_blog,
+        },
+    ],
+};
 
 #[derive(Parser)]
 #[command(
@@ -29,24 +144,21 @@ struct Args {
     search: bool,
 }
 
-fn main() -> std::process::ExitCode {
+pub fn main() -> ExitCode {
     let args = Args::parse();
-    runner::exit_code(body(&args))
+    lab::cli::finish(Edge::from_env().and_then(|edge| body(&args, &edge)))
 }
 
-fn body(args: &Args) -> Result<()> {
+fn body(args: &Args, edge: &Edge) -> Result<()> {
     let transfers: Vec<Transfer> = match args.path.as_str() {
         "both" => vec![Transfer::ZeroCopy, Transfer::Copy],
         p => vec![p.parse().map_err(anyhow::Error::msg)?],
     };
-    let lesson = lessons::get(9);
-    let m = runner::run(lesson, &args.common)?;
-    let source = if args.common.solution {
-        Source::Solution
-    } else {
-        Source::student()
+    let Some(m) = lab::run::run_lesson(&LESSON, &args.common, edge)? else {
+        return Ok(());
     };
-    let gpu = Gpu::open(lab::device::selector(args.common.device.as_deref()).as_deref())?;
+    let source = lab::run::source(&args.common, edge);
+    let gpu = Gpu::open(edge.device(args.common.device.as_deref()).as_deref())?;
     println!(
         "\nhost paths at {} (kernel time, and end to end with filling A and B and reading C):",
         m.shape
@@ -76,12 +188,11 @@ fn time_path(
     defines: &[Define],
     transfer: Transfer,
 ) -> Result<(f64, f64)> {
-    let lesson = lessons::get(9);
-    let ocl = lesson.ocl().expect("lesson 09 is an OpenCL lesson");
-    let file = source.path(lesson);
-    let l = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
-    let prog = program::build_file(gpu, &file, defines, ocl.build_options)?;
-    let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
+    let file = source.path(&LESSON);
+    (TEXTURE.check_defines)(defines).map_err(anyhow::Error::msg)?;
+    let l = launch(shape, defines).map_err(anyhow::Error::msg)?;
+    let prog = program::build_file(gpu, &file, defines, BUILD_OPTIONS)?;
+    let kernel = program::kernel(&prog, &file, TEXTURE.kernel, ARGS)?;
     let p = Problem::random(shape, 7);
     let setup = Setup {
         transfer,
@@ -89,14 +200,7 @@ fn time_path(
     };
     let run = texture::run(gpu, &kernel, &p, &l, defines, setup)
         .with_context(|| format!("running the {} path", transfer.name()))?;
-    let cmp = runner::check(&p, &run.output.c);
-    anyhow::ensure!(
-        cmp.passed() && run.output.guard.clean(),
-        "the {} path gave a wrong result ({} of {} checked elements wrong)",
-        transfer.name(),
-        cmp.wrong,
-        cmp.checked
-    );
+    check(&p, run, &format!("the {} path", transfer.name()))?;
     let t = texture::time(gpu, &kernel, &p, &l, defines, 2000.0, transfer)?;
     Ok((t.device_ms, t.host_ms))
 }
@@ -144,4 +248,63 @@ fn search(gpu: &Gpu, source: &Source, shape: Shape, overrides: &[Define]) -> Res
         );
     }
     Ok(())
+}
+
+/// One work-group per macro-tile, enough of them to cover C; the kernel guards the edges.
+fn launch(s: Shape, d: &[Define]) -> Result<Launch, String> {
+    require_nonempty(s)?;
+    let (wgx, wgy) = (define(d, "WGX")?, define(d, "WGY")?);
+    let (rm, rn) = (define(d, "RM")?, define(d, "RN")?);
+    let groups_x = s.n.div_ceil(4).div_ceil(wgx * rn);
+    let groups_y = s.m.div_ceil(wgy * rm);
+    Ok(Launch {
+        global: [groups_x * wgx, groups_y * wgy],
+        local: Some([wgx, wgy]),
+    })
+}
+
+/// Checks a result of the lesson's host set-up, as the grader would.
+fn check(p: &Problem, run: texture::Run, what: &str) -> Result<()> {
+    verify(p, &run.output, None)
+        .map(|_| ())
+        .map_err(|f| anyhow::anyhow!("{what} is wrong: {}", f.message))
+}
+
+fn measure_copy(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+    if texture::check_device(&gpu.info, Some(shape)).is_err() {
+        return Ok(None);
+    }
+    let defines = texture::default_defines(&gpu.info);
+    (TEXTURE.check_defines)(&defines).map_err(anyhow::Error::msg)?;
+    let l = launch(shape, &defines).map_err(anyhow::Error::msg)?;
+    let file = course.solutions().join(LESSON.file_name());
+    let prog = program::build_file(gpu, &file, &defines, BUILD_OPTIONS)?;
+    let kernel = program::kernel(&prog, &file, TEXTURE.kernel, ARGS)?;
+    let p = Problem::random(shape, 7);
+    let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::COPY)?;
+    check(&p, run, "the copy path")?;
+    texture::time(gpu, &kernel, &p, &l, &defines, 2000.0, Transfer::Copy).map(Some)
+}
+
+fn measure_adreno_blog(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+    let Ok(l) = texture::adreno_blog_launch(shape) else {
+        return Ok(None);
+    };
+    if texture::check_device(&gpu.info, Some(shape)).is_err() {
+        return Ok(None);
+    }
+    let defines = texture::adreno_blog_defines();
+    let origin = course.lessons().join("09_texture_zero_copy/texture.rs");
+    let prog = program::build_source(
+        gpu,
+        &origin,
+        texture::ADRENO_BLOG_KERNEL,
+        &[],
+        BUILD_OPTIONS,
+    )?;
+    let kernel = program::kernel(&prog, &origin, "matmul", ARGS)?;
+    let p = Problem::random(shape, 7);
+    let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::ZERO_COPY)?;
+    check(&p, run, "the Adreno blog's kernel")?;
+    texture::time(gpu, &kernel, &p, &l, &defines, 2000.0, Transfer::ZeroCopy).map(Some)
 }

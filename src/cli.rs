@@ -1,20 +1,97 @@
-//! The flags every lesson binary shares.
+//! The edge of every program: the flags lesson programs share, the environment variables
+//! the course reads (each once, here, checked), and turning a result into an exit code.
+//! Nothing below this module reads the environment or ends the process.
 
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context as _, Result};
 use clap::Args;
 
-use crate::matrix::Shape;
-use crate::program::Define;
+use crate::grade::{self, Options};
+use crate::harness::matrix::Shape;
+use crate::harness::paths::Course;
+use crate::harness::program::Define;
+use crate::lesson::Lesson;
 
-/// Flags shared by every lesson binary.
+/// The configuration every program reads from its environment.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    /// `LAB_ROOT`, else the course this program was built from.
+    pub course: Course,
+    /// `LAB_DEVICE`: the default device selector.
+    pub device: Option<String>,
+    /// `LAB_SEED`: the base seed of the graders' random problems.
+    pub seed: u64,
+    /// `LAB_TIMEOUT` seconds: the longest one step (a build, a run) may take.
+    pub timeout: Duration,
+    /// `CLBLAST_LIBRARY`: where CLBlast is, if not on the library path.
+    pub clblast: Option<String>,
+}
+
+/// Reads an environment variable that must be a whole number when set.
+fn number(name: &str) -> Result<Option<u64>> {
+    match std::env::var(name) {
+        Ok(v) if v.trim().is_empty() => Ok(None),
+        Ok(v) => v.trim().parse().map(Some).map_err(|_| {
+            anyhow::anyhow!("{name}={v} is not a whole number (for example {name}=2024); unset it for the default")
+        }),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(e) => bail!("{name}: {e}"),
+    }
+}
+
+fn text(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|s| !s.trim().is_empty())
+}
+
+impl Edge {
+    /// Reads and checks the environment: an invalid value is an error naming the variable.
+    pub fn from_env() -> Result<Edge> {
+        let timeout = number("LAB_TIMEOUT")?.unwrap_or(300);
+        if timeout == 0 {
+            bail!("LAB_TIMEOUT=0: the time limit must be at least 1 second");
+        }
+        Ok(Edge {
+            course: Course::from_env(),
+            device: text("LAB_DEVICE"),
+            seed: number("LAB_SEED")?.unwrap_or(grade::SEED),
+            timeout: Duration::from_secs(timeout),
+            clblast: text("CLBLAST_LIBRARY"),
+        })
+    }
+
+    /// The device selector in force: the `--device` flag, else `LAB_DEVICE`.
+    pub fn device(&self, flag: Option<&str>) -> Option<String> {
+        flag.map(str::to_string)
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| self.device.clone())
+    }
+
+    /// Grading options for this environment, with `worker` as the grading worker.
+    pub fn options(&self, worker: PathBuf, device_flag: Option<&str>) -> Options {
+        Options {
+            device: self.device(device_flag),
+            seed: self.seed,
+            step_timeout: self.timeout.min(Duration::from_secs(120)),
+            ..Options::new(self.course.clone(), worker)
+        }
+    }
+}
+
+/// This program's own path: the grading worker is the program itself, started again.
+pub fn this_program() -> Result<PathBuf> {
+    std::env::current_exe().context("finding this program's own path")
+}
+
+/// Flags shared by every lesson program.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Common {
-    /// Run the reference answer in solutions/ instead of your kernel.
+    /// Run the reference answer in solutions/ instead of your code.
     #[arg(long)]
     pub solution: bool,
-    /// Folder of kernels to run instead of kernels/ (also: LAB_KERNELS).
+    /// Folder of kernels to run instead of kernels/.
     #[arg(long, value_name = "DIR")]
     pub kernels: Option<PathBuf>,
     /// Square problem: M = N = K = SIZE.
@@ -55,7 +132,13 @@ pub fn parse_define(s: &str) -> Result<Define, String> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(format!("`{name}` is not a valid define name"));
     }
-    Ok(Define::new(name, value.trim()))
+    let value = value.trim();
+    if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c == '"') {
+        return Err(format!(
+            "`{value}` is not a valid value for {name}: one word, such as 16"
+        ));
+    }
+    Ok(Define::new(name, value))
 }
 
 /// The largest dimension the course accepts: a 32768² f32 matrix is already 4 GiB.
@@ -70,23 +153,79 @@ impl Common {
             self.n.unwrap_or(base),
             self.k.unwrap_or(base),
         );
-        for (name, v) in [("M", shape.m), ("N", shape.n), ("K", shape.k)] {
-            if v == 0 {
-                bail!("{name} must be at least 1");
-            }
-            if v > MAX_DIM {
-                bail!("{name} = {v} is larger than this course handles ({MAX_DIM})");
-            }
-        }
+        check_shape(shape)?;
         Ok(shape)
     }
+}
 
-    /// Applies --kernels to the environment, so every part of the harness sees the folder.
-    pub fn apply_kernels_dir(&self) {
-        if let Some(dir) = &self.kernels {
-            std::env::set_var("LAB_KERNELS", crate::paths::absolute(dir));
+/// Refuses a size no run can take: a zero dimension, one past [`MAX_DIM`], or matrices that
+/// do not fit this machine's memory (with the reference and the device's copies).
+pub fn check_shape(shape: Shape) -> Result<()> {
+    for (name, v) in [("M", shape.m), ("N", shape.n), ("K", shape.k)] {
+        if v == 0 {
+            bail!("{name} must be at least 1");
+        }
+        if v > MAX_DIM {
+            bail!("{name} = {v} is larger than this course handles ({MAX_DIM})");
         }
     }
+    // A, B and C in f32, twice (host and device copies), and C's reference in f64.
+    let floats = shape.m * shape.k + shape.k * shape.n + shape.m * shape.n;
+    let need = (floats * 4 * 2 + shape.m * shape.n * 16) as u64;
+    if let Some(free) = available_memory() {
+        if need > free {
+            bail!(
+                "{shape} needs about {:.1} GiB of memory (A, B and C, their copies and the reference), but this machine has {:.1} GiB available. Choose a smaller size.",
+                need as f64 / (1u64 << 30) as f64,
+                free as f64 / (1u64 << 30) as f64
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Memory available to new allocations, from /proc/meminfo (Linux); `None` elsewhere.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A program's result as its exit code, with the error printed first.
+pub fn finish(result: Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            match e.downcast_ref::<crate::run::LessonFailed>() {
+                Some(f) => eprintln!("{}", crate::report::failure_text(&f.0)),
+                None => eprintln!("error: {e:#}"),
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The `main` of a lesson program with no flags of its own.
+pub fn lesson_main(lesson: &'static Lesson) -> ExitCode {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    #[derive(clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        common: Common,
+    }
+    let matches = Flags::command()
+        .name(lesson.name())
+        .about(format!(
+            "Lesson {}: runs your code (or --solution), checks it against the f64 reference, times it and compares it with the previous rung",
+            lesson.key
+        ))
+        .get_matches();
+    let flags = Flags::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    finish(
+        Edge::from_env()
+            .and_then(|edge| crate::run::run_lesson(lesson, &flags.common, &edge).map(|_| ())),
+    )
 }
 
 #[cfg(test)]
@@ -98,6 +237,10 @@ mod tests {
         assert_eq!(parse_define("TS=32").unwrap(), Define::new("TS", 32));
         assert!(parse_define("TS").unwrap_err().contains("NAME=VALUE"));
         assert!(parse_define("T S=3").is_err());
+        assert!(parse_define("TS=")
+            .unwrap_err()
+            .contains("not a valid value"));
+        assert!(parse_define("TS=1 -DX=2").is_err());
     }
 
     #[test]

@@ -1,22 +1,33 @@
-//! The course's harness: devices, programs, matrices, the CPU reference, checking, timing,
-//! reports and grading. Lesson binaries, graders and benchmarks are thin layers over it.
+//! The course's library. Its layers, each importing only those above it in this list:
+//!
+//! - [`harness`]: devices, programs, matrices and the reference, guarded runs and timing,
+//!   records, child processes, student CPU crates. It knows nothing of the ladder.
+//! - [`lesson`]: what a lesson is, as data.
+//! - [`grade`]: the one pipeline, run → check → judge → time, and its worker process;
+//!   [`report`], the text a student reads; [`measure`] and [`peers`], checked timings.
+//! - [`ladder`]: the lessons themselves, declared once each in `lessons/NN_name.rs`.
+//! - The front ends: [`cli`] (the edge: flags and environment), [`run`] (a lesson's
+//!   program), [`scoreboard`], [`class`], [`layout`], [`tools`], [`testing`].
 
-pub mod clblast;
-pub mod cli;
-pub mod cpu_kernels;
-pub mod device;
-pub mod exec;
+// Lesson files are compiled both as their own programs and as modules of this library;
+// they name the library `lab` in both.
+extern crate self as lab;
+
+pub mod harness;
+
+pub mod lesson;
+
 pub mod grade;
-pub mod lessons;
-pub mod matrix;
-pub mod microbench;
-pub mod paths;
-pub mod peak;
-pub mod program;
-pub mod record;
+pub mod measure;
+pub mod peers;
 pub mod report;
-pub mod runner;
+
+pub mod ladder;
+
+pub mod class;
+pub mod cli;
+pub mod layout;
+pub mod run;
 pub mod scoreboard;
 pub mod testing;
-pub mod texture;
-pub mod tuner;
+pub mod tools;

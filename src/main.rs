@@ -1,24 +1,40 @@
-//! `cargo run --release`: the scoreboard of every lesson.
+//! `lab`, the course's program: the scoreboard (`cargo run --release`), the grader
+//! (`cargo lab`), a class's grades, the measuring tools, and its own grading worker.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-use lab::{device, grade, paths, peak, scoreboard};
+use anyhow::{Context as _, Result};
+use clap::{Parser, Subcommand};
+use lab::cli::{self, Edge};
+use lab::grade::{self, Source};
+use lab::harness::{device, matrix::Shape, paths, peak};
+use lab::lesson::Lesson;
+use lab::{class, ladder, report, scoreboard, tools};
 
 /// Grades every lesson in your kernels folder and prints a scoreboard beside the reference
-/// answers' speeds.
+/// answers' speeds. Subcommands grade lesson by lesson, grade a class, and measure.
 #[derive(Parser)]
 #[command(name = "lab", version)]
 struct Args {
-    /// Folder of kernels to grade instead of kernels/ (also: LAB_KERNELS).
-    #[arg(long, value_name = "DIR")]
-    kernels: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    command: Option<Cmd>,
+    #[command(flatten)]
+    board: Board,
+}
+
+/// What the scoreboard and the grader share.
+#[derive(clap::Args, Clone)]
+struct Board {
+    /// Folder of kernels to grade instead of kernels/.
+    #[arg(long, value_name = "DIR", global = true)]
+    kernels: Option<PathBuf>,
     /// Device: index or part of its name (also: LAB_DEVICE; default: the first GPU).
-    #[arg(long)]
+    #[arg(long, global = true)]
     device: Option<String>,
-    /// Only these lessons (repeatable), e.g. --lesson 5.
+    /// Only this lesson (repeatable), e.g. --lesson 5.
     #[arg(long = "lesson", value_name = "N")]
-    lessons: Vec<u32>,
+    lessons: Vec<String>,
     /// Size (M = N = K) at which speeds are measured.
     #[arg(long)]
     size: Option<usize>,
@@ -27,49 +43,125 @@ struct Args {
     list_devices: bool,
 }
 
+#[derive(Subcommand)]
+enum Cmd {
+    /// Grade your kernels lesson by lesson, with the full report (`cargo lab`, `cargo lab 05`).
+    Grade {
+        /// Lessons to grade (default: all), e.g. `05` or `5`.
+        lessons: Vec<String>,
+    },
+    /// Grade a class: every student folder inside DIR, as --kernels grades one.
+    Class {
+        /// A folder holding one folder of kernels per student.
+        dir: PathBuf,
+        /// Where to write the gradebook (default: DIR/gradebook.csv).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Only these lessons, e.g. --lesson 4 --lesson 5.
+        #[arg(long = "lesson", value_name = "N")]
+        lessons: Vec<String>,
+        /// Size (M = N = K) at which passing kernels are timed and ranked.
+        #[arg(long)]
+        size: Option<usize>,
+    },
+    /// Measure every rung, its variants and the peers on one device (results/<device>.csv).
+    Ladder(tools::ladder::Args),
+    /// Autotune lesson 10 for a device (results/tuned.csv).
+    Tune(tools::tune::Args),
+    /// Regenerate the book's tables and charts from results/.
+    Results,
+    /// List the OpenCL devices.
+    Devices,
+    /// Grade one request in this process (started by the grader; not for people).
+    #[command(hide = true)]
+    Worker { request: PathBuf, events: PathBuf },
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
+    if let Some(Cmd::Worker { request, events }) = &args.command {
+        return match grade::worker::serve(request, events, ladder::find) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let edge = match Edge::from_env() {
+        Ok(e) => e,
+        Err(e) => return cli::finish(Err(e)),
+    };
+    match args.command {
+        None => cli::finish(scoreboard(&args.board, &edge)),
+        Some(Cmd::Grade { lessons }) => match grade_lessons(&args.board, &lessons, &edge) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => cli::finish(Err(e)),
+        },
+        Some(Cmd::Class {
+            dir,
+            out,
+            lessons,
+            size,
+        }) => cli::finish(grade_class(&args.board, &dir, out, &lessons, size, &edge)),
+        Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
+        Some(Cmd::Tune(a)) => cli::finish(tools::tune::run(&a, &edge)),
+        Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
+        Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
+        Some(Cmd::Worker { .. }) => unreachable!("handled above"),
     }
 }
 
-fn run(args: &Args) -> anyhow::Result<()> {
-    if args.list_devices {
+/// The lessons named on the command line, or an error naming the valid ones.
+fn pick(keys: &[String]) -> Result<Vec<&'static Lesson>> {
+    keys.iter()
+        .map(|k| {
+            ladder::find(k).with_context(|| {
+                format!("there is no lesson {k}: the lessons are {}", ladder::keys())
+            })
+        })
+        .collect()
+}
+
+/// The folder to grade: --kernels DIR, else the course's kernels/.
+fn folder(board: &Board, edge: &Edge) -> Result<PathBuf> {
+    let dir = match &board.kernels {
+        Some(d) => paths::absolute(d),
+        None => edge.course.kernels(),
+    };
+    anyhow::ensure!(dir.is_dir(), "{} is not a folder of kernels", dir.display());
+    Ok(dir)
+}
+
+fn timing_shape(size: Option<usize>, info: &device::DeviceInfo) -> Result<Shape> {
+    match size {
+        Some(s) => {
+            let shape = Shape::square(s);
+            cli::check_shape(shape)?;
+            Ok(shape)
+        }
+        None => Ok(scoreboard::timing_shape(Some(info))),
+    }
+}
+
+fn scoreboard(board: &Board, edge: &Edge) -> Result<()> {
+    if board.list_devices {
         print!("{}", device::list_table()?);
         return Ok(());
     }
-    for &n in &args.lessons {
-        if lab::lessons::find(&n.to_string()).is_none() {
-            anyhow::bail!("there is no lesson {n}: the ladder runs from 0 to 10");
-        }
-    }
-    let sel = device::selector(args.device.as_deref());
+    let only = pick(&board.lessons)?;
+    let opts = edge.options(cli::this_program()?, board.device.as_deref());
     // Fails here, once and clearly, when there is no OpenCL at all.
-    let (_, info) = device::pick(sel.as_deref())?;
-    let dir = match &args.kernels {
-        Some(d) => paths::absolute(d),
-        None => paths::kernels_dir(),
-    };
-    if !dir.is_dir() {
-        anyhow::bail!("{} is not a folder of kernels", dir.display());
-    }
-    let shape = match args.size {
-        Some(s) if s > 0 && s <= lab::cli::MAX_DIM => lab::matrix::Shape::square(s),
-        Some(s) => anyhow::bail!("--size {s} is out of range (1 to {})", lab::cli::MAX_DIM),
-        None => scoreboard::timing_shape(Some(&info)),
-    };
+    let (_, info) = device::pick(opts.device.as_deref())?;
+    let dir = folder(board, edge)?;
+    let shape = timing_shape(board.size, &info)?;
     let opts = grade::Options {
-        device: sel,
         time: Some(shape),
-        ..Default::default()
+        ..opts
     };
-    let rows = scoreboard::collect(&dir, &opts, &args.lessons, |l| {
-        eprintln!("grading lesson {} ...", l.id());
+    let rows = scoreboard::collect(&dir, &opts, &only, |l| {
+        eprintln!("grading lesson {} ...", l.key);
     });
     print!(
         "{}",
@@ -78,8 +170,73 @@ fn run(args: &Args) -> anyhow::Result<()> {
             &info.describe(),
             &paths::display(&dir),
             shape,
-            peak::lookup(&info).as_ref()
+            peak::lookup(&edge.course.results(), &info).as_ref()
         )
     );
+    Ok(())
+}
+
+/// `cargo lab`: every lesson's full verdict, then a one-line summary. True when every
+/// lesson graded passed.
+fn grade_lessons(board: &Board, keys: &[String], edge: &Edge) -> Result<bool> {
+    let mut only = pick(keys)?;
+    only.extend(pick(&board.lessons)?);
+    let dir = folder(board, edge)?;
+    let opts = edge.options(cli::this_program()?, board.device.as_deref());
+    let lessons: Vec<&Lesson> = ladder::ALL
+        .iter()
+        .copied()
+        .filter(|l| l.graded() && scoreboard::selected(l, &only))
+        .collect();
+    let mut passed = 0;
+    let mut next = None;
+    for lesson in &lessons {
+        eprintln!("grading lesson {} ...", lesson.key);
+        let v = grade::grade(lesson, &Source::Folder(dir.clone()), &opts);
+        println!("{}", report::verdict(&v));
+        if v.passed() {
+            passed += 1;
+        } else if next.is_none() {
+            next = Some((lesson.key, report::kind_word(v.kind().expect("failed"))));
+        }
+    }
+    match next {
+        None => println!(
+            "{passed} of {} lessons pass in {}.",
+            lessons.len(),
+            paths::display(&dir)
+        ),
+        Some((key, why)) => println!(
+            "{passed} of {} lessons pass in {}; next: lesson {key} ({why}).",
+            lessons.len(),
+            paths::display(&dir)
+        ),
+    }
+    Ok(passed == lessons.len())
+}
+
+fn grade_class(
+    board: &Board,
+    dir: &std::path::Path,
+    out: Option<PathBuf>,
+    keys: &[String],
+    size: Option<usize>,
+    edge: &Edge,
+) -> Result<()> {
+    let only = pick(keys)?;
+    let opts = edge.options(cli::this_program()?, board.device.as_deref());
+    let (_, info) = device::pick(opts.device.as_deref())?;
+    let shape = timing_shape(size, &info)?;
+    let opts = grade::Options {
+        time: Some(shape),
+        ..opts
+    };
+    let students = class::grade_class(dir, &opts, &only, |student, lesson| {
+        eprintln!("grading {student}, lesson {} ...", lesson.key);
+    })?;
+    print!("{}", class::render(&students, shape));
+    let out = out.unwrap_or_else(|| dir.join("gradebook.csv"));
+    class::write_gradebook(&out, &class::gradebook(&students))?;
+    println!("gradebook: {}", out.display());
     Ok(())
 }

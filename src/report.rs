@@ -1,10 +1,9 @@
-//! Text the student reads: a lesson run's report, a grading verdict, a failure.
+//! Text the student reads: a grading verdict, a failure, numbers with sensible digits.
 
 use std::fmt::Write as _;
 
 use crate::grade::{FailKind, Failure, Verdict};
-use crate::paths;
-use crate::runner::Measurement;
+use crate::harness::paths;
 
 /// GFLOP/s with a sensible number of digits.
 pub fn gflops(x: f64) -> String {
@@ -28,98 +27,14 @@ pub fn ms(x: f64) -> String {
     }
 }
 
-/// The report a lesson binary prints.
-pub fn measurement(m: &Measurement) -> String {
-    let mut s = String::new();
-    let shape = m.shape;
-    let t = &m.timing;
-    let _ = writeln!(
-        s,
-        "Lesson {} · {} — {} ({})",
-        m.lesson.id(),
-        m.lesson.title,
-        m.variant,
-        paths::display(&m.file)
-    );
-    let device = if m.driver.is_empty() {
-        m.device.clone()
-    } else {
-        format!("{} (driver {})", m.device, m.driver)
-    };
-    let _ = writeln!(s, "  device       {device}");
-    let _ = writeln!(s, "  size         {shape}");
-    if !m.defines.is_empty() {
-        let d: Vec<String> = m
-            .defines
-            .iter()
-            .map(|d| format!("{}={}", d.name, d.value))
-            .collect();
-        let _ = writeln!(s, "  defines      {}", d.join(" "));
-    }
-    let _ = writeln!(
-        s,
-        "  check        passed: {} elements against the f64 reference, max relative error {:.1e}",
-        m.checked, m.max_rel_err
-    );
-    // CPU lessons have no driver and no transfers: one time says it all.
-    if m.driver.is_empty() {
-        let _ = writeln!(
-            s,
-            "  time         {} (median of {}, best {})",
-            ms(t.device_ms),
-            t.reps,
-            ms(t.best_ms)
-        );
-        let _ = writeln!(s, "  speed        {} GFLOP/s", gflops(t.gflops(shape)));
-    } else {
-        let _ = writeln!(
-            s,
-            "  time         {} on the device (median of {}, best {}); {} end to end with transfers",
-            ms(t.device_ms),
-            t.reps,
-            ms(t.best_ms),
-            ms(t.host_ms)
-        );
-        let _ = writeln!(
-            s,
-            "  speed        {} GFLOP/s on the device, {} GFLOP/s end to end",
-            gflops(t.gflops(shape)),
-            gflops(t.host_gflops(shape))
-        );
-    }
-    match m.peak_gflops {
-        Some(p) => {
-            let _ = writeln!(
-                s,
-                "  of peak      {:.1} % of the measured FP32 peak ({} GFLOP/s, lesson 00)",
-                100.0 * t.gflops(shape) / p,
-                gflops(p)
-            );
-        }
-        None => {
-            let _ = writeln!(
-                s,
-                "  of peak      unknown: run lesson 00 on this device to measure its peak"
-            );
-        }
-    }
-    if let Some((n, prev)) = &m.previous {
-        let _ = writeln!(
-            s,
-            "  vs lesson {n:02}  {:.2}× the speed of lesson {n:02}'s reference ({} GFLOP/s)",
-            prev.device_ms / t.device_ms,
-            gflops(prev.gflops(shape))
-        );
-    }
-    if let Some(note) = &m.previous_note {
-        let _ = writeln!(s, "  vs previous  {note}");
-    }
-    s
+/// A failure's kind in a few lowercase words, for tables.
+pub fn kind_word(kind: FailKind) -> String {
+    head(kind).to_lowercase()
 }
 
-/// A failure as the student reads it: what kind, then where and what.
-pub fn failure_text(f: &Failure) -> String {
-    let head = match f.kind {
+/// A failure's kind as the heading of its message.
+pub fn head(kind: FailKind) -> &'static str {
+    match kind {
         FailKind::NotStarted => "NOT STARTED",
         FailKind::Missing => "MISSING",
         FailKind::Build => "DOES NOT COMPILE",
@@ -134,8 +49,12 @@ pub fn failure_text(f: &Failure) -> String {
         FailKind::Technique => "TECHNIQUE MISSING",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::Setup => "CANNOT GRADE",
-    };
-    format!("{head}: {}", f.message)
+    }
+}
+
+/// A failure as the student reads it: what kind, then where and what.
+pub fn failure_text(f: &Failure) -> String {
+    format!("{}: {}", head(f.kind), f.message)
 }
 
 /// A grading verdict in full.
@@ -168,6 +87,15 @@ pub fn verdict(v: &Verdict) -> String {
             for line in failure_text(f).lines() {
                 let _ = writeln!(s, "  {line}");
             }
+        }
+    }
+    for note in &v.notes {
+        let _ = writeln!(s, "  note: {note}");
+    }
+    if !v.printed.is_empty() {
+        let _ = writeln!(s, "  your code printed:");
+        for line in v.printed.lines() {
+            let _ = writeln!(s, "    | {line}");
         }
     }
     s

@@ -1,12 +1,15 @@
 //! The scoreboard: every lesson, the student's status beside the reference's speed.
 
-use std::fmt::Write as _;
+use std::path::Path;
 
-use crate::device::DeviceInfo;
+use comfy_table::{presets, ContentArrangement, Table};
+
 use crate::grade::{self, FailKind, Options, Source, Verdict};
-use crate::lessons::{Kind, Lesson, ALL};
-use crate::matrix::Shape;
-use crate::peak;
+use crate::harness::device::DeviceInfo;
+use crate::harness::matrix::Shape;
+use crate::harness::peak::Peak;
+use crate::ladder::ALL;
+use crate::lesson::{Kind, Lesson};
 use crate::report;
 
 /// One lesson's line.
@@ -25,18 +28,20 @@ pub fn timing_shape(info: Option<&DeviceInfo>) -> Shape {
     }
 }
 
+/// Whether a lesson is among those asked for (all when none are).
+pub fn selected(lesson: &Lesson, only: &[&'static Lesson]) -> bool {
+    only.is_empty() || only.iter().any(|l| l.key == lesson.key)
+}
+
 /// Grades every lesson (or those in `only`): the student's folder and the reference.
 pub fn collect(
-    student_dir: &std::path::Path,
+    student_dir: &Path,
     opts: &Options,
-    only: &[u32],
+    only: &[&'static Lesson],
     mut progress: impl FnMut(&Lesson),
 ) -> Vec<Row> {
     let mut rows = Vec::new();
-    for &lesson in ALL.iter() {
-        if !only.is_empty() && !only.contains(&lesson.number) {
-            continue;
-        }
+    for &lesson in ALL.iter().filter(|l| selected(l, only)) {
         progress(lesson);
         if matches!(lesson.kind, Kind::Device) {
             rows.push(Row {
@@ -46,8 +51,8 @@ pub fn collect(
             });
             continue;
         }
-        let reference = grade::grade(lesson, &Source::Solution, opts);
-        let student = grade::grade(lesson, &Source::Student(student_dir.to_path_buf()), opts);
+        let reference = grade::grade(lesson, &Source::Folder(opts.course.solutions()), opts);
+        let student = grade::grade(lesson, &Source::Folder(student_dir.to_path_buf()), opts);
         rows.push(Row {
             lesson,
             student: Some(student),
@@ -57,7 +62,8 @@ pub fn collect(
     rows
 }
 
-fn speed(v: &Verdict, asked: Shape) -> String {
+/// A verdict's speed, at the asked size or the size it was timed at.
+pub fn speed(v: &Verdict, asked: Shape) -> String {
     match &v.timing {
         Some((shape, t)) if *shape == asked => {
             format!("{} GFLOP/s", report::gflops(t.gflops(*shape)))
@@ -79,7 +85,7 @@ pub fn status(v: &Verdict, asked: Shape) -> String {
         Some(FailKind::Missing) => "missing".into(),
         Some(FailKind::Unsupported) => "device unsupported".into(),
         Some(FailKind::Setup) => "not graded".into(),
-        Some(_) => "failing".into(),
+        Some(k) => format!("failing ({})", report::kind_word(k)),
     }
 }
 
@@ -89,26 +95,25 @@ pub fn render(
     device: &str,
     student_dir: &str,
     shape: Shape,
-    peak: Option<&peak::Peak>,
+    peak: Option<&Peak>,
 ) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "Scoreboard — kernels from {student_dir}");
-    let _ = writeln!(s, "device: {device}; speeds at {shape}");
-    let _ = writeln!(s);
-    let _ = writeln!(s, "{:<34} {:<30} reference", "lesson", "your kernel");
-    let _ = writeln!(s, "{}", "-".repeat(86));
+    let mut table = Table::new();
+    table
+        .load_style(presets::ASCII_BORDERS_ONLY_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec!["lesson", "your code", "reference"]);
     let mut notes = Vec::new();
     for r in rows {
-        let name = format!("{} {}", r.lesson.id(), r.lesson.title);
+        let name = format!("{} {}", r.lesson.key, r.lesson.title);
         match (&r.student, &r.reference) {
             (Some(st), Some(rf)) => {
                 let reference = match &rf.failure {
                     None => speed(rf, shape),
                     Some(f) => format!("FAILING ({})", report::short(f)),
                 };
-                let _ = writeln!(s, "{name:<34} {:<30} {reference}", status(st, shape));
+                table.add_row(vec![name.clone(), status(st, shape), reference]);
                 if let Some(f) = &st.failure {
-                    notes.push(format!("{}:\n{}", name, indent(&report::failure_text(f))));
+                    notes.push(format!("{name}:\n{}", indent(&report::failure_text(f))));
                 }
             }
             _ => {
@@ -121,15 +126,18 @@ pub fn render(
                     ),
                     None => "peak not measured: run lesson 00".into(),
                 };
-                let _ = writeln!(s, "{name:<34} {:<30} {p}", "nothing to grade");
+                table.add_row(vec![name, "nothing to grade".into(), p]);
             }
         }
     }
+    let mut s = format!(
+        "Scoreboard — kernels from {student_dir}\ndevice: {device}; speeds at {shape}\n\n{table}\n"
+    );
     if !notes.is_empty() {
-        let _ = writeln!(s);
-        let _ = writeln!(s, "Why:");
+        s.push_str("\nWhy:\n");
         for n in notes {
-            let _ = writeln!(s, "{n}");
+            s.push_str(&n);
+            s.push('\n');
         }
     }
     s

@@ -4,8 +4,8 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use lab::device::Gpu;
-use lab::microbench::{self, Chains, Options, WIDTHS};
+use lab::harness::device::Gpu;
+use lab::ladder::l00_your_device::microbench::{self, Chains, Options, WIDTHS};
 
 /// One test at a time on the device: some drivers (PoCL among them) crash when several
 /// threads of one process open contexts at once, and timings would disturb each other.
@@ -13,14 +13,15 @@ static DEVICE: Mutex<()> = Mutex::new(());
 
 fn gpu() -> (MutexGuard<'static, ()>, Gpu) {
     let guard = DEVICE.lock().unwrap_or_else(|e| e.into_inner());
-    let gpu = Gpu::open(lab::device::selector(None).as_deref()).expect("an OpenCL device");
+    let gpu =
+        Gpu::open(lab::cli::Edge::from_env().unwrap().device.as_deref()).expect("an OpenCL device");
     (guard, gpu)
 }
 
 #[test]
 fn micro_benchmarks_are_checked_and_finite() {
     let (_lock, gpu) = gpu();
-    let opts = Options { quick: true };
+    let opts = quick();
     let report = microbench::measure(&gpu, &opts, |_| {}).expect("the micro-benchmarks run");
     assert_eq!(report.flops.len(), WIDTHS.len());
     for r in &report.flops {
@@ -46,7 +47,7 @@ fn a_chain_that_skipped_steps_is_caught() {
     // A kernel whose loop stops halfway, as a compiler that shortened it would make it: run
     // 512 of the 1024 steps' recurrence; the check must refuse the output.
     let (_lock, gpu) = gpu();
-    let chains = Chains::new(&gpu, 4, Some(512), &Options { quick: true }).expect("build");
+    let chains = Chains::new(&gpu, 4, Some(512), &quick()).expect("build");
     chains.launch(&gpu, 1024).expect("launch");
     let out = chains.read(&gpu).expect("read");
     let ok = microbench::verify(&out, 4, chains.chains, 1024).expect("1024 steps check out");
@@ -66,9 +67,16 @@ fn a_chain_that_skipped_steps_is_caught() {
 #[test]
 fn launch_refuses_a_step_count_the_kernel_cannot_do() {
     let (_lock, gpu) = gpu();
-    let chains = Chains::new(&gpu, 1, Some(64), &Options { quick: true }).expect("build");
+    let chains = Chains::new(&gpu, 1, Some(64), &quick()).expect("build");
     let err = chains
         .launch(&gpu, 100)
         .expect_err("100 is not a multiple of 16");
     assert!(err.to_string().contains("multiple of"), "{err}");
+}
+
+fn quick() -> Options {
+    Options {
+        quick: true,
+        kernels: microbench::kernel_path(&lab::harness::paths::Course::from_env().solutions()),
+    }
 }

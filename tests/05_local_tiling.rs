@@ -2,22 +2,25 @@
 //! that are not tile multiples are refused with a reason.
 
 use lab::grade::FailKind;
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::program::Define;
-use lab::testing::{assert_rejected, assert_solution_passes};
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::ladder;
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 #[test]
 fn solution_passes() {
-    assert_solution_passes(5);
+    g().solution_passes("05");
 }
 
 #[test]
 fn rejects_a_missing_barrier() {
     // PoCL runs a work-group's items in lock-step between barriers, so the race may not show
     // in the numbers there; the grader insists on the lesson's two barriers either way.
-    assert_rejected(
-        5,
+    g().rejects(
+        "05",
         "missing_barrier",
         FailKind::Technique,
         &["`barrier` 1 time(s)", "needs 2", "Hint"],
@@ -26,13 +29,18 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_a_tile_loop_that_stops_one_tile_early() {
-    assert_rejected(5, "tile_off_by_one", FailKind::Wrong, &["expected", "got"]);
+    g().rejects(
+        "05",
+        "tile_off_by_one",
+        FailKind::Wrong,
+        &["expected", "got"],
+    );
 }
 
 #[test]
 fn rejects_an_accumulator_reset_in_every_tile() {
-    assert_rejected(
-        5,
+    g().rejects(
+        "05",
         "accumulator_reset_per_tile",
         FailKind::Wrong,
         &["expected", "got"],
@@ -41,8 +49,8 @@ fn rejects_an_accumulator_reset_in_every_tile() {
 
 #[test]
 fn rejects_a_transposed_tile_of_b() {
-    assert_rejected(
-        5,
+    g().rejects(
+        "05",
         "swapped_tile_index",
         FailKind::Wrong,
         &["expected", "got"],
@@ -51,8 +59,8 @@ fn rejects_a_transposed_tile_of_b() {
 
 #[test]
 fn rejects_a_store_with_the_wrong_row_stride() {
-    assert_rejected(
-        5,
+    g().rejects(
+        "05",
         "store_out_of_bounds",
         FailKind::OutOfBounds,
         &["outside C", "row stride is N"],
@@ -61,8 +69,8 @@ fn rejects_a_store_with_the_wrong_row_stride() {
 
 #[test]
 fn rejects_a_right_answer_without_local_memory() {
-    assert_rejected(
-        5,
+    g().rejects(
+        "05",
         "no_local_memory",
         FailKind::Technique,
         &["never uses `__local`", "Hint"],
@@ -71,7 +79,7 @@ fn rejects_a_right_answer_without_local_memory() {
 
 #[test]
 fn refuses_sizes_that_are_not_tile_multiples() {
-    let ocl = lessons::get(5).ocl().unwrap();
+    let ocl = ladder::get("05").ocl().unwrap();
     let defines = [Define::new("TS", 16)];
     let why = (ocl.launch)(Shape::new(100, 64, 48), &defines).unwrap_err();
     assert!(why.contains("M must be a multiple of 16"), "{why}");

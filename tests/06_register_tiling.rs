@@ -2,13 +2,16 @@
 //! in its 1D form; kernels wrong on purpose are rejected; sizes that are not tile multiples
 //! are refused with a reason.
 
-use lab::device::Gpu;
 use lab::grade::{self, FailKind, Source};
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::program::Define;
+use lab::harness::device::Gpu;
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::ladder;
 use lab::report;
-use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes, options};
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 fn defines(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<Define> {
     vec![
@@ -21,19 +24,19 @@ fn defines(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<
 }
 
 fn assert_solution_passes_with(d: Vec<Define>) {
-    let lesson = lessons::get(6);
+    let lesson = ladder::get("06");
     let opts = grade::Options {
         defines: d,
-        ..options()
+        ..g().opts
     };
-    let v = grade::grade(lesson, &Source::Solution, &opts);
+    let v = grade::grade(lesson, &Source::Folder(g().opts.course.solutions()), &opts);
     assert!(v.passed(), "{}", report::verdict(&v));
     assert_eq!(v.cases.len(), 3);
 }
 
 #[test]
 fn solution_passes() {
-    assert_solution_passes(6);
+    g().solution_passes("06");
 }
 
 #[test]
@@ -51,8 +54,8 @@ fn solution_passes_in_its_1d_form() {
 fn rejects_a_missing_barrier() {
     // PoCL runs a work-group's items in lock-step between barriers, so the race may not show
     // in the numbers there; the grader insists on both barriers either way.
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "missing_barrier",
         &[(
             "still read them.\n        barrier(CLK_LOCAL_MEM_FENCE);\n",
@@ -65,8 +68,8 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_accumulators_reset_in_every_tile() {
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "accumulator_reset_per_tile",
         &[(
             "for (int kt = 0; kt < K; kt += TSK) {",
@@ -84,8 +87,8 @@ fn rejects_accumulators_reset_in_every_tile() {
 
 #[test]
 fn rejects_a_step_loop_that_stops_one_short() {
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "tile_step_off_by_one",
         &[(
             "for (int k = 0; k < TSK; k++)",
@@ -98,8 +101,8 @@ fn rejects_a_step_loop_that_stops_one_short() {
 
 #[test]
 fn rejects_a_tile_of_b_without_its_column_offset() {
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "tile_of_b_without_column_offset",
         &[("B[(kt + r) * N + offN + c]", "B[(kt + r) * N + c]")],
         FailKind::Wrong,
@@ -109,8 +112,8 @@ fn rejects_a_tile_of_b_without_its_column_offset() {
 
 #[test]
 fn rejects_mixed_up_row_ownership() {
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "blocked_rows_mixed_up",
         &[("Asub[k][tidm + wm * RTSM]", "Asub[k][tidm * WPTM + wm]")],
         FailKind::Wrong,
@@ -120,8 +123,8 @@ fn rejects_mixed_up_row_ownership() {
 
 #[test]
 fn rejects_a_store_past_the_end_of_c() {
-    assert_mutant_rejected(
-        6,
+    g().rejects_mutant(
+        "06",
         "store_shifted_one_column",
         &[(
             "offN + tidn + wn * RTSN] = acc",
@@ -134,8 +137,8 @@ fn rejects_a_store_past_the_end_of_c() {
 
 #[test]
 fn rejects_one_result_per_work_item() {
-    assert_rejected(
-        6,
+    g().rejects(
+        "06",
         "no_register_block",
         FailKind::Technique,
         &["never uses `[WPTM][WPTN]`", "Hint", "acc[WPTM][WPTN]"],
@@ -144,7 +147,7 @@ fn rejects_one_result_per_work_item() {
 
 #[test]
 fn refuses_sizes_that_are_not_tile_multiples() {
-    let ocl = lessons::get(6).ocl().unwrap();
+    let ocl = ladder::get("06").ocl().unwrap();
     let d = defines(128, 128, 16, 8, 8);
     let why = (ocl.launch)(Shape::new(128, 200, 32), &d).unwrap_err();
     assert!(why.contains("N of 128"), "{why}");
@@ -156,10 +159,10 @@ fn refuses_sizes_that_are_not_tile_multiples() {
 
 #[test]
 fn variants_give_right_answers() {
-    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
-    let ocl = lessons::get(6).ocl().unwrap();
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let ocl = ladder::get("06").ocl().unwrap();
     for v in ocl.variants {
-        let t = (v.measure)(&gpu, Shape::new(256, 128, 48))
+        let t = (v.measure)(&gpu, &g().opts.course, Shape::new(256, 128, 48))
             .unwrap_or_else(|e| panic!("{}: {e:#}", v.name))
             .expect("the size applies");
         assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);

@@ -1,26 +1,33 @@
 //! Lesson 07's grader: the reference passes at every vector width and with small tiles;
 //! kernels wrong on purpose are rejected; sizes that are not tile multiples are refused.
 
-use lab::device::Gpu;
 use lab::grade::{self, FailKind, Source};
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::program::Define;
+use lab::harness::device::Gpu;
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::ladder;
 use lab::report;
-use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes, options};
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 fn passes_with(d: Vec<Define>) {
     let opts = grade::Options {
         defines: d,
-        ..options()
+        ..g().opts
     };
-    let v = grade::grade(lessons::get(7), &Source::Solution, &opts);
+    let v = grade::grade(
+        ladder::get("07"),
+        &Source::Folder(g().opts.course.solutions()),
+        &opts,
+    );
     assert!(v.passed(), "{}", report::verdict(&v));
 }
 
 #[test]
 fn solution_passes() {
-    assert_solution_passes(7);
+    g().solution_passes("07");
 }
 
 #[test]
@@ -44,8 +51,8 @@ fn solution_passes_with_small_tiles() {
 
 #[test]
 fn rejects_a_missing_barrier() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "missing_barrier",
         &[(
             "        barrier(CLK_LOCAL_MEM_FENCE);
@@ -61,8 +68,8 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_a_vector_offset_counted_in_vectors() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "vector_offset_not_scaled",
         &[(
             "const int c = (id % (TSK / WIDTH)) * WIDTH;",
@@ -75,8 +82,8 @@ fn rejects_a_vector_offset_counted_in_vectors() {
 
 #[test]
 fn rejects_lanes_of_a_that_are_not_transposed() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "lanes_of_a_not_transposed",
         &[(
             "Asub[c + w][r] = a.s[w];",
@@ -89,8 +96,8 @@ fn rejects_lanes_of_a_that_are_not_transposed() {
 
 #[test]
 fn rejects_lanes_in_reverse_order() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "lane_order_reversed",
         &[(
             "Asub[c + w][r] = a.s[w];",
@@ -103,8 +110,8 @@ fn rejects_lanes_in_reverse_order() {
 
 #[test]
 fn rejects_a_vector_store_past_the_end_of_c() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "store_vector_index_off_by_one",
         &[(
             "tidn + wv * RTSN] = acc[wm][wv];",
@@ -117,8 +124,8 @@ fn rejects_a_vector_store_past_the_end_of_c() {
 
 #[test]
 fn rejects_accumulators_reset_in_every_tile() {
-    assert_mutant_rejected(
-        7,
+    g().rejects_mutant(
+        "07",
         "accumulator_reset_per_tile",
         &[(
             "for (int kt = 0; kt < K; kt += TSK) {",
@@ -136,8 +143,8 @@ fn rejects_accumulators_reset_in_every_tile() {
 
 #[test]
 fn rejects_scalar_accesses() {
-    assert_rejected(
-        7,
+    g().rejects(
+        "07",
         "scalar_accesses",
         FailKind::Technique,
         &["[WPTM][WPTN / WIDTH]", "Hint"],
@@ -146,7 +153,7 @@ fn rejects_scalar_accesses() {
 
 #[test]
 fn refuses_sizes_that_are_not_tile_multiples() {
-    let ocl = lessons::get(7).ocl().unwrap();
+    let ocl = ladder::get("07").ocl().unwrap();
     let d = [
         Define::new("TSM", 128),
         Define::new("TSN", 128),
@@ -162,10 +169,10 @@ fn refuses_sizes_that_are_not_tile_multiples() {
 
 #[test]
 fn variants_give_right_answers() {
-    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
-    let ocl = lessons::get(7).ocl().unwrap();
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let ocl = ladder::get("07").ocl().unwrap();
     for v in ocl.variants {
-        let t = (v.measure)(&gpu, Shape::new(256, 128, 48))
+        let t = (v.measure)(&gpu, &g().opts.course, Shape::new(256, 128, 48))
             .unwrap_or_else(|e| panic!("{}: {e:#}", v.name))
             .expect("the size applies");
         assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);

@@ -2,26 +2,33 @@
 //! shapes), with small tiles and without padding; kernels wrong on purpose are rejected; the
 //! variants measured beside it (no padding, zero-padded copies) give right answers.
 
-use lab::device::Gpu;
 use lab::grade::{self, FailKind, Source};
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::program::Define;
+use lab::harness::device::Gpu;
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::ladder;
 use lab::report;
-use lab::testing::{assert_mutant_rejected, assert_solution_passes, options};
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 fn passes_with(d: Vec<Define>) {
     let opts = grade::Options {
         defines: d,
-        ..options()
+        ..g().opts
     };
-    let v = grade::grade(lessons::get(8), &Source::Solution, &opts);
+    let v = grade::grade(
+        ladder::get("08"),
+        &Source::Folder(g().opts.course.solutions()),
+        &opts,
+    );
     assert!(v.passed(), "{}", report::verdict(&v));
 }
 
 #[test]
 fn solution_passes_for_any_size() {
-    let v = assert_solution_passes(8);
+    let v = g().solution_passes("08");
     for s in [
         Shape::new(1, 1, 1),
         Shape::new(7, 13, 5),
@@ -47,11 +54,11 @@ fn solution_passes_with_small_tiles_and_widths() {
 
 #[test]
 fn variants_give_right_answers() {
-    let gpu = Gpu::open(options().device.as_deref()).expect("an OpenCL device");
-    let ocl = lessons::get(8).ocl().unwrap();
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let ocl = ladder::get("08").ocl().unwrap();
     for v in ocl.variants {
         for s in [Shape::new(131, 67, 45), Shape::new(1, 1, 1)] {
-            let t = (v.measure)(&gpu, s)
+            let t = (v.measure)(&gpu, &g().opts.course, s)
                 .unwrap_or_else(|e| panic!("{} at {s}: {e:#}", v.name))
                 .expect("every size applies");
             assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);
@@ -62,8 +69,8 @@ fn variants_give_right_answers() {
 // ANCHOR: mutant_example
 #[test]
 fn rejects_a_guard_that_drops_the_last_row() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "guard_drops_last_row",
         &[("} else if (row < M) {", "} else if (row < M - 1) {")],
         FailKind::Unwritten,
@@ -74,8 +81,8 @@ fn rejects_a_guard_that_drops_the_last_row() {
 
 #[test]
 fn rejects_edge_loads_that_are_not_zero_outside() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "edge_loads_clamped_not_zeroed",
         &[
             (
@@ -94,8 +101,8 @@ fn rejects_edge_loads_that_are_not_zero_outside() {
 
 #[test]
 fn rejects_an_edge_store_without_a_column_guard() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "store_without_column_guard",
         &[(
             "if (col + w < N) {
@@ -110,8 +117,8 @@ fn rejects_an_edge_store_without_a_column_guard() {
 
 #[test]
 fn rejects_an_edge_store_of_the_wrong_lane() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "edge_store_wrong_lane",
         &[(
             "C[row * N + col + w] = out.s[w];",
@@ -124,8 +131,8 @@ fn rejects_an_edge_store_of_the_wrong_lane() {
 
 #[test]
 fn rejects_a_missing_barrier() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "missing_barrier",
         &[(
             "        barrier(CLK_LOCAL_MEM_FENCE);
@@ -141,8 +148,8 @@ fn rejects_a_missing_barrier() {
 
 #[test]
 fn rejects_an_unpadded_local_tile() {
-    assert_mutant_rejected(
-        8,
+    g().rejects_mutant(
+        "08",
         "no_padding",
         &[(
             "__local float Asub[TSK][TSM + PAD];",
@@ -155,7 +162,7 @@ fn rejects_an_unpadded_local_tile() {
 
 #[test]
 fn launches_whole_tiles_over_any_size() {
-    let ocl = lessons::get(8).ocl().unwrap();
+    let ocl = ladder::get("08").ocl().unwrap();
     let d = [
         Define::new("TSM", 128),
         Define::new("TSN", 128),

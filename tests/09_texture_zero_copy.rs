@@ -5,21 +5,24 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use lab::device::Gpu;
 use lab::grade::{self, judge, FailKind, Options, Source};
-use lab::lessons;
-use lab::matrix::{self, Problem, Shape};
-use lab::paths;
-use lab::program::{self, Define};
+use lab::harness::device::Gpu;
+use lab::harness::matrix::{self, Problem, Shape};
+use lab::harness::program::{self, Define};
+use lab::ladder;
+use lab::ladder::l09_texture_zero_copy::texture::{self, Op, Order, RowPitch, Setup, Transfer};
+use lab::lesson::Ctx;
 use lab::report;
-use lab::testing::{assert_mutant_rejected, assert_solution_passes, options};
-use lab::texture::{self, Op, Order, RowPitch, Setup, Transfer};
 
-const LESSON: u32 = 9;
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
+
+const LESSON: &str = "09";
 
 #[test]
 fn solution_passes_square_non_square_and_ragged_sizes() {
-    let v = assert_solution_passes(LESSON);
+    let v = g().solution_passes(LESSON);
     let shapes: Vec<Shape> = v.cases.iter().map(|c| c.shape).collect();
     assert!(shapes.iter().any(|s| s.m == s.n && s.n == s.k && s.m > 1));
     assert!(shapes.iter().any(|s| s.m != s.n && s.n != s.k));
@@ -28,7 +31,7 @@ fn solution_passes_square_non_square_and_ragged_sizes() {
 
 #[test]
 fn solution_passes_with_every_alternative_define() {
-    let lesson = lessons::get(LESSON);
+    let lesson = ladder::get(LESSON);
     for set in [
         vec![Define::new("RM", 16)],
         vec![Define::new("RN", 2)],
@@ -44,21 +47,18 @@ fn solution_passes_with_every_alternative_define() {
     ] {
         let opts = Options {
             defines: set.clone(),
-            ..options()
+            ..g().opts
         };
-        let v = grade::grade(lesson, &Source::Solution, &opts);
+        let v = grade::grade(lesson, &Source::Folder(g().opts.course.solutions()), &opts);
         assert!(v.passed(), "with {set:?}:\n{}", report::verdict(&v));
     }
 }
 
 #[test]
 fn the_starter_is_not_started() {
-    let lesson = lessons::get(LESSON);
-    let v = grade::grade(
-        lesson,
-        &Source::Student(paths::root().join("kernels")),
-        &options(),
-    );
+    let lesson = ladder::get(LESSON);
+    let g = g();
+    let v = grade::grade(lesson, &Source::Folder(g.opts.course.kernels()), &g.opts);
     assert_eq!(
         v.kind(),
         Some(FailKind::NotStarted),
@@ -70,7 +70,7 @@ fn the_starter_is_not_started() {
 
 #[test]
 fn rejects_a_pixel_coordinate_in_floats() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "wrong_pixel_coordinate",
         &[(
@@ -84,7 +84,7 @@ fn rejects_a_pixel_coordinate_in_floats() {
 
 #[test]
 fn rejects_b_read_transposed() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "b_transposed",
         &[("(int2)(x0 + j * WGX, k + q)", "(int2)(k + q, x0 + j * WGX)")],
@@ -95,7 +95,7 @@ fn rejects_b_read_transposed() {
 
 #[test]
 fn rejects_a_read_with_an_unpadded_row_pitch() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "unpadded_a_rows",
         &[(
@@ -109,7 +109,7 @@ fn rejects_a_read_with_an_unpadded_row_pitch() {
 
 #[test]
 fn rejects_a_store_over_the_edge_of_c() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "store_without_guard",
         &[
@@ -123,7 +123,7 @@ fn rejects_a_store_over_the_edge_of_c() {
 
 #[test]
 fn rejects_b_declared_as_a_buffer() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "b_as_buffer",
         &[
@@ -140,7 +140,7 @@ fn rejects_b_declared_as_a_buffer() {
 
 #[test]
 fn rejects_a_step_that_skips_a_row_of_b() {
-    assert_mutant_rejected(
+    g().rejects_mutant(
         LESSON,
         "three_rows_of_b",
         &[
@@ -174,10 +174,15 @@ struct Bench {
 
 /// Builds `source` for the test device, with the lesson's defines unless others are given.
 fn bench(source: &str, defines: Option<Vec<Define>>) -> Bench {
-    let gpu = Gpu::open(options().device.as_deref()).expect("a device");
-    let ocl = lessons::get(LESSON).ocl().unwrap();
-    let defines = defines.unwrap_or_else(|| (ocl.defines)(&gpu.info));
-    let path = paths::solutions_dir().join("09_texture_zero_copy.cl");
+    let course = g().opts.course;
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("a device");
+    let ocl = ladder::get(LESSON).ocl().unwrap();
+    let ctx = Ctx {
+        info: &gpu.info,
+        course: &course,
+    };
+    let defines = defines.unwrap_or_else(|| (ocl.defines)(&ctx));
+    let path = course.solutions().join("09_texture_zero_copy.cl");
     let prog = program::build_source(&gpu, &path, source, &defines, ocl.build_options)
         .unwrap_or_else(|e| panic!("{e:#}"));
     let kernel = program::kernel(&prog, &path, "matmul", ocl.args).unwrap();
@@ -190,18 +195,18 @@ fn bench(source: &str, defines: Option<Vec<Define>>) -> Bench {
 }
 
 fn solution_bench() -> Bench {
-    let path = paths::solutions_dir().join("09_texture_zero_copy.cl");
+    let path = g().opts.course.solutions().join("09_texture_zero_copy.cl");
     bench(&std::fs::read_to_string(path).unwrap(), None)
 }
 
 /// Runs the solution with a host set-up and judges the result as the grader would.
 fn judge_setup(b: &Bench, shape: Shape, setup: Setup) -> anyhow::Result<Option<grade::Failure>> {
-    let ocl = lessons::get(LESSON).ocl().unwrap();
+    let ocl = ladder::get(LESSON).ocl().unwrap();
     let l = (ocl.launch)(shape, &b.defines).unwrap();
     let p = Problem::random(shape, 3);
     let run = texture::run(&b.gpu, &b.kernel, &p, &l, &b.defines, setup)?;
     let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p));
-    Ok(judge(lessons::get(LESSON), shape, &run.output, &cmp, false))
+    Ok(judge(shape, &run.output, &cmp, None))
 }
 
 #[test]
@@ -247,7 +252,7 @@ fn refuses_to_launch_while_b_is_mapped() {
         ..Setup::ZERO_COPY
     };
     let e = judge_setup(&b, Shape::new(64, 64, 64), setup).unwrap_err();
-    let f = grade::classify(e);
+    let f = grade::ocl::classify(e);
     assert_eq!(f.kind, FailKind::Runtime);
     assert!(
         f.message.contains("while B is still mapped"),
@@ -266,7 +271,7 @@ fn the_zero_copy_path_only_maps_and_unmaps() {
     let _turn = one_at_a_time();
     let b = solution_bench();
     let shape = Shape::new(40, 36, 20);
-    let ocl = lessons::get(LESSON).ocl().unwrap();
+    let ocl = ladder::get(LESSON).ocl().unwrap();
     let l = (ocl.launch)(shape, &b.defines).unwrap();
     let p = Problem::random(shape, 5);
     let run = texture::run(&b.gpu, &b.kernel, &p, &l, &b.defines, Setup::ZERO_COPY).unwrap();
@@ -309,7 +314,7 @@ fn the_adreno_blog_kernel_runs_on_whole_micro_tiles() {
         let p = Problem::random(shape, 9);
         let run = texture::run(&b.gpu, &b.kernel, &p, &l, &b.defines, Setup::ZERO_COPY).unwrap();
         let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p));
-        let f = judge(lessons::get(LESSON), shape, &run.output, &cmp, false);
+        let f = judge(shape, &run.output, &cmp, None);
         assert!(f.is_none(), "{shape}: {f:?}");
     }
 }
@@ -317,12 +322,13 @@ fn the_adreno_blog_kernel_runs_on_whole_micro_tiles() {
 #[test]
 fn variants_measure_or_decline() {
     let _turn = one_at_a_time();
-    let gpu = Gpu::open(options().device.as_deref()).unwrap();
-    let ocl = lessons::get(LESSON).ocl().unwrap();
+    let course = g().opts.course;
+    let gpu = Gpu::open(g().opts.device.as_deref()).unwrap();
+    let ocl = ladder::get(LESSON).ocl().unwrap();
     let names: Vec<&str> = ocl.variants.iter().map(|v| v.name).collect();
     assert_eq!(names, ["copy", "adreno-blog"]);
     for v in ocl.variants {
-        let t = (v.measure)(&gpu, Shape::square(64)).unwrap();
+        let t = (v.measure)(&gpu, &course, Shape::square(64)).unwrap();
         assert!(
             t.is_some_and(|t| t.device_ms > 0.0 && t.host_ms > 0.0),
             "{}",
@@ -330,7 +336,7 @@ fn variants_measure_or_decline() {
         );
     }
     let blog = &ocl.variants[1];
-    assert!((blog.measure)(&gpu, Shape::new(64, 66, 64))
+    assert!((blog.measure)(&gpu, &course, Shape::new(64, 66, 64))
         .unwrap()
         .is_none());
 }

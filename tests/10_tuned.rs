@@ -2,20 +2,23 @@
 //! multiples of 4; kernels wrong on purpose are rejected with a message that says why.
 
 use lab::grade::FailKind;
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes};
-use lab::tuner::Params;
+use lab::harness::matrix::Shape;
+use lab::ladder;
+use lab::ladder::l10_tuned::tuner::Params;
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 #[test]
 fn solution_passes() {
-    assert_solution_passes(10);
+    g().solution_passes("10");
 }
 
 #[test]
 fn rejects_stores_outside_c() {
-    assert_mutant_rejected(
-        10,
+    g().rejects_mutant(
+        "10",
         "stores_outside_c",
         &[
             (
@@ -51,8 +54,8 @@ fn rejects_tiles_read_without_a_barrier() {
     // PoCL runs a work-group's items one after another between barriers (and adds barriers
     // of its own around loops that contain one), so the race may not show in its numbers;
     // the grader insists on the barrier either way.
-    assert_mutant_rejected(
-        10,
+    g().rejects_mutant(
+        "10",
         "no_barrier",
         &[("        barrier(CLK_LOCAL_MEM_FENCE);\n", "")],
         FailKind::Technique,
@@ -62,8 +65,8 @@ fn rejects_tiles_read_without_a_barrier() {
 
 #[test]
 fn rejects_a_k_loop_that_drops_the_last_partial_step() {
-    assert_mutant_rejected(
-        10,
+    g().rejects_mutant(
+        "10",
         "k_steps_rounded_down",
         &[(
             "const int steps = (K + TSK - 1) / TSK;",
@@ -76,8 +79,8 @@ fn rejects_a_k_loop_that_drops_the_last_partial_step() {
 
 #[test]
 fn rejects_a_tile_of_a_stored_untransposed() {
-    assert_mutant_rejected(
-        10,
+    g().rejects_mutant(
+        "10",
         "a_tile_not_transposed",
         &[
             ("as[(k + 0) * TSM + m]", "as[m * TSK + k + 0]"),
@@ -92,8 +95,8 @@ fn rejects_a_tile_of_a_stored_untransposed() {
 
 #[test]
 fn rejects_results_stored_in_the_wrong_columns() {
-    assert_mutant_rejected(
-        10,
+    g().rejects_mutant(
+        "10",
         "neighbouring_columns_in_store",
         &[(
             "const int col = n0 + (j * RTSN + tx) * 4;",
@@ -106,8 +109,8 @@ fn rejects_results_stored_in_the_wrong_columns() {
 
 #[test]
 fn rejects_a_right_answer_without_wide_loads() {
-    assert_rejected(
-        10,
+    g().rejects(
+        "10",
         "scalar_tiles",
         FailKind::Technique,
         &["never uses `float4`", "Hint"],
@@ -116,7 +119,7 @@ fn rejects_a_right_answer_without_wide_loads() {
 
 #[test]
 fn launches_any_size_and_refuses_bad_defines() {
-    let ocl = lessons::get(10).ocl().unwrap();
+    let ocl = ladder::get("10").ocl().unwrap();
     let d = Params::new(128, 128, 16, 8, 8).defines();
     let l = (ocl.launch)(Shape::new(131, 97, 150), &d).unwrap();
     // Two blocks of rows and one of columns, 16×16 work-items each.

@@ -2,12 +2,15 @@
 //! The kernels are lesson 04's, wrong on purpose, in tests/wrong/04_naive_kernel/.
 
 use lab::grade::FailKind;
-use lab::testing::{assert_rejected, assert_rejected_with, impatient};
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 #[test]
 fn rejects_a_write_out_of_bounds() {
-    let v = assert_rejected(
-        4,
+    let v = g().rejects(
+        "04",
         "out_of_bounds",
         FailKind::OutOfBounds,
         &["outside C", "past the end", "row"],
@@ -17,8 +20,8 @@ fn rejects_a_write_out_of_bounds() {
 
 #[test]
 fn rejects_a_kernel_that_never_writes_c() {
-    assert_rejected(
-        4,
+    g().rejects(
+        "04",
         "never_writes",
         FailKind::Unwritten,
         &["never wrote C", "NaN"],
@@ -27,8 +30,8 @@ fn rejects_a_kernel_that_never_writes_c() {
 
 #[test]
 fn rejects_a_wrong_index_naming_the_first_wrong_element() {
-    assert_rejected(
-        4,
+    g().rejects(
+        "04",
         "wrong_index",
         FailKind::Wrong,
         &["row 0, column 0", "expected", "got", "max relative error"],
@@ -38,12 +41,11 @@ fn rejects_a_wrong_index_naming_the_first_wrong_element() {
 #[test]
 fn rejects_a_kernel_that_never_finishes() {
     let t = std::time::Instant::now();
-    assert_rejected_with(
-        4,
+    g().impatient(20).rejects(
+        "04",
         "never_finishes",
         FailKind::Hang,
         &["did not finish", "running"],
-        &impatient(5),
     );
     assert!(
         t.elapsed().as_secs() < 120,
@@ -54,8 +56,8 @@ fn rejects_a_kernel_that_never_finishes() {
 
 #[test]
 fn rejects_a_kernel_that_does_not_compile_and_shows_the_build_log() {
-    let v = assert_rejected(
-        4,
+    let v = g().rejects(
+        "04",
         "does_not_compile",
         FailKind::Build,
         &["does_not_compile.cl", "did not compile", "acc"],
@@ -74,8 +76,8 @@ fn rejects_a_kernel_that_does_not_compile_and_shows_the_build_log() {
 
 #[test]
 fn rejects_a_wrong_argument_list_without_panicking() {
-    assert_rejected(
-        4,
+    g().rejects(
+        "04",
         "wrong_arguments",
         FailKind::Signature,
         &["takes 5 argument", "passes 6", "const int K"],
@@ -84,8 +86,8 @@ fn rejects_a_wrong_argument_list_without_panicking() {
 
 #[test]
 fn rejects_a_kernel_with_another_name() {
-    assert_rejected(
-        4,
+    g().rejects(
+        "04",
         "wrong_name",
         FailKind::Signature,
         &["no kernel named `matmul`", "`gemm`"],
@@ -94,8 +96,8 @@ fn rejects_a_kernel_with_another_name() {
 
 #[test]
 fn rejects_a_kernel_that_writes_into_its_inputs() {
-    assert_rejected(
-        4,
+    g().rejects(
+        "04",
         "writes_into_b",
         FailKind::InputsChanged,
         &["wrote into B", "row 0, column 0"],
@@ -104,11 +106,11 @@ fn rejects_a_kernel_that_writes_into_its_inputs() {
 
 #[test]
 fn a_missing_file_is_reported_not_a_crash() {
-    let lesson = lab::lessons::get(4);
+    let lesson = lab::ladder::get("04");
     let v = lab::grade::grade(
         lesson,
         &lab::grade::Source::File("tests/wrong/nowhere.cl".into()),
-        &lab::testing::options(),
+        &g().opts,
     );
     assert_eq!(
         v.kind(),
@@ -121,11 +123,13 @@ fn a_missing_file_is_reported_not_a_crash() {
 
 #[test]
 fn an_unknown_device_is_a_clear_error() {
-    let err = lab::device::pick(Some("no-such-device-anywhere"))
+    let err = lab::harness::device::pick(Some("no-such-device-anywhere"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("no device matches"), "{err}");
-    let err = lab::device::pick(Some("999")).unwrap_err().to_string();
+    let err = lab::harness::device::pick(Some("999"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("there is no device 999"), "{err}");
 }
 
@@ -148,4 +152,33 @@ fn no_opencl_platform_is_one_clear_message_and_a_failing_exit() {
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn printed_lines_cannot_forge_a_verdict() {
+    let v = g().rejects(
+        "04",
+        "prints_a_forged_verdict",
+        FailKind::Wrong,
+        &["expected", "got 1.0"],
+    );
+    assert!(v.printed.contains("LAB-EVENT"), "{v:?}");
+}
+
+#[test]
+fn a_flood_of_printf_still_gets_its_real_verdict() {
+    let g = g().with(|o| {
+        o.shapes = Some(vec![
+            lab::harness::matrix::Shape::new(7, 13, 5),
+            lab::harness::matrix::Shape::new(131, 97, 150),
+        ])
+    });
+    let v = g.grade_file("04", g.wrong("04", "prints_every_multiply_add"));
+    assert!(v.passed(), "{}", lab::report::verdict(&v));
+    assert!(v.printed.contains("acc"), "{v:?}");
+    assert!(
+        v.printed.contains("bytes in all"),
+        "the flood is shortened: {v:?}"
+    );
+    assert!(v.printed.lines().count() < 40, "{}", v.printed);
 }

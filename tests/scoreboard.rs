@@ -2,16 +2,21 @@
 //! (and the device's name) filtered out.
 
 use lab::grade::{Options, Source};
-use lab::lessons;
-use lab::matrix::Shape;
-use lab::{paths, runner, scoreboard};
+use lab::harness::matrix::Shape;
+use lab::harness::paths::Course;
+use lab::ladder;
+use lab::{run, scoreboard};
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.add_filter(r"device: .*; speeds", "device: [device]; speeds");
     s.add_filter(r"(?m)^(  device\s+).*", "$1[device]");
     // Absolute paths differ between checkouts.
-    let root = paths::root().display().to_string();
+    let root = Course::from_env().root().display().to_string();
     let escaped: String = root
         .chars()
         .map(|c| {
@@ -30,12 +35,14 @@ fn settings() -> insta::Settings {
 #[test]
 fn scoreboard_layout_for_a_teachers_folder() {
     // A folder with lesson 04 done, lesson 05 wrong (one barrier missing) and nothing else.
-    let dir = paths::root().join("tests/fixtures/student_folder");
+    let g = g();
+    let dir = g.opts.course.tests().join("fixtures/student_folder");
     let opts = Options {
         time: Some(Shape::square(64)),
-        ..Options::default()
+        ..g.opts
     };
-    let rows = scoreboard::collect(&dir, &opts, &[0, 1, 4, 5, 6], |_| {});
+    let only: Vec<_> = ["00", "01", "04", "05", "06"].map(ladder::get).to_vec();
+    let rows = scoreboard::collect(&dir, &opts, &only, |_| {});
     let text = scoreboard::render(
         &rows,
         "any device",
@@ -48,15 +55,17 @@ fn scoreboard_layout_for_a_teachers_folder() {
 
 #[test]
 fn lesson_report_layout() {
-    let m = runner::measure(
-        lessons::get(4),
-        &Source::Solution,
-        None,
+    let edge = lab::cli::Edge::from_env().unwrap();
+    let m = run::measure(
+        ladder::get("04"),
+        &Source::Folder(edge.course.solutions()),
+        &edge,
+        edge.device.as_deref(),
         Shape::new(64, 48, 80),
         &[],
     )
     .unwrap();
-    let mut text = lab::report::measurement(&m);
+    let mut text = run::report(&m);
     // The peak line depends on whether this machine's peak is recorded.
     text = text
         .lines()

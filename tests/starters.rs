@@ -7,8 +7,11 @@
 use std::path::Path;
 
 use lab::grade::{self, FailKind, Source};
-use lab::lessons::{Kind, ALL};
-use lab::paths;
+use lab::ladder::ALL;
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 /// The file with every EXERCISE region's body removed (marker lines kept), or why the
 /// regions are malformed.
@@ -48,10 +51,8 @@ fn outside_exercises(path: &Path) -> Result<Vec<(usize, String)>, String> {
     Ok(out)
 }
 
-fn graded_lessons() -> impl Iterator<Item = &'static lab::lessons::Lesson> {
-    ALL.iter()
-        .copied()
-        .filter(|l| !matches!(l.kind, Kind::Device))
+fn graded_lessons() -> impl Iterator<Item = &'static lab::lesson::Lesson> {
+    ALL.iter().copied().filter(|l| l.graded())
 }
 
 #[test]
@@ -59,8 +60,9 @@ fn graded_lessons() -> impl Iterator<Item = &'static lab::lessons::Lesson> {
 fn starters_differ_from_solutions_only_inside_exercises() {
     let mut problems = Vec::new();
     for lesson in graded_lessons() {
-        let starter = paths::root().join("kernels").join(lesson.file_name());
-        let solution = paths::solutions_dir().join(lesson.file_name());
+        let course = &g().opts.course;
+        let starter = course.kernels().join(lesson.file_name());
+        let solution = course.solutions().join(lesson.file_name());
         let (s, r) = match (outside_exercises(&starter), outside_exercises(&solution)) {
             (Ok(s), Ok(r)) => (s, r),
             (Err(e), _) | (_, Err(e)) => {
@@ -103,8 +105,8 @@ fn every_starter_fails_its_grader_as_not_started() {
     for lesson in graded_lessons() {
         let v = grade::grade(
             lesson,
-            &Source::Student(paths::root().join("kernels")),
-            &lab::testing::options(),
+            &Source::Folder(g().opts.course.kernels()),
+            &g().opts,
         );
         println!("{}", lab::report::verdict(&v));
         match v.kind() {

@@ -2,10 +2,14 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use lab::clblast;
-use lab::device::Gpu;
-use lab::matrix::{Problem, Shape};
-use lab::tuner::{self, TuneOptions};
+use lab::harness::device::Gpu;
+use lab::harness::matrix::{Problem, Shape};
+use lab::ladder::l10_tuned::tuner::{self, TuneOptions};
+use lab::peers;
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
 
 /// One OpenCL user at a time: these tests share the process, and some drivers (PoCL among
 /// them) do not take kindly to contexts created and dropped from several threads at once.
@@ -18,8 +22,10 @@ fn device() -> MutexGuard<'static, ()> {
 #[test]
 fn a_small_tuning_run_checks_times_and_records_a_winner() {
     let _one = device();
+    let g = g();
     let opts = TuneOptions {
-        device: lab::device::selector(None),
+        course: g.opts.course.clone(),
+        device: g.opts.device.clone(),
         size: Some(96),
         budget: Some(3),
         time_ms: 20.0,
@@ -49,7 +55,7 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
 
 #[test]
 fn clblast_absent_is_a_message_not_an_error() {
-    let why = match clblast::load_from(Some("/nonexistent/libclblast.so".into())) {
+    let why = match peers::load(Some("/nonexistent/libclblast.so")) {
         Ok(_) => panic!("a library that does not exist was loaded"),
         Err(e) => e.to_string(),
     };
@@ -63,15 +69,23 @@ fn clblast_absent_is_a_message_not_an_error() {
 #[test]
 fn clblast_when_installed_computes_the_right_product() {
     // CI does not install CLBlast: then there is nothing to measure, and that is fine.
-    if let Err(why) = clblast::load() {
-        println!("{why}");
-        return;
-    }
+    let lib = match peers::load(None) {
+        Ok(l) => l,
+        Err(why) => {
+            println!("{why}");
+            return;
+        }
+    };
     let _one = device();
-    let gpu = Gpu::open(lab::device::selector(None).as_deref()).unwrap();
+    let gpu = Gpu::open(g().opts.device.as_deref()).unwrap();
     let p = Problem::random(Shape::new(70, 45, 33), 5);
-    let t = clblast::time_sgemm(&gpu, &p, 50.0)
-        .expect("CLBlast runs and its result checks out")
-        .expect("CLBlast is installed");
+    let t =
+        peers::clblast_sgemm(&lib, &gpu, &p, 50.0).expect("CLBlast runs and its result checks out");
     assert!(t.device_ms > 0.0 && t.host_ms > 0.0, "{t:?}");
+}
+
+#[test]
+fn matrixmultiply_is_checked_and_timed() {
+    let t = peers::time_matrixmultiply(Shape::new(67, 45, 33), 20.0).expect("checked");
+    assert!(t.device_ms > 0.0 && t.reps >= 3, "{t:?}");
 }

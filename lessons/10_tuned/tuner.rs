@@ -1,0 +1,671 @@
+//! Lesson 10's autotuner: enumerate the kernel's tuning defines, keep the combinations the
+//! device can run, check each one against the reference, time it, and remember the winner
+//! per device in `results/tuned.csv`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use opencl3::memory::Buffer;
+use serde::{Deserialize, Serialize};
+
+use lab::harness::device::{DeviceInfo, Gpu};
+use lab::harness::exec::{self, GuardedC, Launch, RunOutput};
+use lab::harness::matrix::{self, Problem, Shape};
+use lab::harness::paths::{self, Course};
+use lab::harness::program::{self, Define};
+use lab::harness::record;
+
+/// A tuning winner: a row of `results/tuned.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunedRow {
+    pub date: String,
+    pub device: String,
+    pub driver: String,
+    /// Its speed at the size it was tuned at.
+    pub gflops: f64,
+    /// The square size it was tuned at.
+    pub size: usize,
+    /// `TSM=128 TSN=128 ...`.
+    pub defines: String,
+}
+
+/// One configuration of lesson 10's kernel: its five `-D` defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Params {
+    /// Rows of C per work-group.
+    pub tsm: usize,
+    /// Columns of C per work-group.
+    pub tsn: usize,
+    /// Depth of one k-step.
+    pub tsk: usize,
+    /// Results per work-item along M.
+    pub wptm: usize,
+    /// Results per work-item along N.
+    pub wptn: usize,
+}
+
+/// The names of the defines, in [`Params`] order.
+pub const NAMES: [&str; 5] = ["TSM", "TSN", "TSK", "WPTM", "WPTN"];
+
+impl Params {
+    pub const fn new(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Params {
+        Params {
+            tsm,
+            tsn,
+            tsk,
+            wptm,
+            wptn,
+        }
+    }
+
+    fn values(&self) -> [usize; 5] {
+        [self.tsm, self.tsn, self.tsk, self.wptm, self.wptn]
+    }
+
+    /// Work-items along M (the work-group's dimension 1).
+    pub fn rtsm(&self) -> usize {
+        self.tsm / self.wptm.max(1)
+    }
+
+    /// Work-items along N (dimension 0).
+    pub fn rtsn(&self) -> usize {
+        self.tsn / self.wptn.max(1)
+    }
+
+    /// Work-items per work-group.
+    pub fn threads(&self) -> usize {
+        self.rtsm() * self.rtsn()
+    }
+
+    /// Local memory of the two buffers of both tiles, bytes.
+    pub fn local_bytes(&self) -> u64 {
+        (2 * self.tsk * (self.tsm + self.tsn) * 4) as u64
+    }
+
+    /// The kernel's own constraints: every division in it must be exact.
+    pub fn check(&self) -> Result<(), String> {
+        let Params {
+            tsm,
+            tsn,
+            tsk,
+            wptm,
+            wptn,
+        } = *self;
+        if self.values().contains(&0) {
+            return Err(format!("{self}: every define must be at least 1"));
+        }
+        let mut why = Vec::new();
+        if wptm % 4 != 0 || wptn % 4 != 0 {
+            why.push("WPTM and WPTN must be multiples of 4 (results are float4)".to_string());
+        }
+        if tsk % 4 != 0 {
+            why.push("TSK must be a multiple of 4 (A is loaded as float4 along k)".to_string());
+        }
+        if tsm % wptm != 0 || tsn % wptn != 0 {
+            why.push("TSM must be a multiple of WPTM and TSN of WPTN".to_string());
+        } else {
+            let threads = self.threads();
+            if (tsm * tsk / 4) % threads != 0 || (tsk * tsn / 4) % threads != 0 {
+                why.push(format!(
+                    "the {threads} work-items must share the float4 loads of both tiles evenly (TSM·TSK/4 and TSK·TSN/4 multiples of {threads})"
+                ));
+            }
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{self}: {}", why.join("; ")))
+        }
+    }
+
+    /// Whether the device can run this configuration: work-group size and local memory.
+    pub fn fits(&self, info: &DeviceInfo) -> Result<(), String> {
+        self.check()?;
+        if self.threads() > info.max_work_group {
+            return Err(format!(
+                "{self}: {} work-items per group, the device allows {}",
+                self.threads(),
+                info.max_work_group
+            ));
+        }
+        for (d, n) in [self.rtsn(), self.rtsm()].into_iter().enumerate() {
+            if let Some(&max) = info.max_work_item_sizes.get(d) {
+                if n > max {
+                    return Err(format!(
+                        "{self}: {n} work-items in dimension {d}, the device allows {max}"
+                    ));
+                }
+            }
+        }
+        if self.local_bytes() > info.local_mem_bytes {
+            return Err(format!(
+                "{self}: {} bytes of local memory, the device has {}",
+                self.local_bytes(),
+                info.local_mem_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn defines(&self) -> Vec<Define> {
+        NAMES
+            .iter()
+            .zip(self.values())
+            .map(|(n, v)| Define::new(n, v))
+            .collect()
+    }
+
+    /// Reads the five defines (later ones win, as with `-D` overrides).
+    pub fn from_defines(defines: &[Define]) -> Result<Params, String> {
+        let get = |name: &str| -> Result<usize, String> {
+            let d = defines
+                .iter()
+                .rev()
+                .find(|d| d.name == name)
+                .ok_or_else(|| format!("the define {name} is missing"))?;
+            d.value
+                .trim()
+                .parse()
+                .map_err(|_| format!("{name}={} is not a whole number", d.value))
+        };
+        Ok(Params::new(
+            get("TSM")?,
+            get("TSN")?,
+            get("TSK")?,
+            get("WPTM")?,
+            get("WPTN")?,
+        ))
+    }
+
+    /// Parses `"TSM=128 TSN=128 TSK=16 WPTM=8 WPTN=8"` (the `defines` column).
+    pub fn parse(text: &str) -> Result<Params, String> {
+        let defines = text
+            .split_whitespace()
+            .map(lab::cli::parse_define)
+            .collect::<Result<Vec<_>, _>>()?;
+        Params::from_defines(&defines)
+    }
+}
+
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = NAMES
+            .iter()
+            .zip(self.values())
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        write!(f, "{}", parts.join(" "))
+    }
+}
+
+/// The configuration used when a device has not been tuned: 128×128 blocks of 8×8 per
+/// work-item where the device allows 256 work-items and 32 KiB of local memory (any recent
+/// GPU), smaller blocks elsewhere.
+pub fn defaults(info: &DeviceInfo) -> Params {
+    let preferred = if info.is_gpu() {
+        [
+            Params::new(128, 128, 16, 8, 8),
+            Params::new(128, 128, 8, 8, 8),
+            Params::new(64, 64, 16, 4, 4),
+            Params::new(64, 64, 8, 8, 8),
+            Params::new(32, 32, 8, 4, 4),
+        ]
+    } else {
+        // A CPU runs a work-group as a loop: fewer, fatter work-items suit it.
+        [
+            Params::new(64, 64, 16, 8, 8),
+            Params::new(64, 64, 8, 8, 8),
+            Params::new(32, 32, 8, 8, 8),
+            Params::new(32, 32, 8, 4, 4),
+            Params::new(16, 16, 4, 4, 4),
+        ]
+    };
+    preferred
+        .into_iter()
+        .find(|p| p.fits(info).is_ok())
+        .unwrap_or(Params::new(8, 8, 4, 4, 4))
+}
+
+/// `results/tuned.csv`.
+pub fn tuned_csv(results: &Path) -> PathBuf {
+    results.join("tuned.csv")
+}
+
+fn tuned_rows(path: &Path) -> Vec<TunedRow> {
+    record::read(path).unwrap_or_default()
+}
+
+/// The device's most recent winner in a tuned.csv file, if it still fits the device.
+pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
+    tuned_rows(path)
+        .iter()
+        .rev()
+        .filter(|r| r.device.trim() == info.name)
+        .filter_map(|r| Params::parse(&r.defines).ok())
+        .find(|p| p.fits(info).is_ok())
+}
+
+/// The device's winner tuned at the size nearest to `shape` (by ratio of the largest
+/// dimension), if one is recorded and fits the device.
+pub fn tuned_for_size(path: &Path, info: &DeviceInfo, shape: Shape) -> Option<Params> {
+    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
+    tuned_rows(path)
+        .iter()
+        .filter(|r| r.device.trim() == info.name)
+        .filter_map(|r| {
+            let p = Params::parse(&r.defines).ok()?;
+            p.fits(info).ok()?;
+            Some(((r.size as f64 / want).ln().abs(), p))
+        })
+        // Later rows win ties: `min_by` keeps the first minimum, so walk newest first.
+        .rev()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, p)| p)
+}
+
+/// The defines lesson 10 uses on a device: its tuned winner, else [`defaults`].
+pub fn params_for(course: &Course, info: &DeviceInfo) -> Params {
+    tuned_from(&tuned_csv(&course.results()), info).unwrap_or_else(|| defaults(info))
+}
+
+/// Every configuration of the search space the device can run, the defaults first, then
+/// the likeliest winners: 128–256 work-items, 32–64 results each, deeper k-steps.
+pub fn space(info: &DeviceInfo) -> Vec<Params> {
+    let tiles = [32, 64, 128, 256];
+    let depths = [8, 16, 32];
+    let per_item = [4, 8, 16];
+    let mut all = Vec::new();
+    for tsm in tiles {
+        for tsn in tiles {
+            for tsk in depths {
+                for wptm in per_item {
+                    for wptn in per_item {
+                        let p = Params::new(tsm, tsn, tsk, wptm, wptn);
+                        // More than 128 accumulators spill out of any GPU's registers.
+                        if wptm * wptn <= 128 && p.threads() >= 16 && p.fits(info).is_ok() {
+                            all.push(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let first = defaults(info);
+    let score = |p: &Params| {
+        let t = p.threads();
+        let threads = if t == 256 {
+            0
+        } else if t == 128 {
+            1
+        } else if t == 512 {
+            2
+        } else {
+            3
+        };
+        let work = p.wptm * p.wptn;
+        let work = if work == 64 {
+            0
+        } else if work == 32 || work == 128 {
+            1
+        } else {
+            2
+        };
+        let square = p.tsm.abs_diff(p.tsn) / 32;
+        (
+            *p != first,
+            threads + work,
+            square,
+            usize::abs_diff(p.tsk, 16),
+        )
+    };
+    all.sort_by_key(score);
+    all
+}
+
+/// How to tune.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    pub course: Course,
+    pub device: Option<String>,
+    /// Square size to tune at; `None`: 4096 on a GPU, 256 elsewhere.
+    pub size: Option<usize>,
+    /// Most configurations to try; `None`: all of them.
+    pub budget: Option<usize>,
+    /// Time spent timing each configuration, ms.
+    pub time_ms: f64,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// One configuration that built, checked and was timed.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub params: Params,
+    pub device_ms: f64,
+    pub gflops: f64,
+    pub max_rel_err: f64,
+}
+
+/// What a tuning run found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub device: String,
+    pub driver: String,
+    pub shape: Shape,
+    /// Configurations in the space, and how many were tried.
+    pub space: usize,
+    pub tried: usize,
+    /// Those that did not build, with the first reason.
+    pub build_failed: usize,
+    /// Those that built but computed a wrong result (or failed to run), with the first reason.
+    pub check_failed: usize,
+    pub first_failure: Option<String>,
+    /// The timed ones, fastest first.
+    pub ranked: Vec<Candidate>,
+    /// The defaults' result, if they were tried and passed.
+    pub defaults: Option<Candidate>,
+}
+
+impl Outcome {
+    pub fn best(&self) -> Option<&Candidate> {
+        self.ranked.first()
+    }
+
+    /// The report: counts, the best `top` configurations and the defaults for comparison.
+    pub fn report(&self, top: usize) -> String {
+        let mut s = format!(
+            "Tuned lesson 10 on {} (driver {}) at {}\n  {} configurations fit this device; tried {}: {} did not build, {} failed the check, {} timed\n",
+            self.device,
+            self.driver,
+            self.shape,
+            self.space,
+            self.tried,
+            self.build_failed,
+            self.check_failed,
+            self.ranked.len()
+        );
+        if let Some(why) = &self.first_failure {
+            s.push_str(&format!("  first failure: {why}\n"));
+        }
+        for (i, c) in self.ranked.iter().take(top).enumerate() {
+            s.push_str(&format!(
+                "  {:>2}. {:>9.1} GFLOP/s  {:>9.3} ms  {}  (max rel err {:.1e})\n",
+                i + 1,
+                c.gflops,
+                c.device_ms,
+                c.params,
+                c.max_rel_err
+            ));
+        }
+        if let (Some(d), Some(b)) = (&self.defaults, self.best()) {
+            s.push_str(&format!(
+                "  defaults: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
+                d.gflops,
+                d.params,
+                d.device_ms / b.device_ms
+            ));
+        }
+        s
+    }
+
+    /// The winner as a row of `results/tuned.csv`.
+    pub fn row(&self) -> Option<TunedRow> {
+        let b = self.best()?;
+        Some(TunedRow {
+            date: record::today(),
+            device: self.device.clone(),
+            driver: self.driver.clone(),
+            gflops: (b.gflops * 10.0).round() / 10.0,
+            size: self.shape.m,
+            defines: b.params.to_string(),
+        })
+    }
+
+    /// Appends the winner to a tuned.csv file.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let row = self
+            .row()
+            .context("no configuration passed, so there is no winner to record")?;
+        record::append(path, &[row])
+    }
+}
+
+/// Runs the autotuner.
+pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
+    let gpu = Gpu::open(opts.device.as_deref())?;
+    let size = opts
+        .size
+        .unwrap_or(if gpu.info.is_gpu() { 4096 } else { 256 });
+    anyhow::ensure!(size > 0, "the size must be at least 1");
+    let shape = Shape::square(size);
+    let ocl = &super::TUNED;
+    let file = opts.course.solutions().join(super::LESSON.file_name());
+    let source = std::fs::read_to_string(&file)
+        .with_context(|| format!("reading {}", paths::display(&file)))?;
+
+    let all = space(&gpu.info);
+    let defaults = defaults(&gpu.info);
+    let mut todo = all.clone();
+    if let Some(b) = opts.budget {
+        todo.truncate(b.max(1));
+    }
+
+    let p = Problem::random(shape, 4242);
+    let points = matrix::sample_points(shape, 512, 4242);
+    let a = exec::input_buffer(&gpu, &p.a, 0)?;
+    let b = exec::input_buffer(&gpu, &p.b, 0)?;
+
+    let bar = if opts.progress {
+        ProgressBar::new(todo.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut out = Outcome {
+        device: gpu.info.name.clone(),
+        driver: gpu.info.driver.clone(),
+        shape,
+        space: all.len(),
+        tried: 0,
+        build_failed: 0,
+        check_failed: 0,
+        first_failure: None,
+        ranked: Vec::new(),
+        defaults: None,
+    };
+    for params in &todo {
+        bar.set_message(format!("{params}"));
+        out.tried += 1;
+        let defines = params.defines();
+        let program = match program::build_source(&gpu, &file, &source, &defines, ocl.build_options)
+        {
+            Ok(prog) => prog,
+            Err(e) => {
+                out.build_failed += 1;
+                out.first_failure
+                    .get_or_insert_with(|| format!("{params} did not build: {e:#}"));
+                bar.inc(1);
+                continue;
+            }
+        };
+        match try_one(&gpu, &program, &file, params, &p, &points, &a, &b, opts) {
+            Ok(c) => {
+                if *params == defaults {
+                    out.defaults = Some(c.clone());
+                }
+                let best = out.ranked.first().map_or(0.0, |b| b.gflops);
+                if c.gflops > best {
+                    bar.println(format!("  new best: {:.1} GFLOP/s  {}", c.gflops, params));
+                }
+                out.ranked.push(c);
+                out.ranked.sort_by(|x, y| y.gflops.total_cmp(&x.gflops));
+            }
+            Err(e) => {
+                out.check_failed += 1;
+                out.first_failure
+                    .get_or_insert_with(|| format!("{params}: {e:#}"));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// Runs one configuration guarded, checks it at the sample points, then times it.
+#[allow(clippy::too_many_arguments)]
+fn try_one(
+    gpu: &Gpu,
+    program: &opencl3::program::Program,
+    file: &Path,
+    params: &Params,
+    p: &Problem,
+    points: &[(usize, usize)],
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    opts: &TuneOptions,
+) -> Result<Candidate> {
+    let ocl = &super::TUNED;
+    let kernel = program::kernel(program, file, ocl.kernel, ocl.args)?;
+    let launch: Launch =
+        (ocl.launch)(p.shape, &params.defines()).map_err(|why| anyhow::anyhow!(why))?;
+    let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
+    exec::set_standard_args(&kernel, p.shape, a, b, &c.c)?;
+    let first = exec::launch(gpu, &kernel, &launch)?;
+    let (got, guard) = c.read(gpu)?;
+    let out = RunOutput {
+        c: got,
+        guard,
+        a_changed: exec::first_change(gpu, a, &p.a)?,
+        b_changed: exec::first_change(gpu, b, &p.b)?,
+        kernel_ms: first,
+        nan_from_reads: false,
+    };
+    let cmp = matrix::compare_sampled(p, &out.c, points);
+    if let Some(f) = lab::grade::judge(p.shape, &out, &cmp, None) {
+        anyhow::bail!("{}", f.message);
+    }
+    // Time: one warm-up (the check's launch), then the median of as many runs as fit.
+    let reps = exec::reps_for(first, opts.time_ms);
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        times.push(exec::launch(gpu, &kernel, &launch)?);
+    }
+    let device_ms = exec::median(&mut times);
+    Ok(Candidate {
+        params: *params,
+        device_ms,
+        gflops: p.shape.flops() / (device_ms * 1e-3) / 1e9,
+        max_rel_err: cmp.max_rel_err,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(max_wg: usize, local: u64, gpu: bool) -> DeviceInfo {
+        DeviceInfo {
+            index: 0,
+            platform: "test".into(),
+            name: "Test Device".into(),
+            vendor: "test".into(),
+            driver: "1.0".into(),
+            version: "OpenCL 3.0".into(),
+            kind: if gpu { "GPU" } else { "CPU" }.into(),
+            compute_units: 1,
+            clock_mhz: 1000,
+            global_mem_bytes: 1 << 30,
+            max_alloc_bytes: 1 << 28,
+            local_mem_bytes: local,
+            max_work_group: max_wg,
+            max_work_item_sizes: vec![max_wg, max_wg, max_wg],
+            image_support: false,
+            image2d_max_width: 0,
+            preferred_float_width: 4,
+            native_float_width: 4,
+            base_align_bytes: 128,
+            host_unified_memory: false,
+        }
+    }
+
+    #[test]
+    fn defines_round_trip() {
+        let p = Params::new(128, 64, 16, 8, 4);
+        assert_eq!(Params::parse(&p.to_string()).unwrap(), p);
+        assert_eq!(Params::from_defines(&p.defines()).unwrap(), p);
+        assert!(Params::parse("TSM=128 TSN=128")
+            .unwrap_err()
+            .contains("TSK"));
+        assert!(Params::parse("TSM=x TSN=1 TSK=1 WPTM=4 WPTN=4").is_err());
+    }
+
+    #[test]
+    fn constraints_are_enforced() {
+        assert!(Params::new(128, 128, 16, 8, 8).check().is_ok());
+        assert!(Params::new(128, 128, 16, 6, 8).check().is_err());
+        assert!(Params::new(128, 128, 6, 8, 8).check().is_err());
+        // 1024 work-items cannot share 128·8/4 = 256 float4 loads.
+        assert!(Params::new(128, 128, 8, 4, 4).check().is_err());
+        let small = device(256, 16 * 1024, true);
+        assert!(Params::new(128, 128, 16, 8, 8).fits(&small).is_err());
+        assert!(Params::new(64, 64, 16, 4, 4).fits(&small).is_ok());
+    }
+
+    #[test]
+    fn defaults_fit_and_space_starts_with_them() {
+        for info in [
+            device(1024, 48 * 1024, true),
+            device(256, 32 * 1024, true),
+            device(4096, 2 << 20, false),
+            device(64, 16 * 1024, true),
+        ] {
+            let d = defaults(&info);
+            assert!(d.fits(&info).is_ok(), "{d} on {info:?}");
+            let s = space(&info);
+            assert!(!s.is_empty());
+            assert_eq!(s[0], d);
+            assert!(s.iter().all(|p| p.fits(&info).is_ok()));
+        }
+        let h100 = device(1024, 48 * 1024, true);
+        assert_eq!(defaults(&h100), Params::new(128, 128, 16, 8, 8));
+    }
+
+    #[test]
+    fn tuned_csv_picks_the_latest_row_of_the_device() {
+        let dir = std::env::temp_dir().join(format!("lab-tuned-{}", std::process::id()));
+        let path = dir.join("tuned.csv");
+        let _ = std::fs::remove_file(&path);
+        let info = device(1024, 48 * 1024, true);
+        assert_eq!(tuned_from(&path, &info), None);
+        let row = |dev: &str, defines: &str| TunedRow {
+            date: "2025-01-01".into(),
+            device: dev.into(),
+            driver: "1.0".into(),
+            gflops: 100.0,
+            size: 4096,
+            defines: defines.into(),
+        };
+        record::append(
+            &path,
+            &[
+                row("Test Device", "TSM=64 TSN=64 TSK=8 WPTM=4 WPTN=4"),
+                row("Test Device", "TSM=128 TSN=64 TSK=16 WPTM=8 WPTN=4"),
+                row("Other Device", "TSM=32 TSN=32 TSK=8 WPTM=4 WPTN=4"),
+                // Too much local memory for this device: ignored.
+                row("Test Device", "TSM=256 TSN=256 TSK=32 WPTM=16 WPTN=8"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            tuned_from(&path, &info),
+            Some(Params::new(128, 64, 16, 8, 4))
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,168 @@
+//! Turning a checked result into the message a student reads: the first wrong element, what
+//! was expected and what came, and the likeliest cause. Every runner in the course judges
+//! through here, so a failure reads the same wherever it was found.
+
+use crate::harness::exec::{GuardReport, RunOutput};
+use crate::harness::matrix::{Comparison, Shape};
+use crate::lesson::Lesson;
+
+use super::{FailKind, Failure};
+
+/// Row and column of a row-major index into a matrix with `cols` columns, as text.
+fn at(idx: usize, cols: usize) -> String {
+    format!("row {}, column {}", idx / cols.max(1), idx % cols.max(1))
+}
+
+/// Turns one run's output into a failure, or none. `starter` is the lesson's hint when the
+/// file still has its TODO markers, so that a result with nothing written reads as "not
+/// started".
+pub fn judge(
+    shape: Shape,
+    out: &RunOutput,
+    cmp: &Comparison,
+    starter: Option<&str>,
+) -> Option<Failure> {
+    let Shape { n, k, .. } = shape;
+    if !out.guard.clean() {
+        return Some(Failure::new(
+            FailKind::OutOfBounds,
+            out_of_bounds(shape, &out.guard),
+        ));
+    }
+    if let Some(i) = out.a_changed {
+        return Some(Failure::new(
+            FailKind::InputsChanged,
+            format!("{shape}: the kernel wrote into A (first change at {}). A and B are inputs: only read them.", at(i, k)),
+        ));
+    }
+    if let Some(i) = out.b_changed {
+        return Some(Failure::new(
+            FailKind::InputsChanged,
+            format!("{shape}: the kernel wrote into B (first change at {}). A and B are inputs: only read them.", at(i, n)),
+        ));
+    }
+    if cmp.checked > 0 && cmp.unwritten == cmp.checked {
+        if let Some(hint) = starter {
+            return Some(Failure::new(
+                FailKind::NotStarted,
+                format!("the code ran but wrote no element of C yet.\nHint: {hint}"),
+            ));
+        }
+        if out.nan_from_reads {
+            return Some(Failure::new(
+                FailKind::Wrong,
+                format!("{shape}: every element of C is NaN, and the NaN came from reading, not from a missing store: the grader fills memory past the end of A and B with NaN. Some read of A or B goes past its end: check the row strides (K for A, N for B) and the bounds of every load."),
+            ));
+        }
+        return Some(Failure::new(
+            FailKind::Unwritten,
+            format!("{shape}: the code never wrote C: every element is still NaN, as the grader left it. Is the store to C missing, or guarded by a condition that is never true? Or does the code add into C without clearing it first (NaN plus anything is NaN)?"),
+        ));
+    }
+    if let Some((r, c)) = cmp.first_unwritten {
+        if out.nan_from_reads {
+            return Some(Failure::new(
+                FailKind::Wrong,
+                format!(
+                    "{shape}: element (row {r}, column {c}) is NaN, read from past the end of A or B (the grader fills that memory with NaN; this element was written, with a NaN it computed). {} of {} elements are NaN. Check the bounds of every load of A and B, and the row strides (K for A, N for B).",
+                    cmp.unwritten, cmp.checked
+                ),
+            ));
+        }
+        return Some(Failure::new(
+            FailKind::Unwritten,
+            format!(
+                "{shape}: element (row {r}, column {c}) was never written (still NaN); {} of {} elements were not written. {}",
+                cmp.unwritten,
+                cmp.checked,
+                coverage_hint(shape, r, c)
+            ),
+        ));
+    }
+    if let Some(bad) = &cmp.first_wrong {
+        return Some(Failure::new(
+            FailKind::Wrong,
+            format!(
+                "{shape}: C is wrong at row {}, column {}: expected {:.6}, got {:.6} (allowed error {:.2e}).\n{} of {} elements are wrong; max relative error {:.2e}.",
+                bad.row, bad.col, bad.expected, bad.got, bad.allowed, cmp.wrong, cmp.checked, cmp.max_rel_err
+            ),
+        ));
+    }
+    None
+}
+
+fn coverage_hint(shape: Shape, r: usize, c: usize) -> String {
+    if r + 1 == shape.m || c + 1 == shape.n || r > 0 || c > 0 {
+        "Does the launch cover every row and column, including a last partial tile?".into()
+    } else {
+        String::new()
+    }
+}
+
+fn out_of_bounds(shape: Shape, g: &GuardReport) -> String {
+    let Shape { m, n, .. } = shape;
+    let d = g.nearest_after.unwrap_or(0);
+    let idx = m * n + d;
+    format!(
+        "{shape}: the kernel wrote outside C: {} element(s) after the end of C; the nearest is {d} past the end, where row {}, column {} would be. Check that every store to C is inside 0 ≤ row < M and 0 ≤ column < N, and that the row stride is N.",
+        g.after,
+        idx / n.max(1),
+        idx % n.max(1)
+    )
+}
+
+/// Whether the lesson's technique appears in the source (comments removed).
+pub fn technique(lesson: &Lesson, source: &str) -> Option<Failure> {
+    let ocl = lesson.ocl()?;
+    let code = strip_comments(source);
+    for t in ocl.uses {
+        let count = code.matches(t.pattern).count();
+        if count < t.min {
+            let found = match count {
+                0 => format!(
+                    "the kernel never uses `{}`",
+                    t.pattern.trim_end_matches('(')
+                ),
+                n => format!(
+                    "the kernel uses `{}` {n} time(s), the lesson needs {}",
+                    t.pattern.trim_end_matches('('),
+                    t.min
+                ),
+            };
+            return Some(Failure::new(
+                FailKind::Technique,
+                format!(
+                    "lesson {} is about {}: {found}.\nHint: {}",
+                    lesson.id(),
+                    lesson.title.to_lowercase(),
+                    t.hint
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// Removes `//` and `/* */` comments from C source.
+pub fn strip_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'/' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'*' {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            i += 2;
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}

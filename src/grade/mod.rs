@@ -1,0 +1,244 @@
+//! Grading: run a lesson's code on seeded random problems, check every result against the
+//! f64 reference, judge it, and say where and what is wrong. One pipeline for every kind of
+//! lesson: run → check → judge → time, with one set of failure texts ([`judge`]).
+//!
+//! Each grading runs in a worker process ([`worker`]): the course's own program started
+//! again as `lab worker`, so a kernel that hangs or crashes the OpenCL runtime becomes a
+//! failure with a message, not a hung or crashed grader.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::harness::exec::{RunOutput, Timing};
+use crate::harness::matrix::{Comparison, Shape};
+use crate::harness::paths::Course;
+use crate::harness::program::Define;
+use crate::lesson::{Kind, Lesson};
+
+pub mod cpu;
+mod judge;
+pub mod ocl;
+pub mod worker;
+
+pub use judge::{judge, strip_comments, technique};
+pub use worker::grade;
+
+/// Which code to grade.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Source {
+    /// The lesson's file in this folder: a student's folder, `kernels/` or `solutions/`.
+    Folder(PathBuf),
+    /// One file (the graders' own wrong-on-purpose kernels).
+    File(PathBuf),
+}
+
+impl Source {
+    /// The file this source means for a lesson.
+    pub fn path(&self, lesson: &Lesson) -> PathBuf {
+        match self {
+            Source::Folder(dir) => dir.join(lesson.file_name()),
+            Source::File(p) => p.clone(),
+        }
+    }
+}
+
+/// What went wrong, as a category a test can assert on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FailKind {
+    /// The untouched starter: nothing written yet.
+    NotStarted,
+    /// The file is not there.
+    Missing,
+    /// The code did not compile.
+    Build,
+    /// The kernel's name or argument list is not the lesson's.
+    Signature,
+    /// The launch or a runtime call failed.
+    Runtime,
+    /// C was never written (still NaN), in whole or in part.
+    Unwritten,
+    /// Elements of C are wrong.
+    Wrong,
+    /// Writes landed outside C.
+    OutOfBounds,
+    /// The kernel changed A or B.
+    InputsChanged,
+    /// The code did not finish in time.
+    Hang,
+    /// The worker died (a crash in the kernel, the runtime or the student's program).
+    Crash,
+    /// Right answer, but not by the lesson's technique.
+    Technique,
+    /// The device cannot run the lesson (e.g. no image support).
+    Unsupported,
+    /// The lesson cannot be graded as asked (e.g. a size it does not handle, bad defines).
+    Setup,
+}
+
+/// A failed grading: the category and the message the student reads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Failure {
+    pub kind: FailKind,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(kind: FailKind, message: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// One checked problem.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CaseReport {
+    pub shape: Shape,
+    pub max_rel_err: f64,
+    pub ms: f64,
+}
+
+/// The result of grading one lesson.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    pub lesson: String,
+    pub file: PathBuf,
+    pub device: Option<String>,
+    pub cases: Vec<CaseReport>,
+    pub failure: Option<Failure>,
+    /// The timing asked for with [`Options::time`], if the lesson passed.
+    pub timing: Option<(Shape, Timing)>,
+    /// What the student's code printed, shortened; empty when it printed nothing.
+    pub printed: String,
+    /// What was not checked, or how: one line each.
+    pub notes: Vec<String>,
+}
+
+impl Verdict {
+    pub fn new(lesson: &Lesson, file: &Path) -> Verdict {
+        Verdict {
+            lesson: lesson.name(),
+            file: file.to_path_buf(),
+            device: None,
+            cases: Vec::new(),
+            failure: None,
+            timing: None,
+            printed: String::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn failed(lesson: &Lesson, file: &Path, failure: Failure) -> Verdict {
+        Verdict {
+            failure: Some(failure),
+            ..Verdict::new(lesson, file)
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    pub fn kind(&self) -> Option<FailKind> {
+        self.failure.as_ref().map(|f| f.kind)
+    }
+
+    pub fn message(&self) -> &str {
+        self.failure.as_ref().map_or("", |f| f.message.as_str())
+    }
+}
+
+/// How to grade. Built at the edge of a program (flags, environment) and passed down.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Options {
+    /// The course's files: solutions, recorded tunings, the cache of student crates.
+    pub course: Course,
+    /// The course's program, started again as `lab worker` for each grading.
+    pub worker: PathBuf,
+    /// `--device` / `LAB_DEVICE` selector.
+    pub device: Option<String>,
+    /// Longest wait for any one step (build, one problem, timing) before the code is
+    /// declared hung.
+    pub step_timeout: Duration,
+    /// Sizes to check instead of the lesson's own.
+    pub shapes: Option<Vec<Shape>>,
+    /// Also time the code at this size once it passes.
+    pub time: Option<Shape>,
+    /// `-D` overrides on top of the lesson's defines.
+    pub defines: Vec<Define>,
+    /// Base seed of the random problems.
+    pub seed: u64,
+}
+
+/// The default base seed of the random problems.
+pub const SEED: u64 = 2024;
+
+impl Options {
+    pub fn new(course: Course, worker: PathBuf) -> Options {
+        Options {
+            course,
+            worker,
+            device: None,
+            step_timeout: Duration::from_secs(120),
+            shapes: None,
+            time: None,
+            defines: Vec::new(),
+            seed: SEED,
+        }
+    }
+
+    /// The seed of the `case`-th problem.
+    fn problem_seed(&self, case: usize) -> u64 {
+        self.seed.wrapping_mul(1_000_003).wrapping_add(case as u64)
+    }
+}
+
+/// Progress a grading reports, so that the parent knows what was running when time ran out.
+pub type Progress<'a> = &'a mut dyn FnMut(String);
+
+/// Grades in this process, calling `progress` before each step. No protection against hangs
+/// or crashes: [`grade`] runs this in a worker process.
+pub fn grade_here(lesson: &Lesson, source: &Source, opts: &Options, progress: Progress) -> Verdict {
+    let file = source.path(lesson);
+    if !file.is_file() {
+        return Verdict::failed(
+            lesson,
+            &file,
+            Failure::new(
+                FailKind::Missing,
+                format!("{} does not exist", crate::harness::paths::display(&file)),
+            ),
+        );
+    }
+    match lesson.kind {
+        Kind::Device => Verdict::failed(
+            lesson,
+            &file,
+            Failure::new(FailKind::Setup, "lesson 00 has nothing to grade"),
+        ),
+        Kind::Cpu(cpu) => cpu::grade(lesson, cpu, &file, opts, progress),
+        Kind::OpenCl(ocl) => ocl::grade(lesson, ocl, &file, opts, progress),
+    }
+}
+
+/// Whether a file still carries the starter's TODO markers.
+pub fn is_starter(source: &str) -> bool {
+    source.contains("TODO")
+}
+
+/// Checks one run's output and judges it: the failure a student reads, or the comparison.
+/// The same for every lesson, variant and tool that runs a product.
+pub fn verify(
+    p: &crate::harness::matrix::Problem,
+    out: &RunOutput,
+    starter: Option<&str>,
+) -> Result<Comparison, Failure> {
+    let cmp = crate::harness::matrix::check(p, &out.c);
+    match judge(p.shape, out, &cmp, starter) {
+        Some(f) => Err(f),
+        None => Ok(cmp),
+    }
+}

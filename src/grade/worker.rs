@@ -1,0 +1,200 @@
+//! Grading in a worker process: the course's own program, started again as
+//! `lab worker REQUEST EVENTS`.
+//!
+//! The worker reports progress and its verdict as JSON lines in the EVENTS file, a private
+//! file the code under test is never told about; whatever that code prints (an OpenCL
+//! `printf`, a Rust `println!`) goes to the worker's stdout and stderr, which the parent only
+//! captures and shows under "your code printed". Printing cannot forge a verdict, and no
+//! amount of it can lose the real one.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::harness::child::{self, Captured, EventReader, EventWriter, Scratch, Tick};
+use crate::lesson::Lesson;
+
+use super::{grade_here, FailKind, Failure, Options, Source, Verdict};
+
+/// What the parent asks of a worker.
+#[derive(Serialize, Deserialize)]
+pub struct Request {
+    pub lesson: String,
+    pub source: Source,
+    pub opts: Options,
+}
+
+/// What a worker tells its parent.
+#[derive(Serialize, Deserialize)]
+pub enum Event {
+    /// The step about to start (shown when it never finishes).
+    Step(String),
+    Done(Box<Verdict>),
+}
+
+/// Grades a lesson in a worker process, with a watchdog on every step.
+pub fn grade(lesson: &Lesson, source: &Source, opts: &Options) -> Verdict {
+    let file = source.path(lesson);
+    match in_worker(lesson, source, opts) {
+        Ok(v) => v,
+        Err(f) => Verdict::failed(lesson, &file, f),
+    }
+}
+
+fn setup(e: impl std::fmt::Display) -> Failure {
+    Failure::new(FailKind::Setup, e.to_string())
+}
+
+fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict, Failure> {
+    let scratch = Scratch::new("grade").map_err(|e| setup(format!("{e:#}")))?;
+    let request = scratch.dir.join("request.json");
+    let events = scratch.dir.join("events");
+    let body = serde_json::to_vec(&Request {
+        lesson: lesson.name(),
+        source: source.clone(),
+        opts: opts.clone(),
+    })
+    .expect("a grading request serializes");
+    std::fs::write(&request, body).map_err(|e| setup(format!("writing the request: {e}")))?;
+    std::fs::write(&events, b"").map_err(|e| setup(format!("creating the event file: {e}")))?;
+
+    // The worker keeps this program's working directory, so that the paths in its messages
+    // read as they would here; the student's own CPU code runs in a scratch folder of its
+    // own (harness::cpu_crate), and a kernel has no file system to touch.
+    let mut cmd = Command::new(&opts.worker);
+    cmd.arg("worker").arg(&request).arg(&events);
+    let mut reader = EventReader::new(&events);
+    let mut step = String::from("starting");
+    let mut verdict: Option<Verdict> = None;
+    let mut last = Instant::now();
+    let started = Instant::now();
+    let ended = child::supervise(cmd, child::KEEP, || {
+        for ev in reader.poll::<Event>() {
+            last = Instant::now();
+            match ev {
+                Event::Step(s) => step = s,
+                Event::Done(v) => verdict = Some(*v),
+            }
+        }
+        if verdict.is_none() && last.elapsed() > opts.step_timeout {
+            Tick::Kill
+        } else {
+            Tick::Continue
+        }
+    })
+    .map_err(|e| {
+        setup(format!(
+            "starting the grading worker {}: {e:#}",
+            opts.worker.display()
+        ))
+    })?;
+    // Events written just before the worker exited.
+    for ev in reader.poll::<Event>() {
+        match ev {
+            Event::Step(s) => step = s,
+            Event::Done(v) => verdict = Some(*v),
+        }
+    }
+    if let Some(mut v) = verdict {
+        add_printed(&mut v, &ended.stdout);
+        return Ok(v);
+    }
+    let mut failure = if ended.killed() {
+        Failure::new(
+            FailKind::Hang,
+            format!(
+                "the code did not finish: stopped after {:.0} s while {step}. Look for a loop that never ends or a barrier that only some work-items of a group reach.",
+                opts.step_timeout.as_secs_f64()
+            ),
+        )
+    } else {
+        Failure::new(
+            FailKind::Crash,
+            format!(
+                "the grading worker died while {step}, after {:.1} s: {}.{}",
+                started.elapsed().as_secs_f64(),
+                ended.status.map_or("no status".into(), describe),
+                last_words(&ended.stderr)
+            ),
+        )
+    };
+    let printed = ended.stdout.shortened(10);
+    if !ended.stdout.is_empty() {
+        failure
+            .message
+            .push_str(&format!("\nYour code printed:\n{printed}"));
+    }
+    Err(failure)
+}
+
+fn add_printed(v: &mut Verdict, stdout: &Captured) {
+    if stdout.is_empty() {
+        return;
+    }
+    let text = stdout.shortened(10);
+    if v.printed.is_empty() {
+        v.printed = text;
+    } else {
+        v.printed = format!("{}\n{text}", v.printed);
+    }
+}
+
+fn last_words(stderr: &Captured) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!("\nIts last words:\n{}", stderr.shortened(8))
+    }
+}
+
+/// How a process ended, in words: the signal's name where there was one.
+pub fn describe(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                libc::SIGSEGV => "SIGSEGV (an invalid memory access in the runtime or the kernel)",
+                libc::SIGBUS => "SIGBUS (an invalid memory access)",
+                libc::SIGABRT => "SIGABRT (the runtime aborted)",
+                libc::SIGKILL => "SIGKILL (killed from outside, possibly for memory)",
+                libc::SIGFPE => "SIGFPE (an arithmetic fault)",
+                libc::SIGILL => "SIGILL (an illegal instruction)",
+                _ => "a signal",
+            };
+            return format!("ended by signal {sig}, {name}");
+        }
+    }
+    format!("exited with {status} without a verdict")
+}
+
+/// The worker's side: reads the request, grades, writes the events. `find` looks a lesson
+/// up by name (the registry lives above this module).
+pub fn serve(
+    request: &Path,
+    events: &Path,
+    find: impl Fn(&str) -> Option<&'static Lesson>,
+) -> Result<()> {
+    let body = std::fs::read(request)
+        .with_context(|| format!("reading the grading request {}", request.display()))?;
+    let Request {
+        lesson,
+        source,
+        opts,
+    } = serde_json::from_slice(&body).context("reading the grading request")?;
+    let lesson = find(&lesson).with_context(|| format!("no lesson named {lesson}"))?;
+    let mut out = EventWriter::create(events)?;
+    let mut failed_to_send = None;
+    let verdict = grade_here(lesson, &source, &opts, &mut |s| {
+        if let Err(e) = out.send(&Event::Step(s)) {
+            failed_to_send.get_or_insert(e);
+        }
+    });
+    if let Some(e) = failed_to_send {
+        return Err(e);
+    }
+    out.send(&Event::Done(Box::new(verdict)))
+}

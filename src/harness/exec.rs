@@ -1,0 +1,482 @@
+//! Running a kernel safely enough to grade it: C poisoned with NaN, guard zones around C,
+//! A and B checked afterwards, and the launch checked against the device's limits first.
+
+use std::ptr;
+use std::time::Instant;
+
+use anyhow::{bail, Context as _, Result};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::types::{cl_int, cl_mem_flags, CL_BLOCKING};
+use serde::{Deserialize, Serialize};
+
+use crate::harness::device::{DeviceInfo, Gpu};
+use crate::harness::matrix::{Problem, Shape};
+
+/// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub global: [usize; 2],
+    pub local: Option<[usize; 2]>,
+}
+
+impl Launch {
+    /// Checks the launch against the device before it is enqueued, so a bad work-group is a
+    /// sentence rather than an OpenCL error code.
+    pub fn validate(&self, info: &DeviceInfo) -> Result<()> {
+        if self.global.contains(&0) {
+            bail!("the launch has an empty global size {:?}", self.global);
+        }
+        if let Some(local) = self.local {
+            let items: usize = local.iter().product();
+            if items > info.max_work_group {
+                bail!(
+                    "a work-group of {}×{} = {items} work-items is larger than this device allows ({} on {}). Choose smaller tile defines.",
+                    local[0], local[1], info.max_work_group, info.name
+                );
+            }
+            for d in 0..2 {
+                if local[d] == 0 || !self.global[d].is_multiple_of(local[d]) {
+                    bail!(
+                        "global size {:?} is not a multiple of the work-group size {:?} in dimension {d}",
+                        self.global, local
+                    );
+                }
+                if let Some(&max) = info.max_work_item_sizes.get(d) {
+                    if local[d] > max {
+                        bail!(
+                            "a work-group {} wide in dimension {d} exceeds this device's limit of {max}",
+                            local[d]
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Work-groups in the launch.
+    pub fn groups(&self) -> usize {
+        match self.local {
+            Some(l) => (self.global[0] / l[0]) * (self.global[1] / l[1]),
+            None => 0,
+        }
+    }
+}
+
+/// Writes that landed outside C.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct GuardReport {
+    /// Elements written in the guard zone after C, and the nearest one's offset past the end.
+    pub after: usize,
+    pub nearest_after: Option<usize>,
+}
+
+impl GuardReport {
+    pub fn clean(&self) -> bool {
+        self.after == 0
+    }
+}
+
+/// The value the guard zone holds; a kernel has no reason to ever write exactly this.
+const GUARD: f32 = -1.234_567_9e29;
+
+/// C at the start of a larger buffer, followed by a guard zone: an index past the end of C
+/// lands in the guard, in the same memory object, where the host can see it.
+///
+/// C is the whole buffer, not a sub-buffer of it: some drivers (NVIDIA's among them) do not
+/// show writes past a sub-buffer's end in its parent, which would hide exactly the bugs the
+/// guard is for. The price is that an index below zero is not caught here; it writes before
+/// the allocation and usually fails the launch or crashes the worker, which the grader
+/// reports too.
+pub struct GuardedC {
+    /// The buffer holding C and the guard.
+    pub whole: Buffer<f32>,
+    /// A second handle on the same buffer, to pass to the kernel as C.
+    pub c: Buffer<f32>,
+    /// Where C starts in `whole`, in floats.
+    pub offset: usize,
+    /// Elements of C.
+    pub len: usize,
+    /// Elements of the guard zone after C.
+    pub tail: usize,
+}
+
+impl GuardedC {
+    /// Allocates C (`len` floats) and its guard, filled with NaN inside and the guard value
+    /// after. `flags` adds to CL_MEM_READ_WRITE (CL_MEM_ALLOC_HOST_PTR for zero copy).
+    pub fn new(gpu: &Gpu, len: usize, flags: cl_mem_flags) -> Result<GuardedC> {
+        GuardedC::filled(gpu, len, flags, f32::NAN)
+    }
+
+    /// [`GuardedC::new`] with C filled with `fill` instead of NaN.
+    // ANCHOR: guarded_new
+    pub fn filled(gpu: &Gpu, len: usize, flags: cl_mem_flags, fill: f32) -> Result<GuardedC> {
+        // A wrong row stride overshoots by up to a few rows: 64 K floats covers it for the
+        // grader's sizes without costing much at large ones.
+        let tail = 65_536usize.max(len / 16);
+        let total = len.max(1) + tail;
+        let mut init = vec![GUARD; total];
+        init[..len].fill(fill);
+        let whole = unsafe {
+            Buffer::<f32>::create(
+                &gpu.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
+                total,
+                init.as_mut_ptr().cast(),
+            )
+        }
+        .context("allocating C and its guard zone")?;
+        // SAFETY: retaining the object first makes the second handle own a reference of its
+        // own, released when it drops.
+        let c = unsafe {
+            cl3::memory::retain_mem_object(whole.get())
+                .map_err(|e| anyhow::anyhow!("retaining C: OpenCL error {e}"))?;
+            Buffer::new(whole.get())
+        };
+        Ok(GuardedC {
+            whole,
+            c,
+            offset: 0,
+            len,
+            tail,
+        })
+    }
+    // ANCHOR_END: guarded_new
+
+    /// Floats in the whole buffer.
+    pub fn total(&self) -> usize {
+        self.offset + self.len.max(1) + self.tail
+    }
+
+    /// Reads C back and checks the guard zone.
+    // ANCHOR: read_back
+    pub fn read(&self, gpu: &Gpu) -> Result<(Vec<f32>, GuardReport)> {
+        let mut all = vec![0.0f32; self.total()];
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&self.whole, CL_BLOCKING, 0, &mut all, &[])
+                .context("reading C back")?;
+        }
+        Ok(self.split(all))
+    }
+    // ANCHOR_END: read_back
+
+    /// Splits a host copy of the whole buffer into C and a guard report.
+    pub fn split(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
+        let mut report = GuardReport::default();
+        let end = self.offset + self.len.max(1);
+        for (i, v) in all[end..].iter().enumerate() {
+            if v.to_bits() != GUARD.to_bits() {
+                report.after += 1;
+                report.nearest_after.get_or_insert(i);
+            }
+        }
+        let c = all[self.offset..self.offset + self.len].to_vec();
+        (c, report)
+    }
+}
+
+/// An input buffer created from host data, readable and writable so that a kernel that
+/// writes to it can be caught. Behind the data lies a zone of NaN, [`INPUT_GUARD`] floats
+/// long: a kernel that reads past the end of A or B reads NaN there (and not whatever
+/// happens to follow), and the NaN it spreads into C tells a read from a missing write.
+// ANCHOR: input_buffer
+pub fn input_buffer(gpu: &Gpu, data: &[f32], flags: cl_mem_flags) -> Result<Buffer<f32>> {
+    let mut copy = Vec::with_capacity(data.len() + INPUT_GUARD);
+    copy.extend_from_slice(data);
+    copy.resize(data.len() + INPUT_GUARD, f32::NAN);
+    unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
+            copy.len(),
+            copy.as_mut_ptr().cast(),
+        )
+    }
+    .context("allocating an input matrix on the device")
+}
+// ANCHOR_END: input_buffer
+
+/// Floats of NaN after each input matrix.
+pub const INPUT_GUARD: usize = 4096;
+
+/// Reads an input buffer back (data and guard zone) and returns the index of the first
+/// element that differs from what was put there: `data`, then NaN.
+pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option<usize>> {
+    let mut back = vec![0.0f32; data.len() + INPUT_GUARD];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut back, &[])
+            .context("reading an input matrix back")?;
+    }
+    Ok(back
+        .iter()
+        .enumerate()
+        .position(|(i, x)| match data.get(i) {
+            Some(y) => x.to_bits() != y.to_bits(),
+            None => !x.is_nan(),
+        }))
+}
+
+/// Sets the standard arguments (M, N, K, A, B, C) in that order. B is a buffer, or in
+/// lesson 09 an image.
+// ANCHOR: set_args
+pub fn set_standard_args(
+    kernel: &Kernel,
+    shape: Shape,
+    a: &Buffer<f32>,
+    b: &impl ClMem,
+    c: &Buffer<f32>,
+) -> Result<()> {
+    let dims = [shape.m as cl_int, shape.n as cl_int, shape.k as cl_int];
+    unsafe {
+        for (i, d) in dims.iter().enumerate() {
+            kernel.set_arg(i as u32, d).context("setting M, N or K")?;
+        }
+        kernel.set_arg(3, &a.get()).context("setting A")?;
+        kernel.set_arg(4, &b.get()).context("setting B")?;
+        kernel.set_arg(5, &c.get()).context("setting C")?;
+    }
+    Ok(())
+}
+// ANCHOR_END: set_args
+
+/// Enqueues a 2D launch and waits for it; returns the kernel's device time in ms.
+// ANCHOR: launch
+pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
+    l.validate(&gpu.info)?;
+    let local_ptr = match &l.local {
+        Some(local) => local.as_ptr(),
+        None => ptr::null(),
+    };
+    let event = unsafe {
+        gpu.queue.enqueue_nd_range_kernel(
+            kernel.get(),
+            2,
+            ptr::null(),
+            l.global.as_ptr(),
+            local_ptr,
+            &[],
+        )
+    }
+    .with_context(|| {
+        format!(
+            "enqueueing the kernel with global {:?}, local {:?}",
+            l.global, l.local
+        )
+    })?;
+    event.wait().context(
+        "the kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
+    )?;
+    event_ms(&event)
+}
+// ANCHOR_END: launch
+
+/// Device time between an event's start and end, in ms.
+pub fn event_ms(event: &opencl3::event::Event) -> Result<f64> {
+    let start = event
+        .profiling_command_start()
+        .context("reading the profiling start")?;
+    let end = event
+        .profiling_command_end()
+        .context("reading the profiling end")?;
+    Ok(end.saturating_sub(start) as f64 * 1e-6)
+}
+
+/// Everything a grader needs to know about one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunOutput {
+    pub c: Vec<f32>,
+    pub guard: GuardReport,
+    /// First element of A / B the kernel changed, if any.
+    pub a_changed: Option<usize>,
+    pub b_changed: Option<usize>,
+    pub kernel_ms: f64,
+    /// Elements of C came out NaN even when C started out as a number: the NaN was read
+    /// (from past the end of A or B), not left unwritten.
+    pub nan_from_reads: bool,
+}
+
+impl RunOutput {
+    /// The output of code with no guard zones to check (CPU code).
+    pub fn plain(c: Vec<f32>, kernel_ms: f64) -> RunOutput {
+        RunOutput {
+            c,
+            guard: GuardReport::default(),
+            a_changed: None,
+            b_changed: None,
+            kernel_ms,
+            nan_from_reads: false,
+        }
+    }
+}
+
+/// What C is filled with for the second run that tells a NaN read from a NaN never written:
+/// a number no correct kernel writes.
+pub const SECOND_FILL: f32 = -3.25e33;
+
+/// Runs a kernel with the standard arguments on one problem, guarded.
+// ANCHOR: run_guarded
+pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+    let a = input_buffer(gpu, &p.a, 0)?;
+    let b = input_buffer(gpu, &p.b, 0)?;
+    let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
+    set_standard_args(kernel, p.shape, &a, &b, &c.c)?;
+    let kernel_ms = launch(gpu, kernel, l)?;
+    let (out, guard) = c.read(gpu)?;
+    let nan_from_reads = out.iter().any(|x| x.is_nan()) && {
+        // Run again with C full of a number: an element still NaN was computed from NaN.
+        let again = GuardedC::filled(gpu, p.shape.m * p.shape.n, 0, SECOND_FILL)?;
+        set_standard_args(kernel, p.shape, &a, &b, &again.c)?;
+        launch(gpu, kernel, l)?;
+        again.read(gpu)?.0.iter().any(|x| x.is_nan())
+    };
+    Ok(RunOutput {
+        c: out,
+        guard,
+        a_changed: first_change(gpu, &a, &p.a)?,
+        b_changed: first_change(gpu, &b, &p.b)?,
+        kernel_ms,
+        nan_from_reads,
+    })
+}
+// ANCHOR_END: run_guarded
+
+/// Measured times of one kernel at one size.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Timing {
+    /// Median device time of the timed launches (profiling events), ms.
+    pub device_ms: f64,
+    /// Fastest and slowest device time of the timed launches, ms.
+    pub best_ms: f64,
+    #[serde(default)]
+    pub worst_ms: f64,
+    /// End to end on the host clock: upload A and B, run, read C back, ms (median).
+    pub host_ms: f64,
+    pub reps: usize,
+}
+
+impl Timing {
+    pub fn gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.device_ms * 1e-3) / 1e9
+    }
+    pub fn host_gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.host_ms * 1e-3) / 1e9
+    }
+}
+
+/// Median of a list of numbers.
+pub fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let n = xs.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// How many timed repetitions fit a time budget, given one run's time.
+pub fn reps_for(one_ms: f64, budget_ms: f64) -> usize {
+    ((budget_ms / one_ms.max(1e-3)) as usize).clamp(3, 50)
+}
+
+/// Times a kernel with the standard arguments: warm-up first, then device time from
+/// profiling events and end-to-end time on the host clock.
+pub fn time_buffers(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    p: &Problem,
+    l: &Launch,
+    budget_ms: f64,
+) -> Result<Timing> {
+    let shape = p.shape;
+    let mut a = input_buffer(gpu, &p.a, 0)?;
+    let mut b = input_buffer(gpu, &p.b, 0)?;
+    let mut c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            (shape.m * shape.n).max(1),
+            ptr::null_mut(),
+        )
+    }
+    .context("allocating C")?;
+    set_standard_args(kernel, shape, &a, &b, &c)?;
+    // Warm-up: the first launch pays for code upload and caches.
+    let first = launch(gpu, kernel, l)?;
+    let io = Io {
+        a: &mut a,
+        b: &mut b,
+        c: &mut c,
+        c_offset: 0,
+    };
+    repeat_timed(gpu, p, io, first, budget_ms, 1, |_, _, _, _| {
+        launch(gpu, kernel, l)
+    })
+}
+
+/// The device buffers of a timed product; C's elements start `c_offset` floats into `c`.
+pub struct Io<'a> {
+    pub a: &'a mut Buffer<f32>,
+    pub b: &'a mut Buffer<f32>,
+    pub c: &'a mut Buffer<f32>,
+    pub c_offset: usize,
+}
+
+/// The course's timing protocol, after one warm-up product that took `first_ms`:
+/// `run(a, b, c, n)` (n back-to-back products, returning the mean device time of one, in
+/// ms) repeated within `budget_ms` with n = `batch`, for the median and best device time;
+/// then a few end-to-end runs of one product on the host clock that also upload A and B
+/// and read C back.
+pub fn repeat_timed(
+    gpu: &Gpu,
+    p: &Problem,
+    io: Io<'_>,
+    first_ms: f64,
+    budget_ms: f64,
+    batch: usize,
+    mut run: impl FnMut(&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>, usize) -> Result<f64>,
+) -> Result<Timing> {
+    let Io { a, b, c, c_offset } = io;
+    let batch = batch.max(1);
+    let reps = reps_for(first_ms * batch as f64, budget_ms);
+    let mut dev = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        dev.push(run(a, b, c, batch)?);
+    }
+    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
+    let worst_ms = dev.iter().cloned().fold(0.0, f64::max);
+    let device_ms = median(&mut dev);
+
+    let mut host = Vec::new();
+    let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];
+    for _ in 0..reps.min(5) {
+        let t = Instant::now();
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(a, CL_BLOCKING, 0, &p.a, &[])
+                .context("uploading A")?;
+            gpu.queue
+                .enqueue_write_buffer(b, CL_BLOCKING, 0, &p.b, &[])
+                .context("uploading B")?;
+        }
+        run(a, b, c, 1)?;
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(c, CL_BLOCKING, c_offset * 4, &mut out, &[])
+                .context("reading C back")?;
+        }
+        host.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(Timing {
+        device_ms,
+        best_ms,
+        worst_ms,
+        host_ms: median(&mut host),
+        reps,
+    })
+}

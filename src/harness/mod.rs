@@ -1,0 +1,15 @@
+//! The harness: everything a grader or a measurement stands on, and nothing that knows which
+//! lessons exist. No module here imports `crate::ladder`, `crate::lesson` or anything above
+//! them (tests/layout.rs checks this).
+
+pub mod child;
+pub mod cpu_crate;
+pub mod cpu_driver;
+pub mod device;
+pub mod exec;
+pub mod matrix;
+pub mod paths;
+pub mod peak;
+pub mod program;
+pub mod record;
+pub mod sandbox;

@@ -1,0 +1,219 @@
+//! Building a kernel file into a program, and checking a kernel's signature before any
+//! argument is set (so a wrong signature is a message, not a panic or a crash).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use opencl3::kernel::Kernel;
+use opencl3::program::Program;
+
+use crate::harness::device::Gpu;
+use crate::harness::paths;
+
+/// A `-D NAME=VALUE` define passed to the OpenCL compiler.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Define {
+    pub name: String,
+    pub value: String,
+}
+
+impl Define {
+    pub fn new(name: &str, value: impl fmt::Display) -> Define {
+        Define {
+            name: name.to_string(),
+            value: value.to_string(),
+        }
+    }
+}
+
+/// Formats defines as compiler options.
+// ANCHOR: options
+pub fn options(defines: &[Define], extra: &str) -> String {
+    let mut opts: Vec<String> = defines
+        .iter()
+        .map(|d| format!("-D {}={}", d.name, d.value))
+        .collect();
+    // Argument names and types let the harness check a kernel's signature.
+    opts.push("-cl-kernel-arg-info".into());
+    if !extra.is_empty() {
+        opts.push(extra.to_string());
+    }
+    opts.join(" ")
+}
+// ANCHOR_END: options
+
+/// The kernel file did not compile; carries the compiler's full log.
+#[derive(Debug)]
+pub struct BuildFailed {
+    pub path: PathBuf,
+    pub device: String,
+    pub options: String,
+    pub log: String,
+}
+
+impl fmt::Display for BuildFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} did not compile on {} (options: {}). The compiler said:",
+            paths::display(&self.path),
+            self.device,
+            self.options
+        )?;
+        let log = self.log.trim();
+        if log.is_empty() {
+            write!(f, "  (the compiler gave no log)")
+        } else {
+            for line in log.lines() {
+                writeln!(f, "  | {line}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+impl std::error::Error for BuildFailed {}
+
+/// Reads and builds a kernel file for the device.
+pub fn build_file(gpu: &Gpu, path: &Path, defines: &[Define], extra: &str) -> Result<Program> {
+    let source = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the kernel file {}", paths::display(path)))?;
+    build_source(gpu, path, &source, defines, extra)
+}
+
+/// Builds kernel source that came from `path` (the path is used in messages only).
+// ANCHOR: build
+pub fn build_source(
+    gpu: &Gpu,
+    path: &Path,
+    source: &str,
+    defines: &[Define],
+    extra: &str,
+) -> Result<Program> {
+    let opts = options(defines, extra);
+    let mut program = Program::create_from_source(&gpu.context, source)
+        .with_context(|| format!("creating a program from {}", paths::display(path)))?;
+    if program.build(&[gpu.device.id()], &opts).is_err() {
+        let log = program
+            .get_build_log(gpu.device.id())
+            .unwrap_or_else(|e| format!("(no build log: {e})"));
+        return Err(BuildFailed {
+            path: path.to_path_buf(),
+            device: gpu.info.name.clone(),
+            options: opts,
+            log,
+        }
+        .into());
+    }
+    Ok(program)
+}
+// ANCHOR_END: build
+
+/// The kind of each argument a lesson passes to its kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// `const int` (a `cl_int` on the host).
+    Int(&'static str),
+    /// `const __global float*`, read only by the kernel.
+    GlobalIn(&'static str),
+    /// `__global float*` written by the kernel.
+    GlobalOut(&'static str),
+    /// `__read_only image2d_t`.
+    Image(&'static str),
+}
+
+impl Arg {
+    fn c_decl(self) -> String {
+        match self {
+            Arg::Int(n) => format!("const int {n}"),
+            Arg::GlobalIn(n) => format!("const __global float* {n}"),
+            Arg::GlobalOut(n) => format!("__global float* {n}"),
+            Arg::Image(n) => format!("__read_only image2d_t {n}"),
+        }
+    }
+}
+
+/// The C declaration of a kernel with these arguments, for messages and the book.
+pub fn signature(kernel: &str, args: &[Arg]) -> String {
+    let list: Vec<String> = args.iter().map(|a| a.c_decl()).collect();
+    format!("__kernel void {kernel}({})", list.join(", "))
+}
+
+/// The kernel's argument list does not match what the lesson passes.
+#[derive(Debug)]
+pub struct SignatureMismatch {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for SignatureMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", paths::display(&self.path), self.message)
+    }
+}
+
+impl std::error::Error for SignatureMismatch {}
+
+/// Creates `name` from the program and checks its arguments against `args`.
+pub fn kernel(program: &Program, path: &Path, name: &str, args: &[Arg]) -> Result<Kernel> {
+    let mismatch = |message: String| SignatureMismatch {
+        path: path.to_path_buf(),
+        message,
+    };
+    let kernel = match Kernel::create(program, name) {
+        Ok(k) => k,
+        Err(_) => {
+            let found = program.kernel_names().trim().to_string();
+            let found = if found.is_empty() {
+                "no kernel at all".to_string()
+            } else {
+                format!("only `{}`", found.replace(';', "`, `"))
+            };
+            return Err(mismatch(format!(
+                "there is no kernel named `{name}` (the file defines {found}). The lesson expects:\n  {}",
+                signature(name, args)
+            ))
+            .into());
+        }
+    };
+    let expected = signature(name, args);
+    let count = kernel
+        .num_args()
+        .context("asking the kernel for its argument count")? as usize;
+    if count != args.len() {
+        let mut have = Vec::new();
+        for i in 0..count as u32 {
+            let ty = kernel.get_arg_type_name(i).unwrap_or_default();
+            let an = kernel.get_arg_name(i).unwrap_or_default();
+            have.push(format!("{ty} {an}").trim().to_string());
+        }
+        return Err(mismatch(format!(
+            "`{name}` takes {count} argument(s) ({}), but the lesson passes {}. The lesson expects:\n  {expected}",
+            have.join(", "),
+            args.len()
+        ))
+        .into());
+    }
+    for (i, arg) in args.iter().enumerate() {
+        // Drivers without argument info answer with an error: then the count is all we check.
+        let Ok(ty) = kernel.get_arg_type_name(i as u32) else {
+            continue;
+        };
+        let ty = ty.replace(' ', "");
+        let ok = match arg {
+            Arg::Int(_) => ty == "int" || ty == "uint",
+            Arg::GlobalIn(_) | Arg::GlobalOut(_) => ty.starts_with("float") && ty.ends_with('*'),
+            Arg::Image(_) => ty.contains("image2d_t"),
+        };
+        if !ok {
+            return Err(mismatch(format!(
+                "argument {} of `{name}` has type `{ty}`, but the lesson passes {}. The lesson expects:\n  {expected}",
+                i + 1,
+                arg.c_decl()
+            ))
+            .into());
+        }
+    }
+    Ok(kernel)
+}

@@ -1,0 +1,151 @@
+//! Recorded measurements: CSV files under `results/`, one row per measurement, each naming
+//! its device, driver and date, so the book's numbers can be regenerated and traced. A
+//! file's columns are the fields of one serde struct, so writer and reader cannot disagree.
+
+use std::fs::OpenOptions;
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+/// Today's date (UTC) as YYYY-MM-DD.
+pub fn today() -> String {
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
+}
+
+/// An identifier for one measuring session: rows written with the same `run` were taken
+/// together, in one process or one device lease.
+pub fn run_id() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Appends rows to a CSV file, writing the header first if the file is new or empty.
+pub fn append<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let fresh = std::fs::metadata(path)
+        .map(|m| m.len() == 0)
+        .unwrap_or(true);
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(fresh)
+        .from_writer(file);
+    for row in rows {
+        w.serialize(row)
+            .with_context(|| format!("writing a row to {}", path.display()))?;
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads every row of a CSV file written by [`append`]. Columns the struct does not know are
+/// ignored; a row that does not fit the struct is an error naming its line.
+pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(file);
+    let mut out = Vec::new();
+    for (i, row) in r.deserialize().enumerate() {
+        out.push(row.with_context(|| format!("{}: row {}", path.display(), i + 2))?);
+    }
+    Ok(out)
+}
+
+/// One measured kernel (or peer) at one size: a row of `results/<device>.csv`, written by
+/// `cargo run --release -- ladder` and by `scripts/cublas_sgemm.py`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LadderRow {
+    pub date: String,
+    /// Rows with the same run were measured together (one process, one device lease).
+    #[serde(default)]
+    pub run: String,
+    pub device: String,
+    #[serde(default)]
+    pub driver: String,
+    /// CPU rows: the threads the code ran with (0 for GPU rows).
+    #[serde(default)]
+    pub threads: usize,
+    /// `05_local_tiling`, or a peer's name (`cublas`, `clblast`, `matrixmultiply`).
+    pub lesson: String,
+    /// `reference`, a variant's name, or a peer's configuration.
+    pub variant: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// Median device time (profiling events; wall clock for CPU code and host-timed peers).
+    pub device_ms: f64,
+    /// Fastest and slowest of the timed repetitions.
+    #[serde(default)]
+    pub best_ms: f64,
+    #[serde(default)]
+    pub worst_ms: f64,
+    #[serde(default)]
+    pub reps: usize,
+    /// Median end-to-end time with transfers, on the host clock.
+    pub host_ms: f64,
+    pub gflops: f64,
+    pub host_gflops: f64,
+    /// Largest relative error against the f64 reference; empty where not checked here.
+    #[serde(default)]
+    pub max_rel_err: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Row {
+        a: String,
+        b: f64,
+        #[serde(default)]
+        c: Option<usize>,
+    }
+
+    #[test]
+    fn csv_round_trip_with_quotes_and_missing_columns() {
+        let dir = std::env::temp_dir().join(format!("lab-record-{}", std::process::id()));
+        let path = dir.join("t.csv");
+        let _ = std::fs::remove_file(&path);
+        let first = Row {
+            a: "x,\"y\"".into(),
+            b: 1.5,
+            c: Some(3),
+        };
+        append(&path, &[first]).unwrap();
+        append(
+            &path,
+            &[Row {
+                a: "z".into(),
+                b: 2.0,
+                c: None,
+            }],
+        )
+        .unwrap();
+        let rows: Vec<Row> = read(&path).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].a, "x,\"y\"");
+        assert_eq!(rows[1].c, None);
+        // An older file without column c still reads.
+        std::fs::write(&path, "a,b\nq,4\n").unwrap();
+        let rows: Vec<Row> = read(&path).unwrap();
+        assert_eq!(rows[0].c, None);
+        // A row that does not fit names its line.
+        std::fs::write(&path, "a,b\nq,notanumber\n").unwrap();
+        let err = read::<Row>(&path).unwrap_err();
+        assert!(format!("{err:#}").contains("row 2"), "{err:#}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn today_is_a_plausible_date() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"), "{d}");
+    }
+}

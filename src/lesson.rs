@@ -1,0 +1,286 @@
+//! What a lesson is, as data: its name, what the student writes, how it is launched, which
+//! sizes it must handle and how its technique is judged. The ladder (`crate::ladder`)
+//! declares one value of [`Lesson`] per rung; everything else reads them.
+
+use anyhow::Result;
+use opencl3::kernel::Kernel;
+
+use crate::harness::device::{DeviceInfo, Gpu};
+use crate::harness::exec::{self, Launch, RunOutput, Timing};
+use crate::harness::matrix::{Problem, Shape};
+use crate::harness::paths::Course;
+use crate::harness::program::{Arg, Define};
+
+/// One rung of the ladder.
+pub struct Lesson {
+    /// `05`, or `03b` for a rung inserted without renumbering those after it.
+    pub key: &'static str,
+    pub slug: &'static str,
+    pub title: &'static str,
+    /// The technique the lesson teaches, one line.
+    pub teaches: &'static str,
+    /// Shown when the lesson is not started: where to begin.
+    pub hint: &'static str,
+    pub kind: Kind,
+}
+
+/// What kind of work a lesson is.
+pub enum Kind {
+    /// Lesson 00: nothing to grade.
+    Device,
+    Cpu(&'static CpuLesson),
+    OpenCl(&'static OclLesson),
+}
+
+impl std::fmt::Debug for Lesson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Lesson({})", self.name())
+    }
+}
+
+impl Lesson {
+    /// `05_local_tiling`: the name shared by the lesson's binary, starter, solution, test and
+    /// chapter.
+    pub fn name(&self) -> String {
+        format!("{}_{}", self.key, self.slug)
+    }
+
+    /// `05`.
+    pub fn id(&self) -> &'static str {
+        self.key
+    }
+
+    /// The file the student edits: `05_local_tiling.cl` or `01_cpu_naive.rs`. Lesson 00 has
+    /// no starter, but its micro-kernels sit in `solutions/00_your_device.cl`.
+    pub fn file_name(&self) -> String {
+        match self.kind {
+            Kind::Cpu(_) => format!("{}.rs", self.name()),
+            _ => format!("{}.cl", self.name()),
+        }
+    }
+
+    /// Whether the student has a file to write for this lesson.
+    pub fn graded(&self) -> bool {
+        !matches!(self.kind, Kind::Device)
+    }
+
+    pub fn ocl(&self) -> Option<&'static OclLesson> {
+        match self.kind {
+            Kind::OpenCl(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    pub fn cpu(&self) -> Option<&'static CpuLesson> {
+        match self.kind {
+            Kind::Cpu(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// A CPU lesson: Rust functions with the signature
+/// `fn(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize)`, `c` filled with
+/// NaN on entry.
+pub struct CpuLesson {
+    /// The functions the student's file must define, in the order they are graded; the last
+    /// is the lesson's final form, the one that is timed.
+    pub functions: &'static [&'static str],
+}
+
+/// What a lesson's host code gets to decide its defines: the device, and the course's files
+/// (recorded tuning results).
+pub struct Ctx<'a> {
+    pub info: &'a DeviceInfo,
+    pub course: &'a Course,
+}
+
+/// Runs a kernel once on a problem, guarded (see [`exec::run_guarded`]).
+pub type RunFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define]) -> Result<RunOutput>;
+/// Times a kernel within a budget in ms (see [`exec::time_buffers`]).
+pub type TimeFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define], f64) -> Result<Timing>;
+
+/// Tuned defines for a device and problem size, if any are recorded.
+pub type SizedFn = fn(&Ctx, Shape) -> Option<Vec<Define>>;
+
+/// How the host sets up, runs and times a lesson's kernel.
+pub struct Host {
+    pub run: RunFn,
+    pub time: TimeFn,
+    /// The lesson cannot run on a device without image support.
+    pub needs_images: bool,
+}
+
+/// Plain buffers for A, B and C, copied to and from the device.
+pub const BUFFERS: Host = Host {
+    run: |gpu, kernel, p, l, _| exec::run_guarded(gpu, kernel, p, l),
+    time: |gpu, kernel, p, l, _, budget| exec::time_buffers(gpu, kernel, p, l, budget),
+    needs_images: false,
+};
+
+/// Another way to run a lesson's problem, measured beside the reference for the chapter
+/// (row-as-dimension-0 in lesson 04, zero-padding in 08, the copy path in 09, ...).
+pub struct Variant {
+    /// Short name, used in results files: `row-as-dim0`, `copy`.
+    pub name: &'static str,
+    /// What it shows, one sentence.
+    pub about: &'static str,
+    /// Checks and times it at a size on a device; `Ok(None)` when it does not apply there.
+    pub measure: fn(&Gpu, &Course, Shape) -> Result<Option<Timing>>,
+}
+
+/// A word the kernel's source must contain (comments aside), and the hint when it does not.
+pub struct Technique {
+    pub pattern: &'static str,
+    /// How many times it must appear (e.g. two barriers per tile).
+    pub min: usize,
+    pub hint: &'static str,
+}
+
+/// An OpenCL lesson.
+pub struct OclLesson {
+    /// The kernel function's name.
+    pub kernel: &'static str,
+    pub args: &'static [Arg],
+    /// The tuning defines for a device (each kernel file also has defaults of its own).
+    pub defines: fn(&Ctx) -> Vec<Define>,
+    /// Why a set of defines is not legal for the kernel, one sentence per broken rule.
+    pub check_defines: fn(&[Define]) -> Result<(), String>,
+    /// The NDRange for a size, or why the lesson's kernel does not handle that size. Called
+    /// with defines that passed `check_defines`.
+    pub launch: fn(Shape, &[Define]) -> Result<Launch, String>,
+    /// The sizes the grader checks (random, non-square, valid for the lesson).
+    pub shapes: fn(&[Define]) -> Result<Vec<Shape>, String>,
+    /// Extra compiler options.
+    pub build_options: &'static str,
+    pub uses: &'static [Technique],
+    pub host: Host,
+    /// Tuned defines for a problem size, if recorded: they replace `defines` when a lesson
+    /// binary or the ladder measures at that size (grading keeps `defines`).
+    pub sized: Option<SizedFn>,
+    /// Other versions measured beside the reference by `lab ladder`.
+    pub variants: &'static [Variant],
+}
+
+impl OclLesson {
+    /// Whether the device can run this lesson at all (lesson 09 needs images); the error
+    /// says why not.
+    pub fn supports(&self, info: &DeviceInfo) -> Result<()> {
+        if self.host.needs_images && !info.image_support {
+            anyhow::bail!(
+                "{} has no image support, and this lesson reads B as an image (image2d_t). Choose another device with --device; `--list-devices` shows them.",
+                info.name
+            );
+        }
+        Ok(())
+    }
+
+    /// The lesson's defines for a device with `-D` overrides applied, checked.
+    pub fn defines_for(&self, ctx: &Ctx, overrides: &[Define]) -> Result<Vec<Define>, String> {
+        let d = with_overrides((self.defines)(ctx), overrides);
+        (self.check_defines)(&d)?;
+        Ok(d)
+    }
+}
+
+/// The standard argument list: M, N, K, then A, B and C in global memory.
+pub const STANDARD_ARGS: &[Arg] = &[
+    Arg::Int("M"),
+    Arg::Int("N"),
+    Arg::Int("K"),
+    Arg::GlobalIn("A"),
+    Arg::GlobalIn("B"),
+    Arg::GlobalOut("C"),
+];
+
+/// Reads a numeric define (`TS`, `WPT`, ...): a whole number of at least 1, or a sentence
+/// saying which rule it breaks.
+pub fn define(defines: &[Define], name: &str) -> Result<usize, String> {
+    let d = defines
+        .iter()
+        .rev()
+        .find(|d| d.name == name)
+        .ok_or_else(|| format!("the define {name} is missing"))?;
+    let v: usize = d.value.trim().parse().map_err(|_| {
+        format!(
+            "-D {name}={}: {name} must be a whole number, such as 8 or 16",
+            d.value
+        )
+    })?;
+    if v == 0 {
+        return Err(format!("-D {name}=0: {name} must be at least 1"));
+    }
+    Ok(v)
+}
+
+/// Applies `-D NAME=VALUE` overrides to a lesson's defaults.
+pub fn with_overrides(mut defines: Vec<Define>, overrides: &[Define]) -> Vec<Define> {
+    for o in overrides {
+        match defines.iter_mut().find(|d| d.name == o.name) {
+            Some(d) => d.value = o.value.clone(),
+            None => defines.push(o.clone()),
+        }
+    }
+    defines
+}
+
+/// Checks that `a` is a multiple of `b`, with a sentence naming both defines when not.
+pub fn require_divides(d: &[Define], a: &str, b: &str, why: &str) -> Result<(), String> {
+    let (x, y) = (define(d, a)?, define(d, b)?);
+    if x.is_multiple_of(y) {
+        Ok(())
+    } else {
+        Err(format!("{a} = {x} must be a multiple of {b} = {y} ({why})"))
+    }
+}
+
+/// Refuses a size unless each dimension is a multiple of the given tile.
+pub fn require_multiple(
+    s: Shape,
+    tm: usize,
+    tn: usize,
+    tk: usize,
+    why: &str,
+) -> Result<(), String> {
+    require_nonempty(s)?;
+    if s.multiple_of(tm, tn, tk) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{s} is not supported by this lesson's kernel: M must be a multiple of {tm}, N of {tn} and K of {tk} ({why}). Lesson 08 removes this limit."
+        ))
+    }
+}
+
+/// Refuses an empty problem.
+pub fn require_nonempty(s: Shape) -> Result<(), String> {
+    if s.m == 0 || s.n == 0 || s.k == 0 {
+        Err(format!("{s}: every dimension must be at least 1"))
+    } else {
+        Ok(())
+    }
+}
+
+/// `n` rounded up to a multiple of `m`.
+pub fn round_up(n: usize, m: usize) -> usize {
+    n.div_ceil(m) * m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_are_validated_with_a_sentence() {
+        let d = vec![Define::new("TS", "abc"), Define::new("WPT", 0)];
+        assert!(define(&d, "TS").unwrap_err().contains("whole number"));
+        assert!(define(&d, "WPT").unwrap_err().contains("at least 1"));
+        assert!(define(&d, "X").unwrap_err().contains("missing"));
+        let d = with_overrides(vec![Define::new("TS", 16)], &[Define::new("TS", 8)]);
+        assert_eq!(define(&d, "TS"), Ok(8));
+        let d = vec![Define::new("TSK", 16), Define::new("WIDTH", 3)];
+        assert!(require_divides(&d, "TSK", "WIDTH", "whole vectors")
+            .unwrap_err()
+            .contains("TSK = 16 must be a multiple of WIDTH = 3"));
+    }
+}

@@ -1,0 +1,12 @@
+// A missing semicolon and an undeclared variable: rustc's message must reach the student.
+pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = 0.0
+            for p in 0..k {
+                acc += a[i * k + p] * b[p * n + j];
+            }
+            c[i * n + j] = accc;
+        }
+    }
+}
