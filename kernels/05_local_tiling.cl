@@ -7,9 +7,11 @@
 // M, N and K must be multiples of TS (lesson 08 lifts this).
 
 // Tile size: the work-group is TS×TS work-items (set by the host with -D TS=...).
+// ANCHOR: defaults
 #ifndef TS
 #define TS 16
 #endif
+// ANCHOR_END: defaults
 
 // ANCHOR: kernel
 __kernel void matmul(const int M, const int N, const int K,

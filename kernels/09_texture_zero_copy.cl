@@ -48,11 +48,13 @@
 // ANCHOR_END: a_source
 
 // ANCHOR: kernel
+// ANCHOR: signature
 __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1)))
 void matmul(const int M, const int N, const int K,
             const __global float* A,
             __read_only image2d_t B,
             __global float* C) {
+// ANCHOR_END: signature
     // ANCHOR: sampler
     // Integer pixel coordinates, no filtering, and zeros outside the image: reads past the
     // last row or column of B contribute nothing, which is all the padding B needs.
