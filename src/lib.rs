@@ -10,6 +10,7 @@ pub mod grade;
 pub mod lessons;
 pub mod matrix;
 pub mod microbench;
+pub mod oclgrind;
 pub mod paths;
 pub mod peak;
 pub mod program;
