@@ -1310,6 +1310,9 @@ pub fn render(finding: &Finding, path: &str, source: &str) -> String {
         Kind::Race { kind, space } => {
             let target = named(name_of(&finding.at).or_else(|| name_of(&finding.other)));
             let between = match (line_no(&finding.at), line_no(&finding.other)) {
+                (Some(a), Some(o)) if a == o && *kind == RaceKind::WriteWrite => {
+                    format!("two work-items write the same element at line {a}")
+                }
                 (Some(a), Some(o)) if a == o => format!(
                     "line {a} {} it in one work-item while another work-item {} it",
                     verb(&finding.at),
@@ -1322,12 +1325,18 @@ pub fn render(finding: &Finding, path: &str, source: &str) -> String {
                 ),
                 _ => "two work-items access it".to_string(),
             };
+            // Only work-items of one group can be ordered, and only by a barrier.
+            let unordered = if *space == Space::Local {
+                ", with no barrier between them"
+            } else {
+                ""
+            };
             let kind = match kind {
                 RaceKind::ReadWrite => "read-write",
                 RaceKind::WriteWrite => "write-write",
             };
             format!(
-                "data race ({kind}) on {}{target}: {between}, with no barrier between them",
+                "data race ({kind}) on {}{target}: {between}{unordered}",
                 space.qualifier()
             )
         }
@@ -1669,6 +1678,30 @@ mod tests {
             r.findings[0].kind,
             Kind::Uninitialized(Uninit::ValueWritten(Space::Global))
         );
+    }
+
+    #[test]
+    fn two_work_items_writing_one_element_of_c() {
+        let (out, src) = fixture!("race_global_write_write");
+        let r = parse(out);
+        assert_eq!(r.findings.len(), 1);
+        let f = &r.findings[0];
+        assert_eq!(
+            f.kind,
+            Kind::Race {
+                kind: RaceKind::WriteWrite,
+                space: Space::Global
+            }
+        );
+        assert_eq!(f.count, 6);
+        assert_eq!(lines(f), (Some(21), Some(21)));
+        let text = render(f, "kernels/04_naive_kernel.cl", src);
+        assert!(
+            text.starts_with("kernels/04_naive_kernel.cl:21:26: data race (write-write) on __global C: two work-items write the same element at line 21 (first seen in work-item (0,0) of work-group (1,0) and work-item (0,0) of work-group (0,0)); reported 6 times\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("  21 |").count(), 1, "the line is quoted once");
+        assert!(text.contains("hint: two work-items wrote the same element"));
     }
 
     #[test]
