@@ -430,18 +430,23 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Order of importance: a race or a divergent barrier usually causes the uninitialised
-    /// values and wrong reads reported after it, so the cause comes first.
+    /// Order of importance, causes before their effects: a race on a tile or a divergent
+    /// barrier leaves garbage that shows later as uninitialised values; a store past the
+    /// end of a row of C lands on the next row, which shows as a race on global memory.
     fn rank(&self) -> u8 {
         match self {
-            Kind::Race { .. } => 0,
+            Kind::Race {
+                space: Space::Local,
+                ..
+            } => 0,
             Kind::Divergence { .. } => 1,
             Kind::InvalidAccess { .. } | Kind::IndexOutOfRange { .. } => 2,
             Kind::Unaligned { .. } => 3,
-            Kind::Api { .. } => 4,
-            Kind::Uninitialized(_) => 5,
-            Kind::SimulatorFailure { .. } => 6,
-            Kind::Other { .. } => 7,
+            Kind::Race { .. } => 4,
+            Kind::Api { .. } => 5,
+            Kind::Uninitialized(_) => 6,
+            Kind::SimulatorFailure { .. } => 7,
+            Kind::Other { .. } => 8,
         }
     }
 
@@ -1656,7 +1661,7 @@ mod tests {
             .trim_start()
             .starts_with("Uninitialized value written to global"));
         let kinds: Vec<u8> = r.findings.iter().map(|f| f.kind.rank()).collect();
-        assert_eq!(kinds, vec![0, 0, 5]);
+        assert_eq!(kinds, vec![0, 0, 6]);
         assert_eq!(lines(&r.findings[0]), (Some(36), Some(41)));
         assert_eq!(lines(&r.findings[1]), (Some(37), Some(41)));
         let last = r.findings.last().unwrap();
@@ -1702,6 +1707,37 @@ mod tests {
         );
         assert_eq!(text.matches("  21 |").count(), 1, "the line is quoted once");
         assert!(text.contains("hint: two work-items wrote the same element"));
+    }
+
+    #[test]
+    fn an_unguarded_edge_store_comes_before_the_races_it_causes() {
+        let (out, src) = fixture!("store_without_column_guard");
+        let r = parse(out);
+        // Oclgrind printed 11 invalid writes and 45 races on C, interleaved.
+        assert_eq!(out.matches("Write-write data race at global").count(), 45);
+        let f = &r.findings[0];
+        assert!(matches!(
+            f.kind,
+            Kind::InvalidAccess {
+                access: Access::Write,
+                space: Space::Global,
+                ..
+            }
+        ));
+        assert_eq!(f.count, 11);
+        let text = render(f, "kernels/08_padding.cl", src);
+        assert!(
+            text.contains(":180:30: write of 4 bytes past the end of C"),
+            "{text}"
+        );
+        assert!(text.contains("C[row * N + col + w] = out.s[w];"));
+        assert!(r.findings[1..].iter().all(|f| matches!(
+            f.kind,
+            Kind::Race {
+                kind: RaceKind::WriteWrite,
+                space: Space::Global
+            }
+        )));
     }
 
     #[test]
