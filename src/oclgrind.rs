@@ -88,7 +88,9 @@ fn icd_candidates(path_var: Option<&OsStr>) -> Vec<PathBuf> {
 pub struct Options {
     /// Data races in local and global memory (`OCLGRIND_DATA_RACES`).
     pub races: bool,
-    /// Uses of uninitialised values (`OCLGRIND_UNINITIALIZED`).
+    /// Uses of uninitialised values (`OCLGRIND_UNINITIALIZED`). Leave it off for kernels
+    /// that read images: Oclgrind 21.10 marks every `read_imagef` result as uninitialised,
+    /// and can crash on such kernels with this check on.
     pub uninitialized: bool,
     /// Failed OpenCL API calls, printed on stderr (`OCLGRIND_CHECK_API`).
     pub api: bool,
