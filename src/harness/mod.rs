@@ -7,6 +7,7 @@ pub mod cpu_crate;
 pub mod cpu_driver;
 pub mod device;
 pub mod exec;
+pub mod oclgrind;
 pub mod matrix;
 pub mod paths;
 pub mod peak;
