@@ -39,4 +39,4 @@ ms = cp.cuda.get_elapsed_time(start, end) / reps
 idx = np.random.default_rng(2).integers(0, size, (256, 2))
 an, bn, cn = cp.asnumpy(a).astype(np.float64), cp.asnumpy(b).astype(np.float64), cp.asnumpy(c)
 err = max(abs(cn[i, j] - an[i] @ bn[:, j]) for i, j in idx)
-print(f"{path}: {size}: {ms:.4f} ms, {2 * size**3 / ms / 1e9:.1f} GFLOP/s (CUDA launch of the OpenCL PTX), max abs err {err:.2e}")
+print(f"{path}: {size}: {ms:.4f} ms, {2 * size**3 / ms / 1e9:.1f} TFLOP/s (CUDA launch of the OpenCL PTX), max abs err {err:.2e}")
