@@ -63,7 +63,14 @@ impl Params {
     }
 
     fn values(&self) -> [usize; 6] {
-        [self.tsm, self.tsn, self.tsk, self.wptm, self.wptn, self.alongk]
+        [
+            self.tsm,
+            self.tsn,
+            self.tsk,
+            self.wptm,
+            self.wptn,
+            self.alongk,
+        ]
     }
 
     /// Work-items along M (the work-group's dimension 1).

@@ -5,9 +5,7 @@ use lab::grade::{self, FailKind, Source};
 use lab::lessons;
 use lab::matrix::Shape;
 use lab::report;
-use lab::testing::{
-    assert_mutant_rejected, assert_rejected, assert_solution_passes, options,
-};
+use lab::testing::{assert_mutant_rejected, assert_rejected, assert_solution_passes, options};
 use lab::tuner::Params;
 
 #[test]
