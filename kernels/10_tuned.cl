@@ -17,6 +17,13 @@
 // RTSN·4 columns apart (same for rows). Then the 16 work-items of a row read 16 consecutive
 // float4 of Bs, so one local-memory read serves a quarter-warp without bank conflicts, and
 // the stores to C are float4 with neighbours writing neighbouring addresses.
+//
+// Which work-item loads which float4 of A is a knob, ALONGK. Along m (0): consecutive
+// work-items take consecutive rows of A's tile, so each reads 16 bytes of its own row, half
+// of a 32-byte memory sector, and their transposed stores into As land in consecutive banks.
+// Along k (1): consecutive work-items read consecutive float4 of one row of A, whole
+// sectors, but then TSK/4 of them store into the same columns of As, the same banks; an XOR
+// swizzle of As's float4 columns (SWZ) spreads those stores over all 32 banks again.
 
 // ANCHOR: knobs
 #ifndef TSM
@@ -34,6 +41,9 @@
 #ifndef WPTN
 #define WPTN 8 // results per work-item along N (multiple of 4)
 #endif
+#ifndef ALONGK
+#define ALONGK 0 // 1: work-items load A along its rows (along k), 0: down its columns (along m)
+#endif
 // ANCHOR_END: knobs
 
 // Derived sizes: the work-group is RTSN × RTSM work-items (dimension 0 along N).
@@ -43,6 +53,11 @@
 // float4 loads per work-item and k-step (the host checks that these divide exactly).
 #define LPTA (TSM * TSK / 4 / THREADS)
 #define LPTB (TSK * TSN / 4 / THREADS)
+// With ALONGK, the float4 column c of row k of As is stored at column c ^ SWZ(k): the
+// TSK/4 work-items that share a row of A then write into different banks. The XOR stays
+// inside an aligned group of 8 float4 (so TSM must be a multiple of 32; otherwise no
+// swizzle), and the float4 a work-item reads for one k are still 16 consecutive bytes.
+#define SWZ(k) ((ALONGK && TSM % 32 == 0) ? ((k) / 4 * (32 / TSK)) % 8 : 0)
 
 // ANCHOR: load
 // Reads the k-step starting at k0 into registers: for A, float4 along a row (4 values of
@@ -53,7 +68,9 @@ void load_step(const int M, const int N, const int K,
                const int m0, const int n0, const int k0, const int tid,
                float4* ra, float4* rb) {
     // EXERCISE(10.1) BEGIN: load one k-step of A and B into ra[] and rb[], zero outside the matrices
-    // TODO: for l in 0..LPTA: id = tid + l*THREADS; row = m0 + id % TSM; col = k0 + (id / TSM) * 4.
+    // TODO: for l in 0..LPTA: id = tid + l*THREADS; row and col of the float4 of A it loads:
+    // TODO:   ALONGK 0: row = m0 + id % TSM, col = k0 + (id / TSM) * 4 (consecutive ids: consecutive rows);
+    // TODO:   ALONGK 1: row = m0 + id / (TSK/4), col = k0 + (id % (TSK/4)) * 4 (consecutive ids: along a row).
     // TODO:   ra[l] = the float4 A[row*K + col .. +3]; (float4)(0) if row >= M or col >= K.
     // TODO:   when K % 4 == 0 read it as one float4; else element by element, 0 past column K-1.
     // TODO: for l in 0..LPTB: id = tid + l*THREADS; row = k0 + id / (TSN/4); col = n0 + (id % (TSN/4)) * 4.
@@ -101,7 +118,9 @@ __kernel void matmul(const int M, const int N, const int K,
         __local float4* bs = Bs + buf * (TSK * TSN / 4);
 
         // EXERCISE(10.2) BEGIN: write ra[] into As transposed and rb[] into Bs, in buffer `buf`
-        // TODO: for l in 0..LPTA: the same id, m = id % TSM, k = (id / TSM) * 4;
+        // TODO: for l in 0..LPTA: the same id; row (in the tile) and k of that float4 as in load_step
+        // TODO:   (ALONGK 0: row = id % TSM, k = (id / TSM) * 4; ALONGK 1: row = id / (TSK/4), k = (id % (TSK/4)) * 4);
+        // TODO:   m = row, or with ALONGK its float4 column swizzled: m = ((row/4) ^ SWZ(k))*4 + row%4;
         // TODO:   as[(k+0)*TSM + m] = ra[l].x, ..., as[(k+3)*TSM + m] = ra[l].w (A transposed).
         // TODO: for l in 0..LPTB: bs[tid + l*THREADS] = rb[l].
         // EXERCISE END
@@ -118,7 +137,7 @@ __kernel void matmul(const int M, const int N, const int K,
         // ANCHOR: compute
         // EXERCISE(10.3) BEGIN: for each k of the step, read WPTM values of A and WPTN of B as float4 and update acc
         // TODO: as4 = As + buf * (TSK*TSM/4) (the same buffer, seen as float4). For k in 0..TSK:
-        // TODO:   a[4i..4i+3] = as4[k*(TSM/4) + i*RTSM + ty] for i in 0..WPTM/4 (the work-item's rows);
+        // TODO:   a[4i..4i+3] = as4[k*(TSM/4) + ((i*RTSM + ty) ^ SWZ(k))] for i in 0..WPTM/4 (the work-item's rows);
         // TODO:   b[j] = bs[k*(TSN/4) + j*RTSN + tx] for j in 0..WPTN/4 (its columns);
         // TODO:   acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]) for every i, j. #pragma unroll each loop.
         // EXERCISE END

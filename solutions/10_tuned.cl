@@ -17,6 +17,13 @@
 // RTSN·4 columns apart (same for rows). Then the 16 work-items of a row read 16 consecutive
 // float4 of Bs, so one local-memory read serves a quarter-warp without bank conflicts, and
 // the stores to C are float4 with neighbours writing neighbouring addresses.
+//
+// Which work-item loads which float4 of A is a knob, ALONGK. Along m (0): consecutive
+// work-items take consecutive rows of A's tile, so each reads 16 bytes of its own row, half
+// of a 32-byte memory sector, and their transposed stores into As land in consecutive banks.
+// Along k (1): consecutive work-items read consecutive float4 of one row of A, whole
+// sectors, but then TSK/4 of them store into the same columns of As, the same banks; an XOR
+// swizzle of As's float4 columns (SWZ) spreads those stores over all 32 banks again.
 
 // ANCHOR: knobs
 #ifndef TSM
@@ -34,6 +41,9 @@
 #ifndef WPTN
 #define WPTN 8 // results per work-item along N (multiple of 4)
 #endif
+#ifndef ALONGK
+#define ALONGK 0 // 1: work-items load A along its rows (along k), 0: down its columns (along m)
+#endif
 // ANCHOR_END: knobs
 
 // Derived sizes: the work-group is RTSN × RTSM work-items (dimension 0 along N).
@@ -43,6 +53,11 @@
 // float4 loads per work-item and k-step (the host checks that these divide exactly).
 #define LPTA (TSM * TSK / 4 / THREADS)
 #define LPTB (TSK * TSN / 4 / THREADS)
+// With ALONGK, the float4 column c of row k of As is stored at column c ^ SWZ(k): the
+// TSK/4 work-items that share a row of A then write into different banks. The XOR stays
+// inside an aligned group of 8 float4 (so TSM must be a multiple of 32; otherwise no
+// swizzle), and the float4 a work-item reads for one k are still 16 consecutive bytes.
+#define SWZ(k) ((ALONGK && TSM % 32 == 0) ? ((k) / 4 * (32 / TSK)) % 8 : 0)
 
 // ANCHOR: load
 // Reads the k-step starting at k0 into registers: for A, float4 along a row (4 values of
@@ -53,13 +68,13 @@ void load_step(const int M, const int N, const int K,
                const int m0, const int n0, const int k0, const int tid,
                float4* ra, float4* rb) {
     // EXERCISE(10.1) BEGIN: load one k-step of A and B into ra[] and rb[], zero outside the matrices
-    // Consecutive work-items take consecutive rows of A's tile: their transposed stores
-    // into As then hit consecutive banks.
+    // ALONGK: consecutive work-items read consecutive float4 of a row of A (whole memory
+    // sectors). Otherwise they take consecutive rows of A's tile (one float4 of each row).
     #pragma unroll
     for (int l = 0; l < LPTA; l++) {
         const int id = tid + l * THREADS;
-        const int row = m0 + id % TSM;
-        const int col = k0 + (id / TSM) * 4;
+        const int row = m0 + (ALONGK ? id / (TSK / 4) : id % TSM);
+        const int col = k0 + (ALONGK ? id % (TSK / 4) : id / TSM) * 4;
         const __global float* p = A + row * K + col;
         if (row >= M || col >= K) {
             ra[l] = (float4)(0.0f);
@@ -137,8 +152,11 @@ __kernel void matmul(const int M, const int N, const int K,
         #pragma unroll
         for (int l = 0; l < LPTA; l++) {
             const int id = tid + l * THREADS;
-            const int m = id % TSM;
-            const int k = (id / TSM) * 4;
+            // The row of A's tile this float4 came from, and its first k (as in load_step).
+            const int row = ALONGK ? id / (TSK / 4) : id % TSM;
+            const int k = (ALONGK ? id % (TSK / 4) : id / TSM) * 4;
+            // Its column in As: with ALONGK, the float4 column swizzled (the same for all four k).
+            const int m = ALONGK ? ((row / 4) ^ SWZ(k)) * 4 + row % 4 : row;
             as[(k + 0) * TSM + m] = ra[l].x;
             as[(k + 1) * TSM + m] = ra[l].y;
             as[(k + 2) * TSM + m] = ra[l].z;
@@ -167,7 +185,7 @@ __kernel void matmul(const int M, const int N, const int K,
             float a[WPTM];
             #pragma unroll
             for (int i = 0; i < WPTM / 4; i++) {
-                const float4 v = as4[k * (TSM / 4) + i * RTSM + ty];
+                const float4 v = as4[k * (TSM / 4) + ((i * RTSM + ty) ^ SWZ(k))];
                 a[4 * i + 0] = v.x;
                 a[4 * i + 1] = v.y;
                 a[4 * i + 2] = v.z;

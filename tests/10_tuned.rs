@@ -1,10 +1,11 @@
 //! Lesson 10's grader: the reference passes at sizes with partial tiles and K, N not
 //! multiples of 4; kernels wrong on purpose are rejected with a message that says why.
 
-use lab::grade::FailKind;
+use lab::grade::{self, FailKind, Source};
 use lab::harness::matrix::Shape;
 use lab::ladder;
 use lab::ladder::l10_tuned::tuner::Params;
+use lab::report;
 
 fn g() -> lab::testing::Grader {
     lab::grader!()
@@ -13,6 +14,27 @@ fn g() -> lab::testing::Grader {
 #[test]
 fn solution_passes() {
     g().solution_passes("10");
+}
+
+#[test]
+fn solution_passes_loading_a_along_k() {
+    // ALONGK=1: A's float4 loads run along its rows and A's tile is stored swizzled. Two
+    // asymmetric shapes, with k-steps of 16 and of 8 (different swizzles), through the whole
+    // grader, sanitizer included.
+    for p in [
+        Params::new(64, 32, 16, 8, 4).along_k(1),
+        Params::new(32, 64, 8, 4, 8).along_k(1),
+    ] {
+        let mut opts = g().opts;
+        opts.defines = p.defines();
+        let v = grade::grade(
+            ladder::get("10"),
+            &Source::Folder(opts.course.solutions()),
+            &opts,
+        );
+        assert!(v.passed(), "{p}:\n{}", report::verdict(&v));
+        assert!(!v.cases.is_empty(), "{p}: the grader checked no case");
+    }
 }
 
 #[test]

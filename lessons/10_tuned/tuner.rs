@@ -29,9 +29,13 @@ pub struct TunedRow {
     pub size: usize,
     /// `TSM=128 TSN=128 ...`.
     pub defines: String,
+    /// The device's [`signature`]: a row tuned on one device also serves an untuned device
+    /// whose signature is the same.
+    #[serde(default)]
+    pub props: String,
 }
 
-/// One configuration of lesson 10's kernel: its five `-D` defines.
+/// One configuration of lesson 10's kernel: its six `-D` defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Params {
     /// Rows of C per work-group.
@@ -44,12 +48,16 @@ pub struct Params {
     pub wptm: usize,
     /// Results per work-item along N.
     pub wptn: usize,
+    /// 1: consecutive work-items load A along its rows (k), with As swizzled; 0: down its
+    /// columns (m).
+    pub alongk: usize,
 }
 
 /// The names of the defines, in [`Params`] order.
-pub const NAMES: [&str; 5] = ["TSM", "TSN", "TSK", "WPTM", "WPTN"];
+pub const NAMES: [&str; 6] = ["TSM", "TSN", "TSK", "WPTM", "WPTN", "ALONGK"];
 
 impl Params {
+    /// A configuration that loads A down its columns (`ALONGK=0`).
     pub const fn new(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Params {
         Params {
             tsm,
@@ -57,11 +65,24 @@ impl Params {
             tsk,
             wptm,
             wptn,
+            alongk: 0,
         }
     }
 
-    fn values(&self) -> [usize; 5] {
-        [self.tsm, self.tsn, self.tsk, self.wptm, self.wptn]
+    /// The same configuration with `ALONGK` set.
+    pub const fn along_k(self, alongk: usize) -> Params {
+        Params { alongk, ..self }
+    }
+
+    fn values(&self) -> [usize; 6] {
+        [
+            self.tsm,
+            self.tsn,
+            self.tsk,
+            self.wptm,
+            self.wptn,
+            self.alongk,
+        ]
     }
 
     /// Work-items along M (the work-group's dimension 1).
@@ -92,11 +113,17 @@ impl Params {
             tsk,
             wptm,
             wptn,
+            alongk,
         } = *self;
-        if self.values().contains(&0) {
-            return Err(format!("{self}: every define must be at least 1"));
+        if self.values()[..5].contains(&0) {
+            return Err(format!(
+                "{self}: TSM, TSN, TSK, WPTM and WPTN must be at least 1"
+            ));
         }
         let mut why = Vec::new();
+        if alongk > 1 {
+            why.push("ALONGK must be 0 or 1 (it chooses one of two ways to load A)".to_string());
+        }
         if wptm % 4 != 0 || wptn % 4 != 0 {
             why.push("WPTM and WPTN must be multiples of 4 (results are float4)".to_string());
         }
@@ -157,29 +184,31 @@ impl Params {
             .collect()
     }
 
-    /// Reads the five defines (later ones win, as with `-D` overrides).
+    /// Reads the defines (later ones win, as with `-D` overrides). `ALONGK` may be missing
+    /// (rows recorded before it existed): then it is 0, the kernel's own default.
     pub fn from_defines(defines: &[Define]) -> Result<Params, String> {
-        let get = |name: &str| -> Result<usize, String> {
-            let d = defines
-                .iter()
-                .rev()
-                .find(|d| d.name == name)
-                .ok_or_else(|| format!("the define {name} is missing"))?;
+        let find = |name: &str| defines.iter().rev().find(|d| d.name == name);
+        let parse = |d: &Define| -> Result<usize, String> {
             d.value
                 .trim()
                 .parse()
-                .map_err(|_| format!("{name}={} is not a whole number", d.value))
+                .map_err(|_| format!("{}={} is not a whole number", d.name, d.value))
         };
+        let get = |name: &str| -> Result<usize, String> {
+            parse(find(name).ok_or_else(|| format!("the define {name} is missing"))?)
+        };
+        let alongk = find("ALONGK").map(parse).transpose()?.unwrap_or(0);
         Ok(Params::new(
             get("TSM")?,
             get("TSN")?,
             get("TSK")?,
             get("WPTM")?,
             get("WPTN")?,
-        ))
+        )
+        .along_k(alongk))
     }
 
-    /// Parses `"TSM=128 TSN=128 TSK=16 WPTM=8 WPTN=8"` (the `defines` column).
+    /// Parses `"TSM=128 TSN=128 TSK=16 WPTM=8 WPTN=8 ALONGK=0"` (the `defines` column).
     pub fn parse(text: &str) -> Result<Params, String> {
         let defines = text
             .split_whitespace()
@@ -237,23 +266,54 @@ fn tuned_rows(path: &Path) -> Vec<TunedRow> {
     record::read(path).unwrap_or_default()
 }
 
-/// The device's most recent winner in a tuned.csv file, if it still fits the device.
-pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
-    tuned_rows(path)
+/// What makes two devices the same for the kernel's tuning: vendor, kind, compute units,
+/// local memory and work-group limit, the properties the tuned shapes depend on. Two boards
+/// of one chip (an H100 SXM and an H200, which differ in their memory only) share it; a part
+/// of the same family with fewer compute units does not.
+pub fn signature(info: &DeviceInfo) -> String {
+    format!(
+        "{} {}: {} compute units, {} B local memory, {} work-items per group",
+        info.vendor.trim(),
+        info.kind,
+        info.compute_units,
+        info.local_mem_bytes,
+        info.max_work_group
+    )
+}
+
+/// The rows that apply to a device: its own, else (untuned) those of devices with the same
+/// [`signature`].
+fn rows_for<'a>(rows: &'a [TunedRow], info: &DeviceInfo) -> Vec<&'a TunedRow> {
+    let own: Vec<_> = rows
         .iter()
-        .rev()
         .filter(|r| r.device.trim() == info.name)
+        .collect();
+    if !own.is_empty() {
+        return own;
+    }
+    let sig = signature(info);
+    rows.iter().filter(|r| r.props.trim() == sig).collect()
+}
+
+/// The device's most recent winner in a tuned.csv file (or, for an untuned device, that of
+/// a device with the same [`signature`]), if it still fits the device.
+pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
+    let rows = tuned_rows(path);
+    rows_for(&rows, info)
+        .into_iter()
+        .rev()
         .filter_map(|r| Params::parse(&r.defines).ok())
         .find(|p| p.fits(info).is_ok())
 }
 
 /// The device's winner tuned at the size nearest to `shape` (by ratio of the largest
-/// dimension), if one is recorded and fits the device.
+/// dimension), if one is recorded and fits the device; for an untuned device, the same
+/// among the rows of devices with the same [`signature`].
 pub fn tuned_for_size(path: &Path, info: &DeviceInfo, shape: Shape) -> Option<Params> {
+    let rows = tuned_rows(path);
     let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
-    tuned_rows(path)
-        .iter()
-        .filter(|r| r.device.trim() == info.name)
+    rows_for(&rows, info)
+        .into_iter()
         .filter_map(|r| {
             let p = Params::parse(&r.defines).ok()?;
             p.fits(info).ok()?;
@@ -271,8 +331,15 @@ pub fn params_for(course: &Course, info: &DeviceInfo) -> Params {
 }
 
 /// Every configuration of the search space the device can run, the defaults first, then
-/// the likeliest winners: 128–256 work-items, 32–64 results each, deeper k-steps.
+/// the likeliest winners: 128–256 work-items, 64 or 128 results each, squarer tiles,
+/// k-steps near 16; each shape with both ways of loading A (`ALONGK` 0 then 1).
 pub fn space(info: &DeviceInfo) -> Vec<Params> {
+    space_at(info, None)
+}
+
+/// [`space`], ordered for a square problem of `size` when one is given: on a GPU, tiles
+/// that make too few work-groups to keep half the compute units busy come last.
+pub fn space_at(info: &DeviceInfo, size: Option<usize>) -> Vec<Params> {
     let tiles = [32, 64, 128, 256];
     let depths = [8, 16, 32];
     let per_item = [4, 8, 16];
@@ -282,10 +349,12 @@ pub fn space(info: &DeviceInfo) -> Vec<Params> {
             for tsk in depths {
                 for wptm in per_item {
                     for wptn in per_item {
-                        let p = Params::new(tsm, tsn, tsk, wptm, wptn);
-                        // More than 128 accumulators spill out of any GPU's registers.
-                        if wptm * wptn <= 128 && p.threads() >= 16 && p.fits(info).is_ok() {
-                            all.push(p);
+                        for alongk in [0, 1] {
+                            let p = Params::new(tsm, tsn, tsk, wptm, wptn).along_k(alongk);
+                            // More than 128 accumulators spill out of any GPU's registers.
+                            if wptm * wptn <= 128 && p.threads() >= 16 && p.fits(info).is_ok() {
+                                all.push(p);
+                            }
                         }
                     }
                 }
@@ -305,21 +374,30 @@ pub fn space(info: &DeviceInfo) -> Vec<Params> {
             3
         };
         let work = p.wptm * p.wptn;
-        let work = if work == 64 {
+        let work = if work == 64 || work == 128 {
             0
-        } else if work == 32 || work == 128 {
+        } else if work == 32 {
             1
         } else {
             2
         };
+        let starves = match size {
+            Some(n) if info.is_gpu() => {
+                let groups = n.div_ceil(p.tsm) * n.div_ceil(p.tsn);
+                2 * groups < info.compute_units as usize
+            }
+            _ => false,
+        };
         let square = p.tsm.abs_diff(p.tsn) / 32;
         (
-            *p != first,
+            p.along_k(0) != first,
+            starves,
             threads + work,
             square,
             usize::abs_diff(p.tsk, 16),
         )
     };
+    // A stable sort: each shape's two ALONGK values stay next to each other.
     all.sort_by_key(score);
     all
 }
@@ -353,6 +431,8 @@ pub struct Candidate {
 pub struct Outcome {
     pub device: String,
     pub driver: String,
+    /// The device's [`signature`], recorded with the winner.
+    pub props: String,
     pub shape: Shape,
     /// Configurations in the space, and how many were tried.
     pub space: usize,
@@ -420,6 +500,7 @@ impl Outcome {
             gflops: (b.gflops * 10.0).round() / 10.0,
             size: self.shape.m,
             defines: b.params.to_string(),
+            props: self.props.clone(),
         })
     }
 
@@ -445,7 +526,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
     let source = std::fs::read_to_string(&file)
         .with_context(|| format!("reading {}", paths::display(&file)))?;
 
-    let all = space(&gpu.info);
+    let all = space_at(&gpu.info, Some(size));
     let defaults = defaults(&gpu.info);
     let mut todo = all.clone();
     if let Some(b) = opts.budget {
@@ -469,6 +550,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
     let mut out = Outcome {
         device: gpu.info.name.clone(),
         driver: gpu.info.driver.clone(),
+        props: signature(&gpu.info),
         shape,
         space: all.len(),
         tried: 0,
@@ -603,6 +685,12 @@ mod tests {
             .unwrap_err()
             .contains("TSK"));
         assert!(Params::parse("TSM=x TSN=1 TSK=1 WPTM=4 WPTN=4").is_err());
+        // Rows recorded before ALONGK existed load A down its columns, the kernel's default.
+        let old = Params::parse("TSM=128 TSN=64 TSK=16 WPTM=8 WPTN=4").unwrap();
+        assert_eq!(old, p);
+        let k = p.along_k(1);
+        assert_eq!(Params::parse(&k.to_string()).unwrap(), k);
+        assert!(k.to_string().ends_with("ALONGK=1"));
     }
 
     #[test]
@@ -612,6 +700,12 @@ mod tests {
         assert!(Params::new(128, 128, 6, 8, 8).check().is_err());
         // 1024 work-items cannot share 128·8/4 = 256 float4 loads.
         assert!(Params::new(128, 128, 8, 4, 4).check().is_err());
+        assert!(Params::new(128, 128, 16, 8, 8).along_k(1).check().is_ok());
+        let why = Params::new(128, 128, 16, 8, 8)
+            .along_k(2)
+            .check()
+            .unwrap_err();
+        assert!(why.contains("ALONGK must be 0 or 1"), "{why}");
         let small = device(256, 16 * 1024, true);
         assert!(Params::new(128, 128, 16, 8, 8).fits(&small).is_err());
         assert!(Params::new(64, 64, 16, 4, 4).fits(&small).is_ok());
@@ -634,6 +728,26 @@ mod tests {
         }
         let h100 = device(1024, 48 * 1024, true);
         assert_eq!(defaults(&h100), Params::new(128, 128, 16, 8, 8));
+        // Both ways of loading A, next to each other.
+        let s = space(&h100);
+        assert_eq!(s[1], s[0].along_k(1));
+        assert!(s.chunks(2).all(|w| w[1] == w[0].along_k(1)));
+    }
+
+    #[test]
+    fn at_a_small_size_tiles_that_leave_compute_units_idle_come_last() {
+        let mut gpu = device(1024, 48 * 1024, true);
+        gpu.compute_units = 132;
+        let s = space_at(&gpu, Some(1024));
+        assert_eq!(s.len(), space(&gpu).len());
+        // The defaults first, with both ways of loading A, whatever the size.
+        assert_eq!(s[0], defaults(&gpu));
+        assert_eq!(s[1], defaults(&gpu).along_k(1));
+        // Then: 128×128 tiles make 64 work-groups at 1024, fewer than half of 132 units.
+        let groups = |p: &Params| 1024usize.div_ceil(p.tsm) * 1024usize.div_ceil(p.tsn);
+        let first_starving = s[2..].iter().position(|p| 2 * groups(p) < 132).unwrap() + 2;
+        assert!(s[first_starving..].iter().all(|p| 2 * groups(p) < 132));
+        assert!(first_starving > 2);
     }
 
     #[test]
@@ -650,6 +764,7 @@ mod tests {
             gflops: 100.0,
             size: 4096,
             defines: defines.into(),
+            props: "elsewhere".into(),
         };
         record::append(
             &path,
@@ -666,6 +781,41 @@ mod tests {
             tuned_from(&path, &info),
             Some(Params::new(128, 64, 16, 8, 4))
         );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_untuned_device_takes_the_rows_of_a_device_with_the_same_signature() {
+        let dir = std::env::temp_dir().join(format!("lab-tuned-sig-{}", std::process::id()));
+        let path = dir.join("tuned.csv");
+        let _ = std::fs::remove_file(&path);
+        let tuned = device(1024, 48 * 1024, true);
+        let mut twin = tuned.clone();
+        twin.name = "Twin Device".into();
+        twin.global_mem_bytes *= 2;
+        let mut other = tuned.clone();
+        other.name = "Other Device".into();
+        other.compute_units += 1;
+        assert_eq!(signature(&twin), signature(&tuned));
+        assert_ne!(signature(&other), signature(&tuned));
+        let row = |dev: &DeviceInfo, defines: &str| TunedRow {
+            date: "2025-01-01".into(),
+            device: dev.name.clone(),
+            driver: "1.0".into(),
+            gflops: 100.0,
+            size: 4096,
+            defines: defines.into(),
+            props: signature(dev),
+        };
+        let p = Params::new(128, 256, 16, 8, 16).along_k(1);
+        record::append(&path, &[row(&tuned, &p.to_string())]).unwrap();
+        assert_eq!(tuned_from(&path, &twin), Some(p));
+        assert_eq!(tuned_from(&path, &other), None);
+        // Once the twin has a row of its own, that one wins.
+        let own = Params::new(64, 64, 16, 4, 4);
+        record::append(&path, &[row(&twin, &own.to_string())]).unwrap();
+        assert_eq!(tuned_from(&path, &twin), Some(own));
+        assert_eq!(tuned_from(&path, &tuned), Some(p));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

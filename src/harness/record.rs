@@ -19,11 +19,42 @@ pub fn run_id() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Appends rows to a CSV file, writing the header first if the file is new or empty.
-pub fn append<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+/// The header line `T` writes, from one of its rows.
+fn header_of<T: Serialize>(row: &T) -> Result<String> {
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    w.serialize(row).context("encoding a row")?;
+    let bytes = w.into_inner().context("encoding a row")?;
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    Ok(text.lines().next().unwrap_or("").to_string())
+}
+
+/// Appends rows to a CSV file, writing the header first if the file is new or empty. A file
+/// written with other columns (an older version of `T`) is first rewritten with `T`'s, so
+/// that every line of a file has the same columns.
+pub fn append<T: Serialize + DeserializeOwned + Clone>(path: &Path, rows: &[T]) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let header = header_of(first)?;
+    if let Some(old) = existing.lines().next().filter(|l| !l.trim().is_empty()) {
+        if old.trim() != header {
+            let mut all: Vec<T> = read(path)?;
+            all.extend(rows.iter().cloned());
+            let part = path.with_extension("csv.part");
+            let _ = std::fs::remove_file(&part);
+            append_fresh(&part, &all)?;
+            return std::fs::rename(&part, path)
+                .with_context(|| format!("rewriting {}", path.display()));
+        }
+    }
+    append_fresh(path, rows)
+}
+
+fn append_fresh<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
     let fresh = std::fs::metadata(path)
         .map(|m| m.len() == 0)
         .unwrap_or(true);
@@ -99,7 +130,7 @@ pub struct LadderRow {
 mod tests {
     use super::*;
 
-    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     struct Row {
         a: String,
         b: f64,
@@ -131,10 +162,21 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].a, "x,\"y\"");
         assert_eq!(rows[1].c, None);
-        // An older file without column c still reads.
+        // An older file without column c still reads, and is rewritten when appended to.
         std::fs::write(&path, "a,b\nq,4\n").unwrap();
         let rows: Vec<Row> = read(&path).unwrap();
         assert_eq!(rows[0].c, None);
+        append(
+            &path,
+            &[Row {
+                a: "r".into(),
+                b: 5.0,
+                c: Some(1),
+            }],
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "a,b,c\nq,4.0,\nr,5.0,1\n");
         // A row that does not fit names its line.
         std::fs::write(&path, "a,b\nq,notanumber\n").unwrap();
         let err = read::<Row>(&path).unwrap_err();

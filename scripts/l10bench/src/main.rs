@@ -1,0 +1,167 @@
+//! Exploration harness for lesson 10 (used for notes/perf-10.md; not part of the course).
+//!
+//!     l10bench JOBS OUTDIR [TIME_MS]
+//!
+//! JOBS: one job per line, `name file size [NAME=VALUE ...] [opt:-cl-...] [ptx]`; size is
+//! `S` or `MxNxK`. Each job's kernel file is built with its defines (and -cl-nv-verbose on
+//! NVIDIA), run once into a guarded C, checked at sample points against the f64 reference,
+//! then timed (median of profiled launches over TIME_MS). With `ptx`, the program binary
+//! (PTX on NVIDIA) and the build log go to OUTDIR/name.ptx and OUTDIR/name.log.
+//! Prints one CSV row per job (also to OUTDIR/bench.csv).
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use lab::device::Gpu;
+use lab::exec::{self, GuardedC};
+use lab::matrix::{self, Problem, Shape};
+use lab::program::{self, Define};
+
+struct Inputs {
+    p: Problem,
+    points: Vec<(usize, usize)>,
+    a: opencl3::memory::Buffer<f32>,
+    b: opencl3::memory::Buffer<f32>,
+    c: GuardedC,
+}
+
+fn parse_shape(s: &str) -> Result<Shape> {
+    let v: Vec<usize> = s.split('x').map(|x| x.parse()).collect::<Result<_, _>>()?;
+    Ok(match v.as_slice() {
+        [n] => Shape::square(*n),
+        [m, n, k] => Shape::new(*m, *n, *k),
+        _ => anyhow::bail!("bad size {s}"),
+    })
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let jobs = std::fs::read_to_string(&args[1]).context("reading jobs")?;
+    let out = PathBuf::from(&args[2]);
+    std::fs::create_dir_all(&out)?;
+    let time_ms: f64 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(200.0);
+    let gpu = Gpu::open(lab::device::selector(None).as_deref())?;
+    let nv = gpu.info.vendor.to_lowercase().contains("nvidia");
+    eprintln!("{:#?}", gpu.info);
+    let ocl = lab::lessons::get(10).ocl().context("lesson 10")?;
+    let mut inputs: HashMap<(usize, usize, usize), Inputs> = HashMap::new();
+    let mut csv = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out.join("bench.csv"))?;
+    let header = "date,device,driver,name,file,m,n,k,defines,device_ms,gflops,max_rel_err,build_info";
+    println!("{header}");
+    writeln!(csv, "{header}")?;
+    for line in jobs.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut it = line.split_whitespace();
+        let (name, file, size) = (
+            it.next().unwrap(),
+            it.next().context("file")?,
+            it.next().context("size")?,
+        );
+        let shape = parse_shape(size)?;
+        let mut defines = Vec::new();
+        let mut opts = Vec::new();
+        let mut dump = false;
+        for t in it {
+            if let Some(o) = t.strip_prefix("opt:") {
+                // `opt:-cl-nv-maxrregcount:128` passes `-cl-nv-maxrregcount 128`.
+                opts.push(o.replace(':', " "));
+            } else if t == "ptx" {
+                dump = true;
+            } else {
+                defines.push(lab::cli::parse_define(t).map_err(|e| anyhow::anyhow!(e))?);
+            }
+        }
+        if nv {
+            opts.push("-cl-nv-verbose".into());
+        }
+        let result = run_one(&gpu, ocl, name, file, shape, &defines, &opts.join(" "), dump, &out, time_ms, &mut inputs);
+        let dtext: Vec<String> = defines.iter().map(|d: &Define| format!("{}={}", d.name, d.value)).collect();
+        let row = match result {
+            Ok((ms, err, info)) => format!(
+                "{},{},{},{name},{file},{},{},{},{},{ms:.4},{:.1},{err:.2e},\"{info}\"",
+                lab::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
+                dtext.join(" "), shape.flops() / (ms * 1e-3) / 1e9
+            ),
+            Err(e) => format!(
+                "{},{},{},{name},{file},{},{},{},{},,,,\"FAILED: {}\"",
+                lab::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
+                dtext.join(" "), format!("{e:#}").replace('"', "'").replace('\n', " | ")
+            ),
+        };
+        println!("{row}");
+        writeln!(csv, "{row}")?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    gpu: &Gpu,
+    ocl: &lab::lessons::OclLesson,
+    name: &str,
+    file: &str,
+    shape: Shape,
+    defines: &[Define],
+    opts: &str,
+    dump: bool,
+    out: &std::path::Path,
+    time_ms: f64,
+    inputs: &mut HashMap<(usize, usize, usize), Inputs>,
+) -> Result<(f64, f64, String)> {
+    let path = PathBuf::from(file);
+    let source = std::fs::read_to_string(&path).with_context(|| format!("reading {file}"))?;
+    let program = program::build_source(gpu, &path, &source, defines, opts)?;
+    let log = program.get_build_log(gpu.device.id()).unwrap_or_default();
+    // The ptxas lines: registers, spills, stack.
+    let info: Vec<String> = log
+        .lines()
+        .filter(|l| l.contains("ptxas info") && (l.contains("Used") || l.contains("spill") || l.contains("stack")))
+        .map(|l| l.split("ptxas info    :").last().unwrap_or(l).trim().to_string())
+        .collect();
+    if dump {
+        std::fs::write(out.join(format!("{name}.log")), &log)?;
+        if let Ok(bins) = program.get_binaries() {
+            if let Some(b) = bins.first() {
+                std::fs::write(out.join(format!("{name}.ptx")), b)?;
+            }
+        }
+    }
+    let kernel = program::kernel(&program, &path, ocl.kernel, ocl.args)?;
+    let launch = (ocl.launch)(shape, defines).map_err(|w| anyhow::anyhow!(w))?;
+    if !inputs.contains_key(&(shape.m, shape.n, shape.k)) {
+        let p = Problem::random(shape, 4242);
+        let points = matrix::sample_points(shape, 512, 4242);
+        let a = exec::input_buffer(gpu, &p.a, 0)?;
+        let b = exec::input_buffer(gpu, &p.b, 0)?;
+        let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+        inputs.insert((shape.m, shape.n, shape.k), Inputs { p, points, a, b, c });
+    }
+    let inp = &inputs[&(shape.m, shape.n, shape.k)];
+    // Poison C again so that a kernel that writes nothing cannot pass on an earlier job's result.
+    let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+    exec::set_standard_args(&kernel, shape, &inp.a, &inp.b, &c.c)?;
+    let first = exec::launch(gpu, &kernel, &launch)?;
+    let (got, guard) = c.read(gpu)?;
+    anyhow::ensure!(guard.clean(), "wrote outside C");
+    let cmp = matrix::compare_sampled(&inp.p, &got, &inp.points);
+    if let Some(bad) = &cmp.first_wrong {
+        anyhow::bail!("wrong at ({}, {}): expected {}, got {}", bad.row, bad.col, bad.expected, bad.got);
+    }
+    drop(c);
+    exec::set_standard_args(&kernel, shape, &inp.a, &inp.b, &inp.c.c)?;
+    exec::launch(gpu, &kernel, &launch)?;
+    let reps = exec::reps_for(first, time_ms).max(5);
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        times.push(exec::launch(gpu, &kernel, &launch)?);
+    }
+    Ok((exec::median(&mut times), cmp.max_rel_err, info.join("; ")))
+}
