@@ -11,7 +11,9 @@ use lab::harness::exec::{Launch, Timing};
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
 use lab::harness::program;
-use lab::lesson::{require_nonempty, Kind, Lesson, OclLesson, Variant, BUFFERS, STANDARD_ARGS};
+use lab::lesson::{
+    require_nonempty, Kind, Lesson, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
+};
 
 pub static LESSON: Lesson = Lesson {
     key: "04",
@@ -48,7 +50,15 @@ pub static NAIVE: OclLesson = OclLesson {
         ])
     },
     build_options: "",
-    uses: &[],
+    define_sets: &[],
+    sanitize: Sanitize {
+        probes: &[Probe {
+            shape: Shape::new(37, 29, 23),
+            defines: &[],
+        }],
+        uninitialized: true,
+    },
+    behaviour: None,
     host: BUFFERS,
     sized: None,
     variants: &[Variant {

@@ -7,7 +7,8 @@ use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::lesson::{
-    define, require_multiple, Kind, Lesson, OclLesson, Technique, BUFFERS, STANDARD_ARGS,
+    define, per_mad, probe_define, require_multiple, Behaviour, Kind, Lesson, Measured, OclLesson,
+    Probe, Sanitize, BUFFERS, STANDARD_ARGS,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -24,7 +25,11 @@ pub static TILED: OclLesson = OclLesson {
     args: STANDARD_ARGS,
     defines: |ctx| {
         // A TS×TS work-group must fit the device.
-        let ts = if ctx.info.max_work_group >= 256 { 16 } else { 8 };
+        let ts = if ctx.info.max_work_group >= 256 {
+            16
+        } else {
+            8
+        };
         vec![Define::new("TS", ts)]
     },
     check_defines: |d| define(d, "TS").map(|_| ()),
@@ -45,22 +50,50 @@ pub static TILED: OclLesson = OclLesson {
         ])
     },
     build_options: "",
-    uses: &[
-        Technique {
-            pattern: "__local",
-            min: 1,
-            hint: "declare the tiles as `__local float Asub[TS][TS];` and `__local float Bsub[TS][TS];`",
+    define_sets: &[&[("TS", "4")]],
+    sanitize: Sanitize {
+        probes: &[
+            Probe {
+                shape: Shape::new(16, 24, 40),
+                defines: &[("TS", "8")],
+            },
+            Probe {
+                shape: Shape::new(8, 12, 20),
+                defines: &[("TS", "4")],
+            },
+        ],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(16, 24, 40),
+            defines: &[("TS", "8")],
         },
-        Technique {
-            pattern: "barrier(",
-            min: 2,
-            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice in the tile loop: after loading the tiles (nobody reads before everyone has written) and after using them (nobody overwrites a tile others still read). Without them the result depends on timing: right on one device, wrong on another.",
-        },
-    ],
+        judge: tiled,
+        not_checked: "",
+    }),
     host: BUFFERS,
     sized: None,
     variants: &[],
 };
+
+/// Tiling shows in the global loads: a naive kernel loads two values per multiply-add, a
+/// tiled one 2/TS (each value fetched once per tile serves TS multiply-adds).
+fn tiled(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let ts = probe_define(probe, "TS");
+    let loads = per_mad(m.counts.global_loads().count, probe);
+    let ideal = 2.0 / ts;
+    if loads <= 1.5 * ideal {
+        Ok(format!(
+            "tiling: {loads:.3} global loads per multiply-add with TS = {ts} (2/TS = {ideal:.3}; the naive kernel: 2)"
+        ))
+    } else {
+        Err(format!(
+            "lesson 05 is about local-memory tiling, but your kernel loads {loads:.2} values from global memory per multiply-add (measured with TS = {ts} at {}); tiles would bring that to 2/TS = {ideal:.3}.\nHint: a __local tile only helps if the multiply-adds read it: load each element of A and B from global memory once per tile, barrier, then take every operand of the TS multiply-adds from the tiles.",
+            probe.shape
+        ))
+    }
+}
 
 pub fn main() -> std::process::ExitCode {
     lab::cli::lesson_main(&LESSON)

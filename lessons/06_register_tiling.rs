@@ -8,8 +8,8 @@ use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::lesson::{
-    define, require_divides, require_multiple, Ctx, Kind, Lesson, OclLesson, Technique, Variant,
-    BUFFERS, STANDARD_ARGS,
+    define, per_mad, probe_define, require_divides, require_multiple, Behaviour, Ctx, Kind, Lesson,
+    Measured, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -109,23 +109,49 @@ pub static REGISTER: OclLesson = OclLesson {
     launch: block_launch,
     shapes: block_shapes,
     build_options: "",
-    uses: &[
-        Technique {
-            pattern: "__local",
-            min: 1,
-            hint: "keep the tiles in local memory: `__local float Asub[TSK][TSM];` and `__local float Bsub[TSK][TSN];`",
-        },
-        Technique {
-            pattern: "barrier(",
-            min: 2,
-            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile: after loading it (nobody reads before everyone has written) and after using it (nobody overwrites a tile others still read).",
-        },
-        Technique {
-            pattern: "[WPTM][WPTN]",
-            min: 1,
-            hint: "each work-item keeps its WPTM×WPTN results in registers, `float acc[WPTM][WPTN];`, and updates all of them with every pair of values it reads from local memory.",
-        },
+    define_sets: &[
+        &[
+            ("TSM", "32"),
+            ("TSN", "64"),
+            ("TSK", "8"),
+            ("WPTM", "4"),
+            ("WPTN", "8"),
+        ],
+        &[
+            ("TSM", "64"),
+            ("TSN", "16"),
+            ("TSK", "16"),
+            ("WPTM", "8"),
+            ("WPTN", "2"),
+        ],
     ],
+    sanitize: Sanitize {
+        probes: &[Probe {
+            shape: Shape::new(16, 32, 24),
+            defines: &[
+                ("TSM", "8"),
+                ("TSN", "16"),
+                ("TSK", "8"),
+                ("WPTM", "2"),
+                ("WPTN", "4"),
+            ],
+        }],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(32, 64, 24),
+            defines: &[
+                ("TSM", "16"),
+                ("TSN", "32"),
+                ("TSK", "8"),
+                ("WPTM", "4"),
+                ("WPTN", "8"),
+            ],
+        },
+        judge: register_blocks,
+        not_checked: "",
+    }),
     host: BUFFERS,
     sized: None,
     variants: &[Variant {
@@ -149,6 +175,34 @@ fn one_d_defines(max_work_group: usize) -> Vec<Define> {
     } else {
         tiles(32, 16, 16, 8, 1)
     }
+}
+
+/// Register tiling shows in the local loads: with a WPTM×WPTN block per work-item, one k
+/// takes WPTM values of A and WPTN of B for WPTM·WPTN multiply-adds, 1/WPTN + 1/WPTM local
+/// loads per multiply-add instead of lesson 05's 2. The global loads show that the tiles
+/// are still shared.
+pub fn register_blocks(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let (wptm, wptn) = (probe_define(probe, "WPTM"), probe_define(probe, "WPTN"));
+    let (tsm, tsn) = (probe_define(probe, "TSM"), probe_define(probe, "TSN"));
+    let local = per_mad(m.counts.local_loads().count, probe);
+    let global = per_mad(m.counts.global_loads().count, probe);
+    let ideal_local = 1.0 / wptm + 1.0 / wptn;
+    let ideal_global = 1.0 / tsm + 1.0 / tsn;
+    if global > 1.5 * ideal_global {
+        return Err(format!(
+            "your kernel loads {global:.3} values from global memory per multiply-add (measured with TSM = {tsm}, TSN = {tsn} at {}); shared TSM×TSK and TSK×TSN tiles would bring that to 1/TSM + 1/TSN = {ideal_global:.3}.\nHint: keep lesson 05's idea: the work-group loads each tile from global memory once, into local memory, and every multiply-add reads the tiles.",
+            probe.shape
+        ));
+    }
+    if local > 1.5 * ideal_local {
+        return Err(format!(
+            "lesson 06 is about register tiling, but your kernel reads {local:.2} values from local memory per multiply-add (measured with WPTM = {wptm}, WPTN = {wptn} at {}); a WPTM×WPTN block kept in registers needs only 1/WPTM + 1/WPTN = {ideal_local:.3}.\nHint: for each k, read the WPTN values of B's tile into registers (Breg) and one value of A at a time, then do all WPTM×WPTN multiply-adds from registers; a value re-read from the tile inside the inner loops counts as a read.",
+            probe.shape
+        ));
+    }
+    Ok(format!(
+        "register tiling: {local:.3} local loads per multiply-add with a {wptm}×{wptn} block (1/WPTM + 1/WPTN = {ideal_local:.3}; lesson 05: 2)"
+    ))
 }
 
 pub fn main() -> std::process::ExitCode {

@@ -3,11 +3,12 @@
 //!
 //!     cargo run --release --bin 07_vectorization [-- --solution -D WIDTH=8]
 
+use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder::l06_register_tiling::{block_defines, block_launch, block_shapes, check_blocks};
 use lab::lesson::{
-    define, require_divides, Ctx, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS,
-    STANDARD_ARGS,
+    define, per_mad, probe_define, require_divides, Behaviour, Ctx, Kind, Lesson, Measured,
+    OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -73,28 +74,41 @@ pub static VECTORIZED: OclLesson = OclLesson {
     launch: block_launch,
     shapes: block_shapes,
     build_options: "",
-    uses: &[
-        Technique {
-            pattern: "__local",
-            min: 1,
-            hint: "keep the tiles in local memory, as in lesson 06.",
-        },
-        Technique {
-            pattern: "barrier(",
-            min: 2,
-            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile: after loading it and after using it.",
-        },
-        Technique {
-            pattern: "[WPTM][WPTN / WIDTH]",
-            min: 1,
-            hint: "keep lesson 06's block of results in registers, now as vectors: `floatX acc[WPTM][WPTN / WIDTH];`.",
-        },
-        Technique {
-            pattern: "__global floatX*",
-            min: 3,
-            hint: "read A and B and write C through vector pointers: `const __global floatX* Av = (const __global floatX*)A;` (floatX is float4 when WIDTH is 4), and likewise Bv and Cv. One vector access moves WIDTH floats.",
-        },
+    define_sets: &[
+        &[
+            ("TSM", "32"),
+            ("TSN", "64"),
+            ("TSK", "8"),
+            ("WPTM", "4"),
+            ("WPTN", "8"),
+            ("WIDTH", "4"),
+        ],
+        &[
+            ("TSM", "64"),
+            ("TSN", "32"),
+            ("TSK", "16"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+            ("WIDTH", "4"),
+        ],
+        &[
+            ("TSM", "32"),
+            ("TSN", "32"),
+            ("TSK", "8"),
+            ("WPTM", "4"),
+            ("WPTN", "4"),
+            ("WIDTH", "2"),
+        ],
     ],
+    sanitize: Sanitize {
+        probes: &[PROBE],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: PROBE,
+        judge: vectors,
+        not_checked: "",
+    }),
     host: BUFFERS,
     sized: None,
     variants: &[
@@ -123,6 +137,47 @@ fn measure_width(
     };
     let file = course.solutions().join(LESSON.file_name());
     lab::measure::measure_file(gpu, &LESSON, &file, &with_width(&ctx, width), shape)
+}
+
+/// A small asymmetric set for the simulator: 8×16 tiles of 2×4 blocks, float4.
+const PROBE: Probe = Probe {
+    shape: Shape::new(16, 32, 24),
+    defines: &[
+        ("TSM", "8"),
+        ("TSN", "16"),
+        ("TSK", "8"),
+        ("WPTM", "2"),
+        ("WPTN", "4"),
+        ("WIDTH", "4"),
+    ],
+};
+
+/// Vectors show in the bytes each global access moves: 4·WIDTH for a floatX access, 4 for
+/// a float. The global loads per multiply-add show that the tiles are still shared.
+pub fn vectors(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let width = probe_define(probe, "WIDTH");
+    let (tsm, tsn) = (probe_define(probe, "TSM"), probe_define(probe, "TSN"));
+    let loads = m.counts.global_loads();
+    let stores = m.counts.global_stores();
+    let (lb, sb) = (loads.bytes_per_access(), stores.bytes_per_access());
+    let want = 4.0 * width;
+    if lb < 0.75 * want || sb < 0.75 * want {
+        return Err(format!(
+            "lesson 07 is about vector accesses, but your kernel's global loads move {lb:.1} bytes each and its stores {sb:.1} (measured with WIDTH = {width} at {}); float{width} accesses move {want:.0}.\nHint: read A and B and write C through floatX pointers (or vload{width}/vstore{width}): one access moves WIDTH floats. Vector types that are declared but filled lane by lane from scalar loads do not count.",
+            probe.shape
+        ));
+    }
+    let per = per_mad(loads.count, probe);
+    let ideal = (1.0 / tsm + 1.0 / tsn) / width;
+    if per > 1.5 * ideal {
+        return Err(format!(
+            "your kernel loads {per:.3} vectors from global memory per multiply-add (measured at {}); shared tiles read in vectors need (1/TSM + 1/TSN)/WIDTH = {ideal:.4}.\nHint: keep lesson 06's tiles in local memory: each vector of A and B is loaded from global memory once per tile.",
+            probe.shape
+        ));
+    }
+    Ok(format!(
+        "vectors: {lb:.0} bytes per global load and {sb:.0} per store with WIDTH = {width}"
+    ))
 }
 
 pub fn main() -> std::process::ExitCode {

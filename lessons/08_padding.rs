@@ -15,8 +15,8 @@ use lab::harness::paths::Course;
 use lab::harness::program::{self, Define};
 use lab::ladder::l07_vectorization::{check_vectors, vector_defines};
 use lab::lesson::{
-    define, require_nonempty, round_up, Ctx, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS,
-    STANDARD_ARGS,
+    define, per_mad, probe_define, require_nonempty, round_up, Behaviour, Ctx, Kind, Lesson,
+    Measured, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
@@ -81,23 +81,33 @@ pub static PADDED: OclLesson = OclLesson {
         ])
     },
     build_options: "",
-    uses: &[
-        Technique {
-            pattern: "__local",
-            min: 1,
-            hint: "keep the tiles in local memory, as in lessons 06 and 07.",
-        },
-        Technique {
-            pattern: "barrier(",
-            min: 2,
-            hint: "call `barrier(CLK_LOCAL_MEM_FENCE)` twice per tile, and where every work-item reaches it: never inside a branch that only some work-items take (an edge guard, say).",
-        },
-        Technique {
-            pattern: "+ PAD]",
-            min: 1,
-            hint: "pad the rows of A's local tile, `__local float Asub[TSK][TSM + PAD];`, so that the work-items writing down one of its columns hit different banks.",
-        },
+    define_sets: &[
+        &[("TSM", "32"), ("TSN", "64"), ("TSK", "8"), ("WPTM", "4"), ("WPTN", "8"), ("WIDTH", "4"), ("PAD", "1")],
+        &[("TSM", "64"), ("TSN", "32"), ("TSK", "16"), ("WPTM", "8"), ("WPTN", "4"), ("WIDTH", "4"), ("PAD", "3")],
     ],
+    sanitize: Sanitize {
+        probes: &[
+            // N and K multiples of 4: vector loads inside, scalar loads at the edges.
+            Probe {
+                shape: Shape::new(19, 36, 20),
+                defines: PROBE_DEFINES,
+            },
+            // Nothing aligned: the scalar path everywhere.
+            Probe {
+                shape: Shape::new(19, 37, 19),
+                defines: PROBE_DEFINES,
+            },
+        ],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(16, 32, 24),
+            defines: PROBE_DEFINES,
+        },
+        judge: padded,
+        not_checked: "padding is judged by the size of the local tiles; the simulator has no memory banks, so bank conflicts themselves are not measured",
+    }),
     host: BUFFERS,
     sized: None,
     variants: &[
@@ -123,6 +133,36 @@ pub static PADDED: OclLesson = OclLesson {
         },
     ],
 };
+
+/// A small asymmetric set for the simulator, with padding.
+const PROBE_DEFINES: &[(&str, &str)] = &[
+    ("TSM", "8"),
+    ("TSN", "16"),
+    ("TSK", "8"),
+    ("WPTM", "2"),
+    ("WPTN", "4"),
+    ("WIDTH", "4"),
+    ("PAD", "2"),
+];
+
+/// Lesson 07's vectors (at whole tiles), and padding that shows in the local tiles' size:
+/// A's TSK×(TSM + PAD) floats beside B's TSK×TSN.
+fn padded(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let vectors = lab::ladder::l07_vectorization::vectors(m, probe)?;
+    let d = |n| probe_define(probe, n);
+    let (tsm, tsn, tsk, pad) = (d("TSM"), d("TSN"), d("TSK"), d("PAD"));
+    let want = (4.0 * tsk * (tsm + pad + tsn)) as u64;
+    if m.local_bytes < want {
+        return Err(format!(
+            "lesson 08 pads the local tile of A, but your kernel's local memory is {} bytes with PAD = {pad} (measured at {}), less than a TSK×(TSM + PAD) tile of A and a TSK×TSN tile of B take ({want} bytes).\nHint: declare A's tile as `__local float Asub[TSK][TSM + PAD];` so that each row starts PAD banks after the previous one.",
+            m.local_bytes, probe.shape
+        ));
+    }
+    Ok(format!(
+        "{vectors}; local tiles of {} bytes with PAD = {pad}",
+        m.local_bytes
+    ))
+}
 
 pub fn main() -> std::process::ExitCode {
     lab::cli::lesson_main(&LESSON)

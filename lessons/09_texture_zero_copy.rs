@@ -17,7 +17,8 @@ use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::{self, Arg, Define};
 use lab::lesson::{
-    define, require_nonempty, with_overrides, Host, Kind, Lesson, OclLesson, Technique, Variant,
+    define, per_mad, probe_define, require_nonempty, with_overrides, Behaviour, Host, Kind, Lesson,
+    Measured, OclLesson, Probe, Sanitize, Variant,
 };
 use lab::report;
 
@@ -91,24 +92,40 @@ pub static TEXTURE: OclLesson = OclLesson {
         ])
     },
     build_options: BUILD_OPTIONS,
-    uses: &[
-        Technique {
-            pattern: "read_imagef",
-            min: 1,
-            hint: "read B through the texture pipe: `read_imagef(B, pixel, (int2)(x, y))` returns the float4 B[y][4x .. 4x+3].",
+    define_sets: &[&[
+        ("WGX", "4"),
+        ("WGY", "8"),
+        ("RM", "4"),
+        ("RN", "2"),
+        ("KT", "8"),
+    ]],
+    sanitize: Sanitize {
+        probes: &[Probe {
+            shape: Shape::new(19, 69, 21),
+            defines: PROBE_DEFINES,
+        }],
+        // Oclgrind 21.10 reports every image read as uninitialised.
+        uninitialized: false,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(16, 64, 16),
+            defines: PROBE_DEFINES,
         },
-        Technique {
-            pattern: "vstore4",
-            min: 1,
-            hint: "store four columns of C at once with `vstore4(acc[i][j], 0, C + row * N + col)` where they all lie inside C.",
-        },
-    ],
+        judge: micro_tiles,
+        not_checked: "B is an image, so every correct kernel reads it through the texture pipe; the counts measure how much each read is reused. The zero-copy path is the course's host code, not yours",
+    }),
     host: Host {
         run: |gpu, kernel, p, l, d| {
             texture::run(gpu, kernel, p, l, d, Setup::ZERO_COPY).map(|r| r.output)
         },
         time: |gpu, kernel, p, l, d, budget| {
             texture::time(gpu, kernel, p, l, d, budget, Transfer::ZeroCopy)
+        },
+        // The image is B's exact size; A is laid out as the kernel expects (rows padded to
+        // KT), so a read past its rows is still seen.
+        exact: |gpu, kernel, p, l, d| {
+            texture::run(gpu, kernel, p, l, d, Setup::ZERO_COPY).map(|r| r.output)
         },
         needs_images: true,
     },
@@ -307,4 +324,39 @@ fn measure_adreno_blog(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
     let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::ZERO_COPY)?;
     check(&p, run, "the Adreno blog's kernel")?;
     texture::time(gpu, &kernel, &p, &l, &defines, 2000.0, Transfer::ZeroCopy).map(Some)
+}
+
+/// A small asymmetric set for the simulator: 4×2 work-groups of 4×2-pixel micro-tiles.
+const PROBE_DEFINES: &[(&str, &str)] = &[
+    ("WGX", "4"),
+    ("WGY", "2"),
+    ("RM", "4"),
+    ("RN", "2"),
+    ("KT", "8"),
+    ("A_LOCAL", "1"),
+];
+
+/// The micro-tile shows in the image reads: one pixel (four floats of a row of B) feeds RM
+/// rows of the micro-tile, so a kernel reads 1/(4·RM) pixels per multiply-add; stores of C
+/// are float4.
+fn micro_tiles(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let rm = probe_define(probe, "RM");
+    let reads = per_mad(m.counts.image_reads(), probe);
+    let ideal = 1.0 / (4.0 * rm);
+    if reads > 1.5 * ideal {
+        return Err(format!(
+            "your kernel reads {reads:.3} pixels of B per multiply-add (measured with RM = {rm} at {}); a micro-tile of RM rows reuses each pixel for all of them: 1/(4·RM) = {ideal:.4}.\nHint: read the four pixels of rows k..k+3 of B once per step, into registers, and use them for every row of the micro-tile.",
+            probe.shape
+        ));
+    }
+    let stores = m.counts.global_stores().bytes_per_access();
+    if stores < 12.0 {
+        return Err(format!(
+            "your kernel stores C {stores:.1} bytes at a time (measured at {}); a micro-tile's row of four columns is one float4 store.\nHint: store four columns of C at once with `vstore4(acc, 0, C + row * N + col)` where they all lie inside C.",
+            probe.shape
+        ));
+    }
+    Ok(format!(
+        "micro-tiles: {reads:.4} image reads per multiply-add with RM = {rm}, C stored {stores:.0} bytes at a time"
+    ))
 }

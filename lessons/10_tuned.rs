@@ -7,7 +7,8 @@
 use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::lesson::{
-    define, require_nonempty, Kind, Lesson, OclLesson, Technique, Variant, BUFFERS, STANDARD_ARGS,
+    define, per_mad, probe_define, require_nonempty, Behaviour, Kind, Lesson, Measured, OclLesson,
+    Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 #[path = "10_tuned/tuner.rs"]
@@ -57,28 +58,52 @@ pub static TUNED: OclLesson = OclLesson {
         ])
     },
     build_options: "",
-    uses: &[
-        Technique {
-            pattern: "__local",
-            min: 1,
-            hint: "keep the tiles of A and B in `__local` memory (lesson 05), two copies of each for double buffering",
-        },
-        Technique {
-            pattern: "barrier(",
-            min: 1,
-            hint: "with double buffering one `barrier(CLK_LOCAL_MEM_FENCE)` per k-step is enough, but it must be there: between writing a buffer and reading it",
-        },
-        Technique {
-            pattern: "float4",
-            min: 1,
-            hint: "read and write four floats at a time (`float4`, lesson 07): from global memory, from the local tiles and into C",
-        },
-        Technique {
-            pattern: "WPTN",
-            min: 1,
-            hint: "each work-item computes a WPTM×WPTN block of C in registers (lesson 06); use the defines, so the tuner can change them",
-        },
+    define_sets: &[
+        &[
+            ("TSM", "64"),
+            ("TSN", "32"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+        ],
+        &[
+            ("TSM", "32"),
+            ("TSN", "64"),
+            ("TSK", "16"),
+            ("WPTM", "4"),
+            ("WPTN", "8"),
+            ("ALONGK", "1"),
+        ],
     ],
+    sanitize: Sanitize {
+        probes: &[
+            // K and N not multiples of 4: the scalar paths.
+            Probe {
+                shape: Shape::new(35, 19, 19),
+                defines: PROBE_DEFINES,
+            },
+            // The float4 paths, with partial tiles.
+            Probe {
+                shape: Shape::new(35, 20, 20),
+                defines: PROBE_DEFINES,
+            },
+        ],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(64, 32, 24),
+            defines: &[
+                ("TSM", "32"),
+                ("TSN", "16"),
+                ("TSK", "8"),
+                ("WPTM", "8"),
+                ("WPTN", "4"),
+            ],
+        },
+        judge: everything,
+        not_checked: "",
+    }),
     host: BUFFERS,
     // Lesson runs and the ladder use the winner tuned at the nearest size.
     sized: Some(|ctx, shape| {
@@ -95,6 +120,62 @@ pub static TUNED: OclLesson = OclLesson {
         },
     }],
 };
+
+/// A small asymmetric set for the simulator.
+const PROBE_DEFINES: &[(&str, &str)] = &[
+    ("TSM", "16"),
+    ("TSN", "8"),
+    ("TSK", "8"),
+    ("WPTM", "8"),
+    ("WPTN", "4"),
+];
+
+/// Everything of lessons 05-08, measured: shared tiles (global loads per multiply-add),
+/// register blocks (local loads per multiply-add), float4 accesses to global and local
+/// memory, and double buffering (one barrier per k-step, two copies of each tile).
+fn everything(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let d = |n| probe_define(probe, n);
+    let (tsm, tsn, tsk, wptm, wptn) = (d("TSM"), d("TSN"), d("TSK"), d("WPTM"), d("WPTN"));
+    let c = m.counts;
+    let at = probe.shape;
+    let (gl, ll) = (c.global_loads(), c.local_loads());
+    if gl.bytes_per_access() < 12.0 || ll.bytes_per_access() < 12.0 {
+        return Err(format!(
+            "your kernel's global loads move {:.1} bytes each and its local loads {:.1} (measured at {at}); lesson 10 reads both as float4 (16 bytes).\nHint: load A and B from global memory as float4 (lesson 07), and read the local tiles as float4 too: A's tile is stored transposed so that the WPTM values a work-item needs for one k lie side by side.",
+            gl.bytes_per_access(),
+            ll.bytes_per_access()
+        ));
+    }
+    let global = per_mad(gl.count, probe);
+    let ideal_global = (tsm + tsn) / (4.0 * tsm * tsn);
+    if global > 1.5 * ideal_global {
+        return Err(format!(
+            "your kernel loads {global:.4} float4 from global memory per multiply-add (measured with TSM = {tsm}, TSN = {tsn} at {at}); shared tiles need (TSM + TSN)/(4·TSM·TSN) = {ideal_global:.4}.\nHint: each float4 of A and B is loaded once per k-step by the work-group, into the local tiles."
+        ));
+    }
+    let local = per_mad(ll.count, probe);
+    let ideal_local = (wptm + wptn) / (4.0 * wptm * wptn);
+    if local > 1.5 * ideal_local {
+        return Err(format!(
+            "your kernel reads {local:.3} float4 from local memory per multiply-add (measured with WPTM = {wptm}, WPTN = {wptn} at {at}); a WPTM×WPTN block in registers needs (WPTM + WPTN)/(4·WPTM·WPTN) = {ideal_local:.4}.\nHint: for each k, read WPTM/4 float4 of A's tile and WPTN/4 of B's into registers, then do the WPTM×WPTN multiply-adds from registers."
+        ));
+    }
+    let items = (at.m as f64 / wptm).ceil() * (at.n as f64 / wptn).ceil();
+    let steps = (at.k as f64 / tsk).ceil();
+    let barriers = c.barriers() as f64 / (items * steps);
+    let tiles = 4.0 * tsk * (tsm + tsn);
+    if barriers > 1.5 || (m.local_bytes as f64) < 2.0 * tiles {
+        return Err(format!(
+            "your kernel waits at {barriers:.1} barriers per k-step and declares {} bytes of local memory (measured at {at}); double buffering keeps two copies of each tile ({:.0} bytes) and needs one barrier per k-step.\nHint: while the group multiplies from one copy of the tiles, write the next k-step into the other, then one barrier(CLK_LOCAL_MEM_FENCE) before swapping.",
+            m.local_bytes,
+            2.0 * tiles
+        ));
+    }
+    Ok(format!(
+        "everything: {global:.4} global and {local:.3} local float4 loads per multiply-add, {barriers:.1} barrier per k-step, {} bytes of local memory (two copies of each tile)",
+        m.local_bytes
+    ))
+}
 
 pub fn main() -> std::process::ExitCode {
     lab::cli::lesson_main(&LESSON)

@@ -8,6 +8,7 @@ use opencl3::kernel::Kernel;
 use crate::harness::device::{DeviceInfo, Gpu};
 use crate::harness::exec::{self, Launch, RunOutput, Timing};
 use crate::harness::matrix::{Problem, Shape};
+use crate::harness::oclgrind::Counts;
 use crate::harness::paths::Course;
 use crate::harness::program::{Arg, Define};
 
@@ -107,6 +108,9 @@ pub type SizedFn = fn(&Ctx, Shape) -> Option<Vec<Define>>;
 pub struct Host {
     pub run: RunFn,
     pub time: TimeFn,
+    /// One run with buffers of exactly the matrices' sizes, for the simulator: it reports
+    /// an access past the end of an allocation, which the guard zone of `run` would hide.
+    pub exact: RunFn,
     /// The lesson cannot run on a device without image support.
     pub needs_images: bool,
 }
@@ -115,8 +119,52 @@ pub struct Host {
 pub const BUFFERS: Host = Host {
     run: |gpu, kernel, p, l, _| exec::run_guarded(gpu, kernel, p, l),
     time: |gpu, kernel, p, l, _, budget| exec::time_buffers(gpu, kernel, p, l, budget),
+    exact: |gpu, kernel, p, l, _| exec::run_exact(gpu, kernel, p, l),
     needs_images: false,
 };
+
+/// One run of a kernel under the simulator: a size and the defines it is built with (small
+/// and asymmetric, so that the simulator is quick and a swapped dimension shows).
+pub struct Probe {
+    pub shape: Shape,
+    pub defines: &'static [(&'static str, &'static str)],
+}
+
+impl Probe {
+    pub fn defines(&self) -> Vec<Define> {
+        defines(self.defines)
+    }
+}
+
+/// `(name, value)` pairs as defines.
+pub fn defines(pairs: &[(&str, &str)]) -> Vec<Define> {
+    pairs.iter().map(|(n, v)| Define::new(n, v)).collect()
+}
+
+/// What one probe of a kernel did, as the simulator counted it.
+pub struct Measured<'a> {
+    pub counts: &'a Counts,
+    /// Bytes of local memory the kernel declares (CL_KERNEL_LOCAL_MEM_SIZE).
+    pub local_bytes: u64,
+}
+
+/// How a lesson's technique shows in what the kernel does: the simulator's counts of one
+/// run at `probe`, judged by `judge`.
+pub struct Behaviour {
+    pub probe: Probe,
+    /// `Ok`: what was measured, in a line the student reads; `Err`: why this is not the
+    /// lesson's technique, with the numbers and a hint.
+    pub judge: fn(&Measured, &Probe) -> Result<String, String>,
+    /// What the counts cannot show, said in every verdict (empty if nothing).
+    pub not_checked: &'static str,
+}
+
+/// What the sanitizer runs: the probes, and whether uninitialised values are checked
+/// (Oclgrind 21.10 reports every image read as uninitialised, so lesson 09 cannot be).
+pub struct Sanitize {
+    pub probes: &'static [Probe],
+    pub uninitialized: bool,
+}
 
 /// Another way to run a lesson's problem, measured beside the reference for the chapter
 /// (row-as-dimension-0 in lesson 04, zero-padding in 08, the copy path in 09, ...).
@@ -127,14 +175,6 @@ pub struct Variant {
     pub about: &'static str,
     /// Checks and times it at a size on a device; `Ok(None)` when it does not apply there.
     pub measure: fn(&Gpu, &Course, Shape) -> Result<Option<Timing>>,
-}
-
-/// A word the kernel's source must contain (comments aside), and the hint when it does not.
-pub struct Technique {
-    pub pattern: &'static str,
-    /// How many times it must appear (e.g. two barriers per tile).
-    pub min: usize,
-    pub hint: &'static str,
 }
 
 /// An OpenCL lesson.
@@ -151,9 +191,16 @@ pub struct OclLesson {
     pub launch: fn(Shape, &[Define]) -> Result<Launch, String>,
     /// The sizes the grader checks (random, non-square, valid for the lesson).
     pub shapes: fn(&[Define]) -> Result<Vec<Shape>, String>,
+    /// Other legal define sets the grader checks after the device's own: asymmetric tiles
+    /// (TSM ≠ TSN, WPTM ≠ WPTN), so that a kernel that swaps two directions cannot pass.
+    pub define_sets: &'static [&'static [(&'static str, &'static str)]],
     /// Extra compiler options.
     pub build_options: &'static str,
-    pub uses: &'static [Technique],
+    /// Runs under the simulator that find races, reads out of bounds, divergent barriers.
+    pub sanitize: Sanitize,
+    /// How the technique is judged by what the kernel does; `None`: nothing to judge beyond
+    /// the result.
+    pub behaviour: Option<Behaviour>,
     pub host: Host,
     /// Tuned defines for a problem size, if recorded: they replace `defines` when a lesson
     /// binary or the ladder measures at that size (grading keeps `defines`).
@@ -264,6 +311,22 @@ pub fn require_nonempty(s: Shape) -> Result<(), String> {
 /// `n` rounded up to a multiple of `m`.
 pub fn round_up(n: usize, m: usize) -> usize {
     n.div_ceil(m) * m
+}
+
+/// A count per multiply-add of the probe's product (M·N·K of them).
+pub fn per_mad(count: u64, probe: &Probe) -> f64 {
+    let s = probe.shape;
+    count as f64 / (s.m * s.n * s.k).max(1) as f64
+}
+
+/// A probe's define as a number (the probes' defines are the course's own, and legal).
+pub fn probe_define(probe: &Probe, name: &str) -> f64 {
+    probe
+        .defines
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, v)| v.parse::<f64>().ok())
+        .unwrap_or(1.0)
 }
 
 #[cfg(test)]

@@ -47,6 +47,10 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::Hang => "DID NOT FINISH",
         FailKind::Crash => "CRASHED",
         FailKind::Technique => "TECHNIQUE MISSING",
+        FailKind::Race => "DATA RACE",
+        FailKind::Divergence => "BARRIER NOT REACHED BY ALL",
+        FailKind::BadAccess => "OUT-OF-BOUNDS ACCESS",
+        FailKind::Uninitialized => "UNINITIALISED VALUE",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::Setup => "CANNOT GRADE",
     }
@@ -72,11 +76,27 @@ pub fn verdict(v: &Verdict) -> String {
         v.lesson,
         paths::display(&v.file)
     );
+    // One line per define set: the sizes checked and the largest error.
+    let mut sets: Vec<(&str, Vec<String>, f64)> = Vec::new();
     for c in &v.cases {
+        match sets.iter_mut().find(|(w, _, _)| *w == c.with) {
+            Some((_, shapes, err)) => {
+                shapes.push(c.shape.to_string());
+                *err = err.max(c.max_rel_err);
+            }
+            None => sets.push((&c.with, vec![c.shape.to_string()], c.max_rel_err)),
+        }
+    }
+    for (with, shapes, err) in sets {
+        let with = if with.is_empty() {
+            String::new()
+        } else {
+            format!("with {with}: ")
+        };
         let _ = writeln!(
             s,
-            "  ok  {}  (max relative error {:.1e})",
-            c.shape, c.max_rel_err
+            "  ok  {with}{} (max relative error {err:.1e})",
+            shapes.join(", ")
         );
     }
     match &v.failure {

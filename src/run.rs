@@ -301,7 +301,7 @@ pub fn run_lesson(
 
 /// A measurement as a row of a ladder CSV file.
 pub fn row(m: &Measurement, run: &str) -> LadderRow {
-    timing_row(
+    let mut row = timing_row(
         run,
         &m.device,
         &m.driver,
@@ -311,7 +311,14 @@ pub fn row(m: &Measurement, run: &str) -> LadderRow {
         m.shape,
         &m.timing,
         Some(m.max_rel_err),
-    )
+    );
+    row.defines = m
+        .defines
+        .iter()
+        .map(|d| format!("{}={}", d.name, d.value))
+        .collect::<Vec<_>>()
+        .join(" ");
+    row
 }
 
 /// A timing as a row of a ladder CSV file.
@@ -336,6 +343,7 @@ pub fn timing_row(
         threads,
         lesson: lesson.to_string(),
         variant: variant.to_string(),
+        defines: String::new(),
         m: shape.m,
         n: shape.n,
         k: shape.k,

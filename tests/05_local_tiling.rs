@@ -22,8 +22,14 @@ fn rejects_a_missing_barrier() {
     g().rejects(
         "05",
         "missing_barrier",
-        FailKind::Technique,
-        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+        FailKind::Race,
+        &[
+            "data race",
+            "__local Asub",
+            "line 14",
+            "line 16",
+            "barrier(CLK_LOCAL_MEM_FENCE)",
+        ],
     );
 }
 
@@ -73,7 +79,11 @@ fn rejects_a_right_answer_without_local_memory() {
         "05",
         "no_local_memory",
         FailKind::Technique,
-        &["never uses `__local`", "Hint"],
+        &[
+            "2.00 values from global memory per multiply-add",
+            "2/TS = 0.250",
+            "Hint",
+        ],
     );
 }
 

@@ -61,8 +61,8 @@ fn rejects_a_missing_barrier() {
             "still read them.\n        barrier(CLK_LOCAL_MEM_FENCE);\n",
             "still read them.\n",
         )],
-        FailKind::Technique,
-        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+        FailKind::Race,
+        &["data race", "__local Asub", "line 76", "hint"],
     );
 }
 
@@ -140,8 +140,11 @@ fn rejects_one_result_per_work_item() {
     g().rejects(
         "06",
         "no_register_block",
-        FailKind::Technique,
-        &["never uses `[WPTM][WPTN]`", "Hint", "acc[WPTM][WPTN]"],
+        FailKind::Unwritten,
+        &[
+            "never written",
+            "Does the launch cover every row and column",
+        ],
     );
 }
 

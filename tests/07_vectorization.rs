@@ -61,8 +61,8 @@ fn rejects_a_missing_barrier() {
             "        // EXERCISE END
         // ANCHOR_END: load",
         )],
-        FailKind::Technique,
-        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+        FailKind::Race,
+        &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"],
     );
 }
 
@@ -75,8 +75,8 @@ fn rejects_a_vector_offset_counted_in_vectors() {
             "const int c = (id % (TSK / WIDTH)) * WIDTH;",
             "const int c = id % (TSK / WIDTH);",
         )],
-        FailKind::Wrong,
-        &["expected", "got"],
+        FailKind::Race,
+        &["data race", "__local", "also failed", "expected", "got"],
     );
 }
 
@@ -147,7 +147,11 @@ fn rejects_scalar_accesses() {
         "07",
         "scalar_accesses",
         FailKind::Technique,
-        &["[WPTM][WPTN / WIDTH]", "Hint"],
+        &[
+            "global loads move 4.0 bytes each",
+            "float4 accesses move 16",
+            "Hint",
+        ],
     );
 }
 

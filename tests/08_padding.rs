@@ -141,8 +141,8 @@ fn rejects_a_missing_barrier() {
             "        // EXERCISE END
         // ANCHOR_END: compute",
         )],
-        FailKind::Technique,
-        &["`barrier` 1 time(s)", "needs 2", "Hint"],
+        FailKind::Race,
+        &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"],
     );
 }
 
@@ -156,7 +156,7 @@ fn rejects_an_unpadded_local_tile() {
             "__local float Asub[TSK][TSM];",
         )],
         FailKind::Technique,
-        &["never uses `+ PAD]`", "Asub[TSK][TSM + PAD]"],
+        &["PAD = 2", "bytes", "Asub[TSK][TSM + PAD]"],
     );
 }
 

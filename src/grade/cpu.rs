@@ -152,6 +152,7 @@ pub(super) fn grade(
             match verify(&p, &out, starter) {
                 Ok(cmp) => verdict.cases.push(CaseReport {
                     shape,
+                    with: String::new(),
                     max_rel_err: cmp.max_rel_err,
                     ms,
                 }),

@@ -4,7 +4,6 @@
 
 use crate::harness::exec::{GuardReport, RunOutput};
 use crate::harness::matrix::{Comparison, Shape};
-use crate::lesson::Lesson;
 
 use super::{FailKind, Failure};
 
@@ -109,60 +108,4 @@ fn out_of_bounds(shape: Shape, g: &GuardReport) -> String {
         idx / n.max(1),
         idx % n.max(1)
     )
-}
-
-/// Whether the lesson's technique appears in the source (comments removed).
-pub fn technique(lesson: &Lesson, source: &str) -> Option<Failure> {
-    let ocl = lesson.ocl()?;
-    let code = strip_comments(source);
-    for t in ocl.uses {
-        let count = code.matches(t.pattern).count();
-        if count < t.min {
-            let found = match count {
-                0 => format!(
-                    "the kernel never uses `{}`",
-                    t.pattern.trim_end_matches('(')
-                ),
-                n => format!(
-                    "the kernel uses `{}` {n} time(s), the lesson needs {}",
-                    t.pattern.trim_end_matches('('),
-                    t.min
-                ),
-            };
-            return Some(Failure::new(
-                FailKind::Technique,
-                format!(
-                    "lesson {} is about {}: {found}.\nHint: {}",
-                    lesson.id(),
-                    lesson.title.to_lowercase(),
-                    t.hint
-                ),
-            ));
-        }
-    }
-    None
-}
-
-/// Removes `//` and `/* */` comments from C source.
-pub fn strip_comments(src: &str) -> String {
-    let mut out = String::with_capacity(src.len());
-    let b = src.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'/' {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i] == b'/' && i + 1 < b.len() && b[i + 1] == b'*' {
-            i += 2;
-            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                i += 1;
-            }
-            i += 2;
-        } else {
-            out.push(b[i] as char);
-            i += 1;
-        }
-    }
-    out
 }

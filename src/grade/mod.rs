@@ -20,9 +20,10 @@ use crate::lesson::{Kind, Lesson};
 pub mod cpu;
 mod judge;
 pub mod ocl;
+pub mod simulate;
 pub mod worker;
 
-pub use judge::{judge, strip_comments, technique};
+pub use judge::judge;
 pub use worker::grade;
 
 /// Which code to grade.
@@ -71,6 +72,15 @@ pub enum FailKind {
     Crash,
     /// Right answer, but not by the lesson's technique.
     Technique,
+    /// Two work-items touch one address with no barrier between them (the simulator).
+    Race,
+    /// A barrier that not every work-item of a group reaches (the simulator).
+    Divergence,
+    /// A read or write past the end of a buffer or array, or a misaligned vector access
+    /// (the simulator).
+    BadAccess,
+    /// A value that was never initialised is used (the simulator).
+    Uninitialized,
     /// The device cannot run the lesson (e.g. no image support).
     Unsupported,
     /// The lesson cannot be graded as asked (e.g. a size it does not handle, bad defines).
@@ -97,6 +107,9 @@ impl Failure {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseReport {
     pub shape: Shape,
+    /// The defines of a set other than the device's own (`TSM=32 TSN=64 ...`), or empty.
+    #[serde(default)]
+    pub with: String,
     pub max_rel_err: f64,
     pub ms: f64,
 }
@@ -171,6 +184,8 @@ pub struct Options {
     pub defines: Vec<Define>,
     /// Base seed of the random problems.
     pub seed: u64,
+    /// Also run OpenCL kernels under the simulator (races, reads out of bounds, technique).
+    pub simulate: bool,
 }
 
 /// The default base seed of the random problems.
@@ -187,6 +202,7 @@ impl Options {
             time: None,
             defines: Vec::new(),
             seed: SEED,
+            simulate: true,
         }
     }
 

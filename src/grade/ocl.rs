@@ -10,11 +10,9 @@ use crate::harness::exec::Launch;
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::paths;
 use crate::harness::program::{self, BuildFailed, Define, SignatureMismatch};
-use crate::lesson::{round_up, Ctx, Lesson, OclLesson};
+use crate::lesson::{round_up, with_overrides, Ctx, Lesson, OclLesson};
 
-use super::{
-    is_starter, judge::technique, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict,
-};
+use super::{is_starter, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
 
 /// Sorts an error from the harness into a failure category.
 pub fn classify(e: anyhow::Error) -> Failure {
@@ -92,58 +90,76 @@ fn grade_into(
             return Ok(());
         }
     };
-    let shapes = match &opts.shapes {
-        Some(s) => s.clone(),
-        None => match (ocl.shapes)(&defines) {
-            Ok(s) => s,
-            Err(why) => {
-                verdict.failure = Some(Failure::new(FailKind::Setup, why));
-                return Ok(());
+    // The device's own defines first, then the lesson's other sets (asymmetric tiles), unless
+    // the grading was asked for particular defines.
+    let mut sets = vec![defines.clone()];
+    if opts.defines.is_empty() {
+        for extra in ocl.define_sets {
+            let d = with_overrides(defines.clone(), &crate::lesson::defines(extra));
+            if let Err(why) = (ocl.check_defines)(&d) {
+                anyhow::bail!(
+                    "lesson {}'s define set {extra:?} is not legal: {why}",
+                    lesson.key
+                );
             }
-        },
-    };
-    progress(format!("building {}", paths::display(file)));
-    let program = program::build_source(&gpu, file, &text, &defines, ocl.build_options)?;
-    let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
-    // A missing technique often explains a wrong result: report it first, unless the file
-    // is simply not started.
-    let missing_technique = technique(lesson, &text);
-    for (case, &shape) in shapes.iter().enumerate() {
-        let launch: Launch = match (ocl.launch)(shape, &defines) {
-            Ok(l) => l,
-            Err(why) => {
-                verdict.failure = Some(Failure::new(FailKind::Setup, why));
-                return Ok(());
-            }
+            sets.push(d);
+        }
+    }
+    for (n, set) in sets.iter().enumerate() {
+        let shapes = match &opts.shapes {
+            Some(s) => s.clone(),
+            None => match (ocl.shapes)(set) {
+                Ok(s) => s,
+                Err(why) => {
+                    verdict.failure = Some(Failure::new(FailKind::Setup, why));
+                    return Ok(());
+                }
+            },
         };
-        progress(format!(
-            "running {shape} (global {:?}, local {:?})",
-            launch.global, launch.local
-        ));
-        let p = Problem::random(shape, opts.problem_seed(case));
-        let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, &defines)?;
-        match verify(&p, &out, starter) {
-            Ok(cmp) => verdict.cases.push(CaseReport {
-                shape,
-                max_rel_err: cmp.max_rel_err,
-                ms: out.kernel_ms,
-            }),
-            Err(f) => {
-                verdict.failure = match (f.kind, &missing_technique) {
-                    (FailKind::NotStarted, _) | (_, None) => Some(f),
-                    (_, Some(t)) => Some(Failure::new(
-                        t.kind,
-                        format!("{}\n(It also fails: {})", t.message, f.message),
-                    )),
-                };
-                return Ok(());
+        let with = if n == 0 {
+            String::new()
+        } else {
+            set.iter()
+                .map(|d| format!("{}={}", d.name, d.value))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        progress(format!("building {} {with}", paths::display(file)));
+        let program = program::build_source(&gpu, file, &text, set, ocl.build_options)?;
+        let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
+        for (case, &shape) in shapes.iter().enumerate() {
+            let launch: Launch = match (ocl.launch)(shape, set) {
+                Ok(l) => l,
+                Err(why) => {
+                    verdict.failure = Some(Failure::new(FailKind::Setup, why));
+                    return Ok(());
+                }
+            };
+            progress(format!(
+                "running {shape} {with} (global {:?}, local {:?})",
+                launch.global, launch.local
+            ));
+            let p = Problem::random(shape, opts.problem_seed(case));
+            let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, set)?;
+            match verify(&p, &out, starter) {
+                Ok(cmp) => verdict.cases.push(CaseReport {
+                    shape,
+                    with: with.clone(),
+                    max_rel_err: cmp.max_rel_err,
+                    ms: out.kernel_ms,
+                }),
+                Err(mut f) => {
+                    if !with.is_empty() && f.kind != FailKind::NotStarted {
+                        f.message = format!("with -D {}: {}", with.replace(' ', " -D "), f.message);
+                    }
+                    verdict.failure = Some(f);
+                    return Ok(());
+                }
             }
         }
     }
-    if let Some(f) = missing_technique {
-        verdict.failure = Some(f);
-        return Ok(());
-    }
+    let program = program::build_source(&gpu, file, &text, &defines, ocl.build_options)?;
+    let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
     if let Some(asked) = opts.time {
         // Lessons limited to whole tiles are timed at the nearest size they accept.
         let (shape, launch) = timing_launch(ocl, asked, &defines)?;

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::harness::child::{self, Captured, EventReader, EventWriter, Scratch, Tick};
 use crate::lesson::Lesson;
 
+use super::simulate::{self, Look};
 use super::{grade_here, FailKind, Failure, Options, Source, Verdict};
 
 /// What the parent asks of a worker.
@@ -25,6 +26,9 @@ pub struct Request {
     pub lesson: String,
     pub source: Source,
     pub opts: Options,
+    /// A run under the simulator instead of a grading.
+    #[serde(default)]
+    pub look: Option<Look>,
 }
 
 /// What a worker tells its parent.
@@ -35,13 +39,18 @@ pub enum Event {
     Done(Box<Verdict>),
 }
 
-/// Grades a lesson in a worker process, with a watchdog on every step.
+/// Grades a lesson in a worker process, with a watchdog on every step; an OpenCL kernel is
+/// then run under the simulator ([`simulate::review`]).
 pub fn grade(lesson: &Lesson, source: &Source, opts: &Options) -> Verdict {
     let file = source.path(lesson);
-    match in_worker(lesson, source, opts) {
+    let mut v = match in_worker(lesson, source, opts) {
         Ok(v) => v,
         Err(f) => Verdict::failed(lesson, &file, f),
+    };
+    if let (Some(ocl), true) = (lesson.ocl(), opts.simulate) {
+        simulate::review(lesson, ocl, source, opts, &mut v);
     }
+    v
 }
 
 fn setup(e: impl std::fmt::Display) -> Failure {
@@ -56,6 +65,7 @@ fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict
         lesson: lesson.name(),
         source: source.clone(),
         opts: opts.clone(),
+        look: None,
     })
     .expect("a grading request serializes");
     std::fs::write(&request, body).map_err(|e| setup(format!("writing the request: {e}")))?;
@@ -184,9 +194,13 @@ pub fn serve(
         lesson,
         source,
         opts,
+        look,
     } = serde_json::from_slice(&body).context("reading the grading request")?;
     let lesson = find(&lesson).with_context(|| format!("no lesson named {lesson}"))?;
     let mut out = EventWriter::create(events)?;
+    if let Some(look) = look {
+        return simulate::serve_probe(lesson, &source, look, &mut out);
+    }
     let mut failed_to_send = None;
     let verdict = grade_here(lesson, &source, &opts, &mut |s| {
         if let Err(e) = out.send(&Event::Step(s)) {

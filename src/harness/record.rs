@@ -105,6 +105,10 @@ pub struct LadderRow {
     pub lesson: String,
     /// `reference`, a variant's name, or a peer's configuration.
     pub variant: String,
+    /// The kernel's defines (`TSM=128 TSN=128 ...`), where the row is a lesson's kernel run
+    /// with its own; empty otherwise.
+    #[serde(default)]
+    pub defines: String,
     pub m: usize,
     pub n: usize,
     pub k: usize,

@@ -1,0 +1,404 @@
+//! The second look at an OpenCL kernel: run once, small, under Oclgrind, the OpenCL device
+//! simulator. The sanitizer run finds what real devices hide (PoCL runs a work-group in
+//! lock-step, so a missing barrier often gives right numbers there): races on local and
+//! global memory, reads and writes past the end of a buffer or array, barriers that only
+//! some work-items reach, uninitialised values. The metrics run counts what the kernel
+//! does (global and local loads per multiply-add, bytes per access, image reads, barriers),
+//! which is how the lesson's technique is judged: by behaviour, not by spelling.
+//!
+//! Each run is a worker process (the course's program again) that sees only Oclgrind as its
+//! OpenCL platform; Oclgrind's reports arrive on that worker's stderr (counts on its
+//! stdout), which the parent parses.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use opencl3::kernel::Kernel;
+use serde::{Deserialize, Serialize};
+
+use crate::harness::child::{self, EventReader, EventWriter, Scratch, Tick};
+use crate::harness::device::Gpu;
+use crate::harness::matrix::{self, Problem};
+use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
+use crate::harness::paths;
+use crate::harness::program;
+use crate::lesson::{Lesson, Measured, OclLesson, Probe};
+
+use super::worker::Request;
+use super::{FailKind, Failure, Options, Source, Verdict};
+
+/// Which run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Look {
+    /// The sanitizer's probe number `i`.
+    Sanitize(usize),
+    /// The behaviour probe, with instruction counts.
+    Metrics,
+}
+
+/// What a probe run reports through the event file (the simulator's own reports come on
+/// stderr and stdout).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Probed {
+    /// The simulator computed the right product.
+    pub right: bool,
+    /// CL_KERNEL_LOCAL_MEM_SIZE of the kernel, bytes.
+    pub local_bytes: u64,
+    /// Why the probe could not run (a build error in the simulator's compiler, say).
+    pub error: Option<String>,
+}
+
+/// How much of the simulator's output is kept: all of it, in practice (about 0.5 MB at
+/// Oclgrind's default limit of 1000 messages).
+const KEEP: usize = 8 << 20;
+
+fn probe_of(ocl: &OclLesson, look: Look) -> Option<&Probe> {
+    match look {
+        Look::Sanitize(i) => ocl.sanitize.probes.get(i),
+        Look::Metrics => ocl.behaviour.as_ref().map(|b| &b.probe),
+    }
+}
+
+/// The worker's side: runs one probe on the only device it sees (the simulator).
+pub fn probe_here(lesson: &Lesson, source: &Source, look: Look) -> Probed {
+    let fail = |e: String| Probed {
+        error: Some(e),
+        ..Probed::default()
+    };
+    let Some(ocl) = lesson.ocl() else {
+        return fail("not an OpenCL lesson".into());
+    };
+    let Some(probe) = probe_of(ocl, look) else {
+        return fail("no such probe".into());
+    };
+    let file = source.path(lesson);
+    let run = || -> anyhow::Result<Probed> {
+        let text = std::fs::read_to_string(&file)?;
+        let gpu = Gpu::open(None)?;
+        let defines = probe.defines();
+        let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
+        let prog = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)?;
+        let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
+        let local_bytes = local_bytes(&kernel, &gpu);
+        let p = Problem::random(probe.shape, 4242);
+        let out = (ocl.host.exact)(&gpu, &kernel, &p, &launch, &defines)?;
+        let right = matrix::check(&p, &out.c).passed();
+        Ok(Probed {
+            right,
+            local_bytes,
+            error: None,
+        })
+    };
+    run().unwrap_or_else(|e| fail(format!("{e:#}")))
+}
+
+fn local_bytes(kernel: &Kernel, gpu: &Gpu) -> u64 {
+    kernel.get_local_mem_size(gpu.device.id()).unwrap_or(0)
+}
+
+/// One probe run under the simulator: what the worker reported, what Oclgrind printed,
+/// and whether the run was stopped.
+struct Run {
+    probed: Option<Probed>,
+    report: Report,
+    killed: bool,
+}
+
+fn simulate(
+    lesson: &Lesson,
+    source: &Source,
+    opts: &Options,
+    look: Look,
+    icd: &Path,
+    uninitialized: bool,
+) -> anyhow::Result<Run> {
+    let scratch = Scratch::new("simulate")?;
+    let options = match look {
+        Look::Sanitize(_) => oclgrind::Options {
+            uninitialized,
+            ..oclgrind::Options::sanitizer()
+        },
+        Look::Metrics => oclgrind::Options::metrics(),
+    };
+    let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
+    let request = scratch.dir.join("request.json");
+    let events = scratch.dir.join("events");
+    std::fs::write(
+        &request,
+        serde_json::to_vec(&Request {
+            lesson: lesson.name(),
+            source: source.clone(),
+            opts: opts.clone(),
+            look: Some(look),
+        })?,
+    )?;
+    std::fs::write(&events, b"")?;
+    let mut cmd = Command::new(&opts.worker);
+    cmd.arg("worker").arg(&request).arg(&events);
+    for v in oclgrind::REMOVE_FROM_ENVIRONMENT {
+        cmd.env_remove(v);
+    }
+    cmd.envs(env);
+    let mut reader = EventReader::new(&events);
+    let mut probed = None;
+    let started = Instant::now();
+    let ended = child::supervise(cmd, KEEP, || {
+        for p in reader.poll::<Probed>() {
+            probed = Some(p);
+        }
+        if probed.is_none() && started.elapsed() > opts.step_timeout {
+            Tick::Kill
+        } else {
+            Tick::Continue
+        }
+    })?;
+    for p in reader.poll::<Probed>() {
+        probed = Some(p);
+    }
+    let output = format!("{}\n{}", ended.stderr.head, ended.stdout.head);
+    Ok(Run {
+        probed,
+        report: oclgrind::parse(&output),
+        killed: ended.killed(),
+    })
+}
+
+/// The worker's answer to a probe request: the probe runs and its result goes to the event
+/// file.
+pub fn serve_probe(
+    lesson: &Lesson,
+    source: &Source,
+    look: Look,
+    out: &mut EventWriter,
+) -> anyhow::Result<()> {
+    out.send(&probe_here(lesson, source, look))
+}
+
+/// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
+fn describe(probe: &Probe) -> String {
+    if probe.defines.is_empty() {
+        probe.shape.to_string()
+    } else {
+        let d: Vec<String> = probe
+            .defines
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        format!("{} with {}", probe.shape, d.join(" "))
+    }
+}
+
+/// The failure category of a finding.
+fn kind_of(f: &Finding) -> Option<FailKind> {
+    match f.kind {
+        Found::Race { .. } => Some(FailKind::Race),
+        Found::Divergence { .. } => Some(FailKind::Divergence),
+        Found::InvalidAccess { .. } | Found::IndexOutOfRange { .. } | Found::Unaligned { .. } => {
+            Some(FailKind::BadAccess)
+        }
+        Found::Uninitialized(_) => Some(FailKind::Uninitialized),
+        Found::Api { .. } | Found::SimulatorFailure { .. } | Found::Other { .. } => None,
+    }
+}
+
+/// The findings that fail a kernel, rendered for the student, most important first.
+fn failure_from(report: &Report, probe: &Probe, file: &Path, source: &str) -> Option<Failure> {
+    let faults: Vec<&Finding> = report
+        .findings
+        .iter()
+        .filter(|f| kind_of(f).is_some())
+        .collect();
+    let first = faults.first()?;
+    let kind = kind_of(first)?;
+    let shown = 3;
+    let mut text = format!(
+        "under the OpenCL simulator (Oclgrind), at {}, your kernel has {} problem(s) that a real device may hide:",
+        describe(probe),
+        faults.len()
+    );
+    let mut hints: Vec<String> = Vec::new();
+    for f in faults.iter().take(shown) {
+        text.push_str("\n\n");
+        // A hint said once is enough.
+        let rendered = oclgrind::render(f, &paths::display(file), source);
+        let kept: Vec<&str> = rendered
+            .trim_end()
+            .lines()
+            .filter(|l| {
+                let hint = l.trim_start();
+                if !hint.starts_with("hint:") {
+                    return true;
+                }
+                if hints.iter().any(|h| h == hint) {
+                    return false;
+                }
+                hints.push(hint.to_string());
+                true
+            })
+            .collect();
+        text.push_str(&kept.join("\n"));
+    }
+    if faults.len() > shown {
+        text.push_str(&format!(
+            "\n\n(and {} more of the same kinds)",
+            faults.len() - shown
+        ));
+    }
+    if report.suppressed {
+        text.push_str(
+            "\n(The simulator stopped reporting after its limit of messages: there may be more.)",
+        );
+    }
+    Some(Failure::new(kind, text))
+}
+
+/// Runs the sanitizer and, if the kernel is clean and right, the metrics, and folds what
+/// they find into the verdict: a finding fails the lesson, a technique the counts do not
+/// show fails it, and what could not be checked becomes a note.
+pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options, v: &mut Verdict) {
+    // Nothing to look at: the file is not there, not started, does not build, or this
+    // device cannot run the lesson at all.
+    if matches!(
+        v.kind(),
+        Some(
+            FailKind::NotStarted
+                | FailKind::Missing
+                | FailKind::Build
+                | FailKind::Signature
+                | FailKind::Setup
+                | FailKind::Unsupported
+        )
+    ) {
+        return;
+    }
+    let Some(icd) = oclgrind::find_icd() else {
+        v.notes.push(
+            "not checked for races, reads out of bounds and barriers some work-items miss, and the lesson's technique not checked: Oclgrind, the OpenCL simulator, is not installed (sudo apt-get install oclgrind)".into(),
+        );
+        return;
+    };
+    let file = source.path(lesson);
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    for (i, probe) in ocl.sanitize.probes.iter().enumerate() {
+        let run = match simulate(
+            lesson,
+            source,
+            opts,
+            Look::Sanitize(i),
+            &icd,
+            ocl.sanitize.uninitialized,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                v.notes
+                    .push(format!("the simulator could not be run: {e:#}"));
+                return;
+            }
+        };
+        if let Some(mut f) = failure_from(&run.report, probe, &file, &text) {
+            match &mut v.failure {
+                // The device run already saw the bad write: keep its words, and add where
+                // in the source the simulator saw it.
+                Some(old)
+                    if matches!(old.kind, FailKind::OutOfBounds | FailKind::InputsChanged) =>
+                {
+                    old.message
+                        .push_str(&format!("\n\nThe simulator locates it: {}", f.message));
+                }
+                Some(old) => {
+                    f.message.push_str(&format!(
+                        "\n\n(The grader's run on the device also failed: {})",
+                        crate::report::failure_text(old)
+                    ));
+                    v.failure = Some(f);
+                }
+                None => v.failure = Some(f),
+            }
+            return;
+        }
+        if run.killed {
+            v.notes.push(format!(
+                "not checked under the simulator: it did not finish within {:.0} s at {}",
+                opts.step_timeout.as_secs_f64(),
+                describe(probe)
+            ));
+            return;
+        }
+        if let Some(why) = run
+            .probed
+            .as_ref()
+            .and_then(|p| p.error.clone())
+            .or_else(|| simulator_trouble(&run.report))
+        {
+            v.notes.push(format!(
+                "not checked under the simulator at {}: {why}",
+                describe(probe)
+            ));
+            return;
+        }
+    }
+    if !v.passed() {
+        return;
+    }
+    let Some(behaviour) = &ocl.behaviour else {
+        return;
+    };
+    if !behaviour.not_checked.is_empty() {
+        v.notes
+            .push(format!("not checked: {}", behaviour.not_checked));
+    }
+    let run = match simulate(lesson, source, opts, Look::Metrics, &icd, false) {
+        Ok(r) => r,
+        Err(e) => {
+            v.notes
+                .push(format!("the technique was not checked: {e:#}"));
+            return;
+        }
+    };
+    let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
+        v.notes.push(format!(
+            "the technique was not checked: the simulator gave no counts at {}",
+            describe(&behaviour.probe)
+        ));
+        return;
+    };
+    if let Some(why) = &probed.error {
+        v.notes
+            .push(format!("the technique was not checked: {why}"));
+        return;
+    }
+    if !probed.right {
+        // Right on the device, wrong in the simulator (which runs work-items one after
+        // another): the counts of a wrong run prove nothing about the technique.
+        v.failure = Some(Failure::new(
+            FailKind::Wrong,
+            format!(
+                "your kernel gives the right C on the device but a wrong one under the OpenCL simulator at {}: its result depends on the order in which work-items run. Look for a missing barrier or work-items that read what others write.",
+                describe(&behaviour.probe)
+            ),
+        ));
+        return;
+    }
+    let measured = Measured {
+        counts,
+        local_bytes: probed.local_bytes,
+    };
+    match (behaviour.judge)(&measured, &behaviour.probe) {
+        Ok(line) => v.notes.push(format!("technique: {line}")),
+        Err(why) => v.failure = Some(Failure::new(FailKind::Technique, why)),
+    }
+}
+
+/// Trouble of the simulator's own (not the kernel's): a failure to build or to run.
+fn simulator_trouble(report: &Report) -> Option<String> {
+    report.findings.iter().find_map(|f| match &f.kind {
+        Found::SimulatorFailure { message } => Some(format!(
+            "the simulator stopped early ({message}); this is a limit of Oclgrind, not necessarily a bug in your kernel"
+        )),
+        Found::Api { function, error, .. } => Some(format!(
+            "the simulator's OpenCL call {function} failed ({error})"
+        )),
+        _ => None,
+    })
+}
