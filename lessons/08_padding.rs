@@ -15,8 +15,8 @@ use lab::harness::paths::Course;
 use lab::harness::program::{self, Define};
 use lab::ladder::l07_vectorization::{check_vectors, vector_defines};
 use lab::lesson::{
-    define, per_mad, probe_define, require_nonempty, round_up, Behaviour, Ctx, Kind, Lesson,
-    Measured, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
+    define, probe_define, require_nonempty, round_up, Behaviour, Ctx, Kind, Lesson, Measured,
+    OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
