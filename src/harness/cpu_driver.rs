@@ -249,7 +249,7 @@ pub fn measure_threads<R>(f: impl FnOnce() -> R) -> (R, ThreadTimes) {
     let p1 = linux::process_cpu();
     let delta = |tid: &i64, ns: u64| ns.saturating_sub(before.get(tid).copied().unwrap_or(0));
     let mut per: Vec<(i64, u64)> = after.iter().map(|(t, &ns)| (*t, delta(t, ns))).collect();
-    per.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+    per.sort_unstable_by_key(|t| std::cmp::Reverse(t.1));
     let seen: u64 = per.iter().map(|t| t.1).sum();
     let unseen = p1
         .saturating_sub(p0)
