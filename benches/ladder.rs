@@ -34,6 +34,8 @@ mod loop_order;
 /// a crate of their own; a benchmark only times them).
 #[path = "../solutions/01_cpu_naive.rs"]
 mod naive;
+#[path = "../solutions/03b_cpu_packed.rs"]
+mod packed;
 #[path = "../solutions/03_cpu_parallel.rs"]
 mod parallel;
 
@@ -53,6 +55,7 @@ const CPU_RUNGS: &[(&str, &str, Matmul)] = &[
         "matmul_parallel",
         parallel::matmul_parallel,
     ),
+    ("03b_cpu_packed", "matmul_packed", packed::matmul_packed),
 ];
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 

@@ -15,6 +15,8 @@ pub mod l01_cpu_naive;
 pub mod l02_cpu_loop_order;
 #[path = "../lessons/03_cpu_parallel.rs"]
 pub mod l03_cpu_parallel;
+#[path = "../lessons/03b_cpu_packed.rs"]
+pub mod l03b_cpu_packed;
 #[path = "../lessons/04_naive_kernel.rs"]
 pub mod l04_naive_kernel;
 #[path = "../lessons/05_local_tiling.rs"]
@@ -36,6 +38,7 @@ pub static ALL: &[&Lesson] = &[
     &l01_cpu_naive::LESSON,
     &l02_cpu_loop_order::LESSON,
     &l03_cpu_parallel::LESSON,
+    &l03b_cpu_packed::LESSON,
     &l04_naive_kernel::LESSON,
     &l05_local_tiling::LESSON,
     &l06_register_tiling::LESSON,
@@ -89,7 +92,8 @@ mod tests {
         assert_eq!(find("05_local_tiling").unwrap().key, "05");
         assert!(find("42").is_none());
         assert!(find("").is_none());
-        assert_eq!(previous(get("04")).unwrap().key, "03");
+        assert_eq!(find("3b").unwrap().key, "03b");
+        assert_eq!(previous(get("04")).unwrap().key, "03b");
         assert!(previous(get("00")).is_none());
     }
 

@@ -131,6 +131,20 @@ fn imports(text: &str) -> Vec<String> {
     out
 }
 
+/// Every .rs file under `dir`, in subfolders too.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn the_layers_import_only_downwards() {
     let src = root().join("src");
@@ -159,8 +173,8 @@ fn the_layers_import_only_downwards() {
             }
         }
     };
-    for e in std::fs::read_dir(src.join("harness")).unwrap() {
-        check(&e.unwrap().path(), &above_harness);
+    for f in rust_files(&src.join("harness")) {
+        check(&f, &above_harness);
     }
     check(&src.join("lesson.rs"), &above_harness[1..]);
     let above_grade = [
@@ -173,8 +187,8 @@ fn the_layers_import_only_downwards() {
         "tools",
         "testing",
     ];
-    for e in std::fs::read_dir(src.join("grade")).unwrap() {
-        check(&e.unwrap().path(), &above_grade);
+    for f in rust_files(&src.join("grade")) {
+        check(&f, &above_grade);
     }
     for f in ["report.rs", "measure.rs", "peers.rs"] {
         check(&src.join(f), &above_grade);
