@@ -354,7 +354,8 @@ pub fn timing_row(
         host_ms: round(t.host_ms, 4),
         gflops: round(t.gflops(shape), 1),
         host_gflops: round(t.host_gflops(shape), 1),
-        max_rel_err,
+        // Three digits are all an error bound needs.
+        max_rel_err: max_rel_err.and_then(|e| format!("{e:.2e}").parse().ok()),
     }
 }
 

@@ -126,7 +126,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             let t = peers::time_matrixmultiply(shape, 2000.0)?;
             rows.push(timing_row(
                 &run_id,
-                &cpu_model(),
+                &format!("{} ({threads} threads)", cpu_model()),
                 "",
                 threads,
                 "matrixmultiply",
@@ -231,8 +231,11 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     record::append(&out, &rows)?;
     let mut written = rows.len();
     rows.clear();
-    if !args.no_peers && only.is_empty() {
+    let wants = |key: &str| only.is_empty() || only.iter().any(|l| l.key == key);
+    if !args.no_peers && wants("10") {
         rows.extend(clblast_rows(&gpu, edge, &sizes, &run_id));
+    }
+    if !args.no_peers && only.iter().all(|l| matches!(l.kind, Kind::Cpu(_))) {
         // matrixmultiply with its threads, here; and with one thread in a child process,
         // since the crate fixes its thread count once per process.
         let threads = matrixmultiply_threads();
@@ -243,7 +246,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             say(&format!("peer matrixmultiply threads={threads}"), &t, shape);
             rows.push(timing_row(
                 &run_id,
-                &cpu_model(),
+                &format!("{} ({threads} threads)", cpu_model()),
                 "",
                 threads,
                 "matrixmultiply",
