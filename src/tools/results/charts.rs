@@ -594,7 +594,8 @@ pub fn roofline(r: &Roofline) -> Result<String> {
         (14.0 + head_h + 8.0 + plot_h + 10.0 + legend_h + 8.0 + footer_h + 10.0).ceil() as u32;
     let ridge = r.peak_gflops / r.bandwidth_gbs;
     let xs = r.dots.iter().map(|d| d.x).chain([ridge]);
-    let x_lo = log_floor(xs.clone().fold(f64::INFINITY, f64::min) / 2.0);
+    // Just below a decade, so that the decade itself is labelled.
+    let x_lo = log_floor(xs.clone().fold(f64::INFINITY, f64::min) / 2.0) * 0.999;
     let x_hi = xs.fold(0.0, f64::max) * 5.0;
     let ys = r
         .dots
@@ -602,7 +603,7 @@ pub fn roofline(r: &Roofline) -> Result<String> {
         .map(|d| d.y)
         .chain(r.levels.iter().map(|l| l.y))
         .chain([r.peak_gflops]);
-    let y_lo = log_floor(ys.fold(f64::INFINITY, f64::min) / 2.0);
+    let y_lo = log_floor(ys.fold(f64::INFINITY, f64::min) / 2.0) * 0.999;
     let y_hi = r.peak_gflops * 2.5;
     let mut svg = String::new();
     {
