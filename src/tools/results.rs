@@ -62,10 +62,11 @@ pub fn run(course: &Course) -> Result<()> {
     let generated = course.book().join("generated");
     let figures = course.book().join("figures");
     let tuned_path = tuner::tuned_csv(&results);
+    let files = data::files(&results)?;
     let mut book = Book {
         course,
-        files: data::files(&results)?,
-        peaks: Peaks::read(&results)?,
+        peaks: Peaks::read(&results, &files)?,
+        files,
         tuned: if tuned_path.is_file() {
             record::read(&tuned_path)?
         } else {
@@ -1140,16 +1141,23 @@ impl Book<'_> {
             .map(|pt| pt.row)
             .chain(peers.iter().copied())
             .collect();
-        let first = points[0].row;
+        // Where the dots ran: the device with its driver, and the host CPU's rungs.
+        let mut ran_on: Vec<String> = Vec::new();
+        if let Some(r) = points.iter().map(|pt| pt.row).find(|r| !r.cpu) {
+            ran_on.push(if r.driver.is_empty() {
+                r.device.clone()
+            } else {
+                format!("driver {}", r.driver)
+            });
+        }
+        if let Some(r) = points.iter().map(|pt| pt.row).find(|r| r.cpu) {
+            ran_on.push(format!("CPU rungs: {}", r.machine_words()));
+        }
         let mut heading = vec![
             format!("Roofline of {device}: every rung at {size}³"),
             format!(
                 "{} · results/{} · measured {}",
-                if first.driver.is_empty() {
-                    first.machine_words()
-                } else {
-                    format!("driver {}", first.driver)
-                },
+                ran_on.join(" · "),
                 file.name,
                 dates(&all_rows)
             ),
@@ -1379,8 +1387,8 @@ mod tests {
         let empty = std::env::temp_dir().join(format!("lab-results-none-{}", std::process::id()));
         Book {
             course,
+            peaks: Peaks::read(&empty, &files).unwrap(),
             files,
-            peaks: Peaks::read(&empty).unwrap(),
             tuned: Vec::new(),
             figures: Vec::new(),
         }

@@ -2,7 +2,7 @@
 //! with their model and thread count, runs (rows taken together), the latest measurement of
 //! each thing, and the peak each row is measured against.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
@@ -467,22 +467,40 @@ pub fn files(dir: &Path) -> Result<Vec<File>> {
 pub struct Peaks {
     results: PathBuf,
     pub all: Vec<Peak>,
+    /// Per results file, the OpenCL devices its rows ran on: the machine it came from.
+    devices: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Peaks {
-    pub fn read(results: &Path) -> Result<Peaks> {
+    pub fn read(results: &Path, files: &[File]) -> Result<Peaks> {
+        let devices = files
+            .iter()
+            .map(|f| {
+                let d = f
+                    .rows
+                    .iter()
+                    .filter(|r| !r.cpu)
+                    .map(|r| r.device.clone())
+                    .collect();
+                (f.name.clone(), d)
+            })
+            .collect();
         Ok(Peaks {
             results: results.to_path_buf(),
             all: peak::all(results)?,
+            devices,
         })
     }
 
     /// The ceiling a row is measured against, matched exactly: an OpenCL or CUDA device's
-    /// newest peak of the same name; for CPU code, [`peak::for_cpu`] with the row's model
-    /// and thread count. Anything else has none.
+    /// newest peak of the same name; for CPU code, [`peak::for_cpu`]'s with the row's model
+    /// and thread count, measured on a CPU device of the row's own machine (one its results
+    /// file's OpenCL rows ran on: CPU model names are often generic, and another machine's
+    /// file may carry the same one). Anything else has none.
     pub fn of(&self, r: &Row) -> Option<Peak> {
         if r.cpu {
-            peak::for_cpu(&self.results, &r.model, r.threads?)
+            let p = peak::for_cpu(&self.results, &r.model, r.threads?)?;
+            self.same_machine(r, &p).then_some(p)
         } else {
             self.all
                 .iter()
@@ -490,6 +508,12 @@ impl Peaks {
                 .find(|p| p.device == r.device)
                 .cloned()
         }
+    }
+
+    fn same_machine(&self, r: &Row, p: &Peak) -> bool {
+        self.devices
+            .get(&r.file)
+            .is_some_and(|d| d.contains(&p.device))
     }
 
     /// Why these rows have no peak: one clause per device (or CPU model), without a
@@ -501,7 +525,7 @@ impl Peaks {
                 out.push(s);
             }
         };
-        let mut cpu: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let mut cpu: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
         for r in rows.iter().filter(|r| self.of(r).is_none()) {
             match (r.cpu, r.threads) {
                 (false, _) => push(format!("`results/peak.csv` has no peak for {}", r.device)),
@@ -510,15 +534,30 @@ impl Peaks {
                     r.peer.map_or(r.lesson.as_str(), |p| p.title())
                 )),
                 (true, Some(t)) => {
-                    let ts = cpu.entry(r.model.clone()).or_default();
+                    let ts = cpu.entry((r.model.clone(), r.file.clone())).or_default();
                     if !ts.contains(&t) {
                         ts.push(t);
                     }
                 }
             }
         }
-        for (model, mut threads) in cpu {
+        for ((model, file), mut threads) in cpu {
             threads.sort_unstable();
+            // Peaks that fit the model and threads but were measured on another machine.
+            let elsewhere: Vec<(usize, Peak)> = threads
+                .iter()
+                .filter_map(|&t| peak::for_cpu(&self.results, &model, t).map(|p| (t, p)))
+                .collect();
+            for (t, p) in &elsewhere {
+                push(format!(
+                    "the CPU peak of {model} for {t} compute units was measured on {} ({}), which no row of `results/{file}` ran on: another machine may report the same model name",
+                    p.device, p.date
+                ));
+            }
+            threads.retain(|t| !elsewhere.iter().any(|(u, _)| u == t));
+            if threads.is_empty() {
+                continue;
+            }
             let wanted = or_list(&threads);
             // The CPU peaks whose device names the model, as `peak::for_cpu` reads them.
             let named: Vec<&Peak> = self
@@ -745,10 +784,9 @@ mod tests {
         };
         let _ = std::fs::remove_file(peak::file(&dir));
         peak::save(&dir, &pocl).unwrap();
-        let peaks = Peaks::read(&dir).unwrap();
-        let cpu = |threads: &str| {
+        let cpu = |file: &str, threads: &str| {
             Row::from_record(
-                "f.csv",
+                file,
                 2,
                 record(
                     &format!("Intel(R) Xeon(R) Processor ({threads} threads)"),
@@ -759,22 +797,45 @@ mod tests {
                 ),
             )
         };
-        // The 16-thread host of another machine is not the 2-core machine.
-        assert!(peaks.of(&cpu("16")).is_none());
-        let why = peaks.why_none(&[&cpu("16")]).join("; ");
-        assert!(why.contains("for 2 compute units only, not 16"), "{why}");
-        assert_eq!(peaks.of(&cpu("2")), Some(pocl.clone()));
-        // OpenCL rows: the device's own name, exactly.
-        let ocl = |device: &str| {
+        let ocl = |file: &str, device: &str| {
             Row::from_record(
-                "f.csv",
+                file,
                 2,
                 record(device, "3.1+debian", "05_local_tiling", "reference", "d"),
             )
         };
-        assert_eq!(peaks.of(&ocl(&pocl.device)), Some(pocl.clone()));
+        // The 2-core machine's file: its PoCL device and its CPU rows. Another machine's
+        // file: a GPU and a CPU with the same model name.
+        let here = File::new(
+            "pocl.csv",
+            vec![cpu("pocl.csv", "2"), ocl("pocl.csv", &pocl.device)],
+        );
+        let there = File::new(
+            "gpu.csv",
+            vec![
+                cpu("gpu.csv", "2"),
+                cpu("gpu.csv", "16"),
+                ocl("gpu.csv", "GPU"),
+            ],
+        );
+        let peaks = Peaks::read(&dir, &[here, there]).unwrap();
+        assert_eq!(peaks.of(&cpu("pocl.csv", "2")), Some(pocl.clone()));
+        // The 16-thread host of another machine is not the 2-core machine.
+        assert!(peaks.of(&cpu("gpu.csv", "16")).is_none());
+        let why = peaks.why_none(&[&cpu("gpu.csv", "16")]).join("; ");
+        assert!(why.contains("for 2 compute units only, not 16"), "{why}");
+        // Nor are 2 of its threads: same model name, same count, another machine.
+        assert!(peaks.of(&cpu("gpu.csv", "2")).is_none());
+        let why = peaks.why_none(&[&cpu("gpu.csv", "2")]).join("; ");
+        assert!(
+            why.contains("which no row of `results/gpu.csv` ran on"),
+            "{why}"
+        );
+        // OpenCL rows: the device's own name, exactly.
+        assert_eq!(peaks.of(&ocl("pocl.csv", &pocl.device)), Some(pocl.clone()));
         assert!(peaks
             .of(&ocl(
+                "pocl.csv",
                 "pthread-skylake-avx512-Intel(R) Xeon(R) Processor @ 2.80GHz"
             ))
             .is_none());
