@@ -5,7 +5,9 @@
 //!
 //! runs your `matmul_blocked` (or the reference), checks it and times it against lesson 01.
 
-use lab::lesson::{CpuLesson, Kind, Lesson};
+use lab::harness::cpu_crate::Caches;
+use lab::harness::matrix::Shape;
+use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level};
 
 pub static LESSON: Lesson = Lesson {
     key: "02",
@@ -16,8 +18,47 @@ pub static LESSON: Lesson = Lesson {
     kind: Kind::Cpu(&CPU),
 };
 
+/// The simulated caches: a common 32 KiB first level, and a 1 MiB last level (about a
+/// core's L2), so that B (4 MB at the blocking check's size) does not fit.
+const CACHES: Caches = Caches {
+    l1: (32768, 8, 64),
+    ll: (1 << 20, 16, 64),
+};
+
+/// Loop order shows in the first-level misses: walking down a column of B (i-j-k) misses at
+/// every step once the column is longer than the cache (768 rows, 800 k-steps: more lines
+/// than the 512 of a 32 KiB cache); walking along rows misses once per 16 floats.
+static LOOP_ORDER: CpuCheck = CpuCheck::Caches {
+    level: Level::L1,
+    shape: Shape::new(768, 40, 800),
+    caches: CACHES,
+    good: (&LESSON, "matmul_ikj"),
+    bad: (&lab::ladder::l01_cpu_naive::LESSON, "matmul"),
+    what: "loop order",
+    hint: "something in your innermost loop walks down a column (a stride of n or k floats): make the innermost loop run along a row of B and of C, as i-k-j does.",
+};
+
+/// Blocking shows in the last-level misses: without it every row of A streams all of B (4 MB,
+/// four times the simulated 1 MiB cache) from memory; with a block of B that fits, the block
+/// comes from the cache for every row.
+static BLOCKING: CpuCheck = CpuCheck::Caches {
+    level: Level::Last,
+    shape: Shape::new(32, 1040, 1000),
+    caches: CACHES,
+    good: (&LESSON, "matmul_blocked"),
+    bad: (&LESSON, "matmul_ikj"),
+    what: "cache blocking",
+    hint: "keep a block of B (the book's 128×128 floats, 64 KiB) in cache while every row of A uses it: loop over blocks of k and j outside, and run the i-k-j loop inside one block. Blocks as large as B, or no blocks, do not reuse it.",
+};
+
 pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_ikj", "matmul_blocked"],
+    checks: &[
+        ("matmul_ikj", &LOOP_ORDER),
+        ("matmul_blocked", &LOOP_ORDER),
+        ("matmul_blocked", &BLOCKING),
+    ],
+    not_checked: "",
 };
 
 pub fn main() -> std::process::ExitCode {

@@ -12,7 +12,7 @@ use clap::Parser;
 use lab::cli::{Common, Edge};
 use lab::harness::exec::Timing;
 use lab::harness::matrix::{Problem, Shape};
-use lab::lesson::{CpuLesson, Kind, Lesson};
+use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson};
 use lab::report;
 
 pub static LESSON: Lesson = Lesson {
@@ -26,6 +26,18 @@ pub static LESSON: Lesson = Lesson {
 
 pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_parallel"],
+    checks: &[("matmul_parallel", &THREADS)],
+    not_checked: "that the threads ran at the same time: a lock around the whole computation, or joining each thread before starting the next, would pass the thread check and still run one thread at a time",
+};
+
+/// Threads show in where the CPU time goes: with rayon's pool of 8 threads, a product split
+/// among them leaves the busiest thread a fraction of the work; a sequential one leaves it
+/// all of it (more threads than cores is fine: each still does its share).
+static THREADS: CpuCheck = CpuCheck::Threads {
+    shape: Shape::new(960, 704, 832),
+    pool: 8,
+    tries: 3,
+    max_share: 0.75,
 };
 
 #[derive(Parser)]

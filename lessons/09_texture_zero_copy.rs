@@ -137,6 +137,11 @@ pub static TEXTURE: OclLesson = OclLesson {
             measure: measure_copy,
         },
         Variant {
+            name: "b-as-buffer",
+            about: "the same kernel with B read from a plain buffer instead of an image: what the texture pipe itself brings",
+            measure: measure_b_as_buffer,
+        },
+        Variant {
             name: "adreno-blog",
             about: "the Adreno blog's kernel as published: 8×4 micro-tiles, A read from global memory, 16×8 work-groups",
             measure: measure_adreno_blog,
@@ -359,4 +364,90 @@ fn micro_tiles(m: &Measured, probe: &Probe) -> Result<String, String> {
     Ok(format!(
         "micro-tiles: {reads:.4} image reads per multiply-add with RM = {rm}, C stored {stores:.0} bytes at a time"
     ))
+}
+
+/// The lesson's kernel with B in a buffer: the solution's source with its image argument
+/// replaced by a `float4` buffer laid out like the image (ceil(N/4) pixels a row, K rows),
+/// and `read_imagef` by a read of that buffer that returns zeros outside it, as the image's
+/// sampler does. Everything else is the same code, so the difference is the texture pipe.
+pub fn b_as_buffer_source(solution: &str) -> Result<String> {
+    let image = "__read_only image2d_t B,";
+    anyhow::ensure!(
+        solution.matches(image).count() == 1,
+        "the solution's signature changed: it no longer has `{image}` once"
+    );
+    Ok(format!(
+        "// Lesson 09's kernel with B in a buffer of float4 (pixels), read where the image was.\n\
+         #define read_imagef(img, smp, at) \\\n    \
+         (((at).x < (N + 3) / 4 && (at).y < K) ? (img)[(at).y * ((N + 3) / 4) + (at).x] : (float4)(0.0f))\n{}",
+        solution.replace(image, "const __global float4* B,")
+    ))
+}
+
+fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+    use lab::harness::exec::{self, GuardedC, RunOutput};
+    use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+    let defines = texture::default_defines(&gpu.info);
+    (TEXTURE.check_defines)(&defines).map_err(anyhow::Error::msg)?;
+    let l = launch(shape, &defines).map_err(anyhow::Error::msg)?;
+    let file = course.solutions().join(LESSON.file_name());
+    let solution =
+        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let source = b_as_buffer_source(&solution)?;
+    let prog = program::build_source(gpu, &file, &source, &defines, BUILD_OPTIONS)?;
+    let buffer_args = [
+        Arg::Int("M"),
+        Arg::Int("N"),
+        Arg::Int("K"),
+        Arg::GlobalIn("A"),
+        Arg::GlobalIn("B"),
+        Arg::GlobalOut("C"),
+    ];
+    let kernel = program::kernel(&prog, &file, TEXTURE.kernel, &buffer_args)?;
+    let p = Problem::random(shape, 7);
+    let layout = texture::Layout::new(shape, &defines)?;
+    let mut a = vec![0.0f32; layout.a_len()];
+    layout.fill_a(&p.a, &mut a);
+    let width = 4 * layout.pixels;
+    let mut b = vec![0.0f32; width * layout.height()];
+    layout.fill_b(&p.b, &mut b, width, texture::RowPitch::Honour);
+    let buffer = |data: &mut Vec<f32>, what: &str| -> Result<Buffer<f32>> {
+        unsafe {
+            Buffer::<f32>::create(
+                &gpu.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                data.len(),
+                data.as_mut_ptr().cast(),
+            )
+        }
+        .with_context(|| format!("allocating {what}"))
+    };
+    let mut abuf = buffer(&mut a, "A")?;
+    let mut bbuf = buffer(&mut b, "B")?;
+    let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+    exec::set_standard_args(&kernel, shape, &abuf, &bbuf, &c.c)?;
+    let first = exec::launch(gpu, &kernel, &l)?;
+    let (got, guard) = c.read(gpu)?;
+    let out = RunOutput {
+        guard,
+        ..RunOutput::plain(got, first)
+    };
+    verify(&p, &out, None).map_err(|f| anyhow::anyhow!("B as a buffer is wrong: {}", f.message))?;
+    // Device time only: the host path of a padded buffer is the copy path's.
+    let mut whole = c.whole;
+    let io = exec::Io {
+        a: &mut abuf,
+        b: &mut bbuf,
+        c: &mut whole,
+        c_offset: 0,
+    };
+    let padded = Problem {
+        shape,
+        a: a.clone(),
+        b: b.clone(),
+    };
+    exec::repeat_timed(gpu, &padded, io, first, 2000.0, 1, |_, _, _, _| {
+        exec::launch(gpu, &kernel, &l)
+    })
+    .map(Some)
 }

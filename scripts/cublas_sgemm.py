@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """cuBLAS SGEMM through PyTorch, as a peer for the ladder: plain FP32 (TF32 off), timed with
 CUDA events, checked against float64 on a sample of elements, and appended to a CSV file in
-the ladder's format (src/record.rs, LADDER_HEADER).
+the ladder's format (LadderRow in src/harness/record.rs).
 
-    python3 scripts/cublas_sgemm.py 1024 2048 4096
+    python3 scripts/cublas_sgemm.py 1024 2048 4096 --run RUN
 
-By default the rows go to results/<device>.csv, the file `cargo run --bin ladder` writes for
-the same GPU (the device name in the ladder's file-name form), so the peer appears in that
-device's table.
+By default the rows go to results/<device>.csv, the file `cargo run --release -- ladder`
+writes for the same GPU (the device name in the ladder's file-name form), so the peer appears
+in that device's table. Give it the ladder's `--run` value when both are measured in one
+device session: rows with the same run were measured together.
 """
 
 import argparse
@@ -19,8 +20,8 @@ import subprocess
 import sys
 
 HEADER = [
-    "date", "device", "driver", "lesson", "variant", "m", "n", "k",
-    "device_ms", "host_ms", "gflops", "host_gflops", "max_rel_err",
+    "date", "run", "device", "driver", "threads", "lesson", "variant", "defines", "m", "n", "k",
+    "device_ms", "best_ms", "worst_ms", "reps", "host_ms", "gflops", "host_gflops", "max_rel_err",
 ]
 
 
@@ -85,7 +86,7 @@ def measure(torch, size, reps, warmup):
         times.append(start.elapsed_time(end))
     ms = statistics.median(times)
     err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
-    return ms, err
+    return ms, min(times), max(times), err
 
 
 def main():
@@ -97,6 +98,8 @@ def main():
                         "(default: results/<device>.csv)")
     p.add_argument("--reps", type=int, default=50, help="timed repetitions per size")
     p.add_argument("--warmup", type=int, default=10, help="untimed runs per size")
+    p.add_argument("--run", default=None,
+                   help="the run these rows belong to (the ladder's --run), default: now")
     args = p.parse_args()
 
     try:
@@ -113,29 +116,41 @@ def main():
 
     device = torch.cuda.get_device_name(0)
     driver = driver_version(torch)
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    today = now.strftime("%Y-%m-%d")
+    run = args.run or now.strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = []
     print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}")
     for size in args.sizes:
-        ms, err = measure(torch, size, args.reps, args.warmup)
+        ms, best, worst, err = measure(torch, size, args.reps, args.warmup)
         gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
-        print(f"  {size:>6}  {ms:9.4f} ms  {gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
+        print(f"  {size:>6}  {ms:9.4f} ms (best {best:.4f}, worst {worst:.4f})  "
+              f"{gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
         # Device and host time are the same here: the matrices never leave the GPU.
-        rows.append([
-            today, device, driver, "peer", "cublas", size, size, size,
-            f"{ms:.4f}", f"{ms:.4f}", f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
-        ])
+        rows.append(dict(zip(HEADER, [
+            today, run, device, driver, 0, "cublas", "sgemm-fp32", "", size, size, size,
+            f"{ms:.4f}", f"{best:.4f}", f"{worst:.4f}", args.reps, f"{ms:.4f}",
+            f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
+        ])))
 
     if args.csv is None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         args.csv = os.path.join(root, "results", slug(device) + ".csv")
     os.makedirs(os.path.dirname(args.csv) or ".", exist_ok=True)
-    fresh = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+    old = []
+    if os.path.exists(args.csv) and os.path.getsize(args.csv) > 0:
+        with open(args.csv, newline="") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames != HEADER:
+                # A file with older columns is rewritten with these, as the ladder does.
+                old = [{k: r.get(k, "") or "" for k in HEADER} for r in reader]
+    if old or not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=HEADER, lineterminator="\n")
+            w.writeheader()
+            w.writerows(old)
     with open(args.csv, "a", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        if fresh:
-            w.writerow(HEADER)
-        w.writerows(rows)
+        csv.DictWriter(f, fieldnames=HEADER, lineterminator="\n").writerows(rows)
     print(f"appended {len(rows)} row(s) to {args.csv}")
 
 

@@ -87,6 +87,46 @@ pub struct CpuLesson {
     /// The functions the student's file must define, in the order they are graded; the last
     /// is the lesson's final form, the one that is timed.
     pub functions: &'static [&'static str],
+    /// How the lesson's technique is judged by what each function does.
+    pub checks: &'static [(&'static str, &'static CpuCheck)],
+    /// What the checks cannot see, said in every verdict (empty if nothing).
+    pub not_checked: &'static str,
+}
+
+/// Which simulated cache's misses a check counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The first-level data cache: does the innermost loop walk along rows?
+    L1,
+    /// The last level: is a block of B reused while it is in cache?
+    Last,
+}
+
+/// A behavioural check of a CPU function.
+pub enum CpuCheck {
+    /// Cache misses per multiply-add under valgrind's simulated caches, judged between two
+    /// of the course's own functions measured the same way: `good` uses the technique, `bad`
+    /// does not; the function passes when it is nearer (by ratio) to `good`.
+    Caches {
+        level: Level,
+        shape: Shape,
+        caches: crate::harness::cpu_crate::Caches,
+        /// (lesson, function) of the references, built from solutions/.
+        good: (&'static Lesson, &'static str),
+        bad: (&'static Lesson, &'static str),
+        /// The technique, in a few words: "loop order", "cache blocking".
+        what: &'static str,
+        /// What to do when the check fails.
+        hint: &'static str,
+    },
+    /// The work is shared among threads: in the best of `tries` calls on a pool of `pool`
+    /// threads, the busiest thread did at most `max_share` of the call's CPU time.
+    Threads {
+        shape: Shape,
+        pool: usize,
+        tries: usize,
+        max_share: f64,
+    },
 }
 
 /// What a lesson's host code gets to decide its defines: the device, and the course's files

@@ -70,6 +70,8 @@ enum Cmd {
     Tune(tools::tune::Args),
     /// Regenerate the book's tables and charts from results/.
     Results,
+    /// Write the compiler's build log and program binary (PTX on NVIDIA) of GPU rungs.
+    Evidence(tools::evidence::Args),
     /// List the OpenCL devices.
     Devices,
     /// Grade one request in this process (started by the grader; not for people).
@@ -108,6 +110,7 @@ fn main() -> ExitCode {
         Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
         Some(Cmd::Tune(a)) => cli::finish(tools::tune::run(&a, &edge)),
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
+        Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => unreachable!("handled above"),
     }

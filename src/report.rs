@@ -90,8 +90,10 @@ pub fn verdict(v: &Verdict) -> String {
     for (with, shapes, err) in sets {
         let with = if with.is_empty() {
             String::new()
-        } else {
+        } else if with.contains('=') {
             format!("with {with}: ")
+        } else {
+            format!("{with}: ")
         };
         let _ = writeln!(
             s,

@@ -33,3 +33,51 @@ fn rejects_rows_that_are_never_cleared() {
         &["`matmul_parallel`", "NaN"],
     );
 }
+
+fn right(name: &str) -> std::path::PathBuf {
+    g().opts
+        .course
+        .tests()
+        .join("right/03_cpu_parallel")
+        .join(format!("{name}.rs"))
+}
+
+#[test]
+fn rejects_a_sequential_product() {
+    g().rejects(
+        "03",
+        "sequential",
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread", "par_chunks_mut"],
+    );
+}
+
+#[test]
+fn rejects_a_parallel_fill_before_a_sequential_product() {
+    g().rejects(
+        "03",
+        "parallel_fill_only",
+        FailKind::Technique,
+        &["on one thread"],
+    );
+}
+
+#[test]
+fn rejects_a_join_with_all_the_work_on_one_side() {
+    g().rejects(
+        "03",
+        "join_with_all_on_one_side",
+        FailKind::Technique,
+        &["on one thread"],
+    );
+}
+
+#[test]
+fn accepts_scoped_threads_over_bands_of_rows() {
+    let v = g().grade_file("03", right("scoped_threads"));
+    assert!(v.passed(), "{}", lab::report::verdict(&v));
+    assert!(
+        v.notes.iter().any(|n| n.contains("shares its work")),
+        "{v:?}"
+    );
+}

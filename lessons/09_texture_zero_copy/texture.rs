@@ -214,7 +214,7 @@ impl Layout {
     }
 
     /// A copied into its padded layout.
-    fn fill_a(&self, a: &[f32], dst: &mut [f32]) {
+    pub fn fill_a(&self, a: &[f32], dst: &mut [f32]) {
         let Shape { m, k, .. } = self.shape;
         dst.fill(0.0);
         for r in 0..m {
@@ -230,7 +230,7 @@ impl Layout {
     }
 
     /// Writes B's rows into image memory whose rows are `pitch_floats` apart.
-    fn fill_b(&self, b: &[f32], dst: &mut [f32], pitch_floats: usize, pitch: RowPitch) {
+    pub fn fill_b(&self, b: &[f32], dst: &mut [f32], pitch_floats: usize, pitch: RowPitch) {
         let Shape { n, k, .. } = self.shape;
         dst.fill(0.0);
         match pitch {

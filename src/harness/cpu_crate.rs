@@ -15,16 +15,19 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 
+use super::callgrind::{self, Counts as CallgrindCounts};
 use super::child::{self, Captured, Scratch};
-use super::cpu_driver::{self, Job};
+use super::cpu_driver::{self, Job, Mode};
 use super::matrix::Problem;
 use super::paths;
 use super::sandbox;
 
-/// The code generation flags of every student crate: the machine's own CPU, so that the
-/// compiler may use every vector instruction it has (AVX2 and FMA on a recent x86-64), as a
-/// BLAS library picks its kernels at run time. Lesson 03b's chapter explains what this does.
-pub const RUSTFLAGS: &str = "-Ctarget-cpu=native";
+/// The code generation flags of every student crate (as CARGO_ENCODED_RUSTFLAGS, separated
+/// by 0x1f): the machine's own CPU, so that the compiler may use the vector instructions it
+/// has (AVX2 and FMA on a recent x86-64), as a BLAS library picks its kernels at run time;
+/// but not AVX-512, which valgrind cannot run (it measures how lessons 02 and 03b walk
+/// memory), and which matrixmultiply, the course's CPU peer, does not use either.
+pub const RUSTFLAGS: &str = "-Ctarget-cpu=native\x1f-Ctarget-feature=-avx512f";
 
 /// Where and how student crates are built.
 #[derive(Clone, Debug)]
@@ -274,23 +277,43 @@ pub struct Finished {
     pub c: Vec<f32>,
     /// Wall time of each call, ms: the first (checked) one, then the timed repetitions.
     pub times_ms: Vec<f64>,
-    /// CPU time per thread during the first call, ns, largest first (empty where the OS
-    /// does not say).
-    pub thread_work: Vec<u64>,
+    /// For each try of a [`Mode::Threads`] run: the busiest thread's share of the call's
+    /// CPU time, and that CPU time in ns.
+    pub shares: Vec<(f64, u64)>,
     /// What the student's code printed (stdout, then stderr).
     pub printed: Captured,
 }
 
-/// Runs a built file's `function` on a problem, `reps` timed repetitions after the first
-/// call, with `threads` rayon threads (0: rayon's default), confined as the machine allows.
-pub fn run(
-    built: &Built,
-    function: &str,
-    p: &Problem,
-    reps: usize,
-    threads: usize,
-    limit: Duration,
-) -> Result<CpuRun> {
+/// How to run a built file's function.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    pub mode: Mode,
+    /// Timed repetitions after the first call ([`Mode::Time`]), or tries
+    /// ([`Mode::Threads`]).
+    pub reps: usize,
+    /// Threads of rayon's pool; 0 leaves rayon's default.
+    pub threads: usize,
+}
+
+impl Spec {
+    pub fn time(reps: usize, threads: usize) -> Spec {
+        Spec {
+            mode: Mode::Time,
+            reps,
+            threads,
+        }
+    }
+}
+
+/// The files of one run: the request, the response, a scratch working folder.
+struct Files {
+    scratch: Scratch,
+    request: PathBuf,
+    response: PathBuf,
+    work: PathBuf,
+}
+
+fn prepare(built: &Built, function: &str, p: &Problem, spec: Spec) -> Result<Files> {
     let Some(index) = built.functions.iter().position(|f| f == function) else {
         bail!("{} was not built with `{function}`", built.source.display());
     };
@@ -298,35 +321,58 @@ pub fn run(
     let scratch = Scratch::new("cpu")?;
     let work = scratch.dir.join("work");
     std::fs::create_dir_all(&work).context("creating a scratch folder")?;
-    let (req, resp) = (scratch.dir.join("request"), scratch.dir.join("response"));
+    let (request, response) = (scratch.dir.join("request"), scratch.dir.join("response"));
     let job = Job {
+        mode: spec.mode,
         function: index,
         m: s.m,
         n: s.n,
         k: s.k,
-        reps,
-        threads,
+        reps: spec.reps,
+        threads: spec.threads,
     };
     let mut bytes = job.header().into_bytes();
     for v in p.a.iter().chain(&p.b) {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
-    std::fs::write(&req, bytes).context("writing the problem for your code")?;
-    let confinement = sandbox::detect();
+    std::fs::write(&request, bytes).context("writing the problem for your code")?;
+    Ok(Files {
+        scratch,
+        request,
+        response,
+        work,
+    })
+}
+
+/// Runs a built file's `function` on a problem as `spec` says, confined as the machine
+/// allows.
+pub fn run(
+    built: &Built,
+    function: &str,
+    p: &Problem,
+    spec: Spec,
+    limit: Duration,
+) -> Result<CpuRun> {
+    let f = prepare(built, function, p, spec)?;
     let cmd = sandbox::command(
-        confinement,
+        sandbox::detect(),
         &built.binary,
-        &[req.as_os_str(), resp.as_os_str()],
-        &work,
-        &[&scratch.dir],
+        &[f.request.as_os_str(), f.response.as_os_str()],
+        &f.work,
+        &[&f.scratch.dir],
     );
     let ended = child::run_with_limit(cmd, limit, child::KEEP)?;
+    finish(ended, &f.response, p)
+}
+
+fn finish(ended: child::Ended, resp: &Path, p: &Problem) -> Result<CpuRun> {
+    let s = p.shape;
     let printed = merge(&ended.stdout, &ended.stderr);
     if ended.killed() {
         return Ok(CpuRun::TimedOut { printed });
     }
     let status = ended.status.expect("not killed");
-    let response = std::fs::read(&resp).ok();
+    let response = std::fs::read(resp).ok();
     let Some(response) = response.filter(|_| status.success()) else {
         return Ok(CpuRun::Crashed {
             status: describe(status),
@@ -379,7 +425,7 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
     let data = &bytes[at + marker.len()..];
     let mut status = String::new();
     let mut times_ms = Vec::new();
-    let mut thread_work = Vec::new();
+    let mut shares = Vec::new();
     for line in text.lines() {
         if let Some(s) = line.strip_prefix("status ") {
             status = s.to_string();
@@ -389,10 +435,13 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
                 .filter_map(|x| x.parse::<f64>().ok())
                 .map(|ns| ns * 1e-6)
                 .collect();
-        } else if let Some(w) = line.strip_prefix("work") {
-            thread_work = w
+        } else if let Some(w) = line.strip_prefix("shares") {
+            shares = w
                 .split_whitespace()
-                .filter_map(|x| x.parse().ok())
+                .filter_map(|x| {
+                    let (share, total) = x.split_once(':')?;
+                    Some((share.parse().ok()?, total.parse().ok()?))
+                })
                 .collect();
         }
     }
@@ -414,13 +463,138 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
     Ok(CpuRun::Finished(Finished {
         c,
         times_ms,
-        thread_work,
+        shares,
         printed,
     }))
 }
 
-/// The driver's function index type, re-exported for the generated `main`.
+/// The driver's function type, re-exported for the generated `main`.
 pub use cpu_driver::Matmul;
+
+/// The simulated caches of a callgrind run: (size, associativity, line) of L1 data and
+/// instructions and the last level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caches {
+    pub l1: (u32, u32, u32),
+    pub ll: (u32, u32, u32),
+}
+
+impl Caches {
+    fn args(&self) -> Vec<String> {
+        let f = |(s, a, l): (u32, u32, u32)| format!("{s},{a},{l}");
+        vec![
+            format!("--I1={}", f(self.l1)),
+            format!("--D1={}", f(self.l1)),
+            format!("--LL={}", f(self.ll)),
+        ]
+    }
+
+    /// How the caches read in a message: "32 KiB L1, 1 MiB last level".
+    pub fn describe(&self) -> String {
+        let size = |b: u32| {
+            if b >= 1 << 20 {
+                format!("{} MiB", b >> 20)
+            } else {
+                format!("{} KiB", b >> 10)
+            }
+        };
+        format!("{} L1, {} last level", size(self.l1.0), size(self.ll.0))
+    }
+}
+
+/// valgrind's version (`valgrind-3.19.0`), or why it cannot be used.
+pub fn valgrind() -> Result<String, String> {
+    let out = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .map_err(|_| {
+            "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".to_string()
+        })?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    match callgrind::unavailable(std::env::consts::OS, Some(&version)) {
+        Some(why) => Err(why),
+        None => Ok(version),
+    }
+}
+
+/// What one call did under callgrind's simulated caches.
+#[derive(Debug)]
+pub enum Simulated {
+    Counted(CallgrindCounts),
+    /// The run could not be measured (the sentence says why), or did not finish.
+    NotMeasured(String),
+    /// The student's code failed: a panic, a crash, a wrong result.
+    Failed(CpuRun),
+}
+
+/// Runs one call of `function` under valgrind's callgrind with `caches`, on a pool of
+/// `threads` rayon threads, and returns the event totals of the call alone.
+pub fn run_callgrind(
+    built: &Built,
+    function: &str,
+    p: &Problem,
+    caches: Caches,
+    threads: usize,
+    limit: Duration,
+) -> Result<Simulated> {
+    let spec = Spec {
+        mode: Mode::Callgrind,
+        reps: 0,
+        threads,
+    };
+    let f = prepare(built, function, p, spec)?;
+    let out = f.scratch.dir.join("callgrind.out");
+    let mut args: Vec<String> = vec![
+        "--tool=callgrind".into(),
+        "--cache-sim=yes".into(),
+        "--instr-atstart=no".into(),
+        format!("--callgrind-out-file={}", out.display()),
+    ];
+    args.extend(caches.args());
+    args.push(built.binary.display().to_string());
+    args.push(f.request.display().to_string());
+    args.push(f.response.display().to_string());
+    let Ok(valgrind) = which("valgrind") else {
+        return Ok(Simulated::NotMeasured(
+            "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
+        ));
+    };
+    let cmd = sandbox::command(
+        sandbox::detect(),
+        &valgrind,
+        &args,
+        &f.work,
+        &[&f.scratch.dir],
+    );
+    let ended = child::run_with_limit(cmd, limit, child::KEEP)?;
+    if ended.killed() {
+        return Ok(Simulated::NotMeasured(format!(
+            "the run under valgrind did not finish within {:.0} s",
+            limit.as_secs_f64()
+        )));
+    }
+    let ok = ended.status.is_some_and(|s| s.success());
+    let stderr = format!("{}{}", ended.stderr.head, ended.stderr.tail);
+    if let Some(why) = callgrind::run_problem(&stderr, true) {
+        return Ok(Simulated::NotMeasured(why));
+    }
+    if !ok {
+        return Ok(Simulated::Failed(finish(ended, &f.response, p)?));
+    }
+    let text = std::fs::read_to_string(&out).context("reading callgrind's output")?;
+    match callgrind::parse_totals(&text) {
+        Ok(c) => Ok(Simulated::Counted(c)),
+        Err(e) => Ok(Simulated::NotMeasured(e.to_string())),
+    }
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
 
 #[cfg(test)]
 mod tests {

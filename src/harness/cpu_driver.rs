@@ -7,6 +7,11 @@
 //! of every repetition, and where the CPU time went. Whatever the student's code prints goes
 //! to stdout and stderr, which the grader only shows; the verdict is computed by the grader
 //! from C.
+//!
+//! Three ways to run: timed repetitions; tries with every thread's CPU time measured
+//! ([`measure_threads`], how a lesson's use of threads is judged); and one call with
+//! valgrind's callgrind counting only inside it ([`valgrind`], how the order in which code
+//! walks memory is judged).
 
 use std::io::{Read, Write};
 use std::time::Instant;
@@ -17,9 +22,21 @@ pub type Matmul = fn(&[f32], &[f32], &mut [f32], usize, usize, usize);
 /// First line of a request and of a response.
 pub const MAGIC: &str = "lab-cpu 1";
 
+/// How a job runs the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The first call (checked), then `reps` timed ones.
+    Time = 0,
+    /// `reps` tries, each with every thread's CPU time measured.
+    Threads = 1,
+    /// One call with callgrind's instrumentation switched on around it.
+    Callgrind = 2,
+}
+
 /// How to run the problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Job {
+    pub mode: Mode,
     /// Index into the functions the crate was built with.
     pub function: usize,
     pub m: usize,
@@ -34,8 +51,8 @@ pub struct Job {
 impl Job {
     pub fn header(&self) -> String {
         format!(
-            "{MAGIC}\n{} {} {} {} {} {}\n",
-            self.function, self.m, self.n, self.k, self.reps, self.threads
+            "{MAGIC}\n{} {} {} {} {} {} {}\n",
+            self.mode as usize, self.function, self.m, self.n, self.k, self.reps, self.threads
         )
     }
 
@@ -44,8 +61,15 @@ impl Job {
             .split_whitespace()
             .map(|x| x.parse().ok())
             .collect::<Option<_>>()?;
-        match v[..] {
+        let mode = match v.first()? {
+            0 => Mode::Time,
+            1 => Mode::Threads,
+            2 => Mode::Callgrind,
+            _ => return None,
+        };
+        match v[1..] {
             [function, m, n, k, reps, threads] => Some(Job {
+                mode,
                 function,
                 m,
                 n,
@@ -58,32 +82,234 @@ impl Job {
     }
 }
 
-/// CPU time each thread of the process spent in one call, in ns (Linux only).
-pub fn thread_times() -> Option<Vec<(u64, u64)>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc/self/task").ok()? {
-        let entry = entry.ok()?;
-        let tid: u64 = entry.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(entry.path().join("schedstat")).ok()?;
-        let ns: u64 = stat.split_whitespace().next()?.parse().ok()?;
-        out.push((tid, ns));
-    }
-    Some(out)
+/// Every thread's CPU time during one call, from Linux's per-thread counters
+/// (`/proc/self/task/<tid>/schedstat`, first field: nanoseconds on a CPU).
+///
+/// A monitor thread reads every thread of the process before the call, every 2 ms while it
+/// runs (so threads that start and end inside the call are seen while they live), and
+/// after. The process's own CPU clock, which keeps the time of threads that have exited,
+/// tells how much no sample saw (the tails of threads that ended between two samples); that
+/// time is charged to the busiest thread that ended, the worst case for the verdict, so
+/// hiding the work in a short-lived thread cannot make it look shared.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadTimes {
+    /// CPU time per thread during the call, ns, largest first (the monitor left out).
+    pub per_thread: Vec<u64>,
+    /// Process CPU time no sample accounted for, ns.
+    pub unseen: u64,
+    /// The busiest thread among those that ended during the call, ns.
+    pub ended_max: u64,
 }
 
-/// Per-thread CPU time between two snapshots, largest first, threads that did nothing left
-/// out.
-pub fn thread_work(before: &[(u64, u64)], after: &[(u64, u64)]) -> Vec<u64> {
-    let mut work: Vec<u64> = after
+impl ThreadTimes {
+    pub fn total(&self) -> u64 {
+        self.per_thread.iter().sum::<u64>() + self.unseen
+    }
+
+    /// The busiest thread's time, the unseen time charged to the busiest thread that ended.
+    pub fn busiest(&self) -> u64 {
+        let seen = self.per_thread.first().copied().unwrap_or(0);
+        seen.max(self.ended_max + self.unseen)
+    }
+
+    /// The busiest thread's share of the call's CPU time, 0 to 1.
+    pub fn busiest_share(&self) -> f64 {
+        match self.total() {
+            0 => 1.0,
+            t => self.busiest() as f64 / t as f64,
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::collections::BTreeMap;
+    use std::fs::File;
+    use std::os::unix::fs::FileExt;
+
+    extern "C" {
+        fn clock_gettime(clk: i32, ts: *mut [i64; 2]) -> i32;
+        fn syscall(num: i64, ...) -> i64;
+    }
+
+    /// CPU time of the whole process, threads that have exited included, ns.
+    pub fn process_cpu() -> u64 {
+        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+        let mut ts = [0i64; 2];
+        // SAFETY: ts has the layout of a 64-bit timespec; the call writes only into it.
+        unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        ts[0] as u64 * 1_000_000_000 + ts[1] as u64
+    }
+
+    /// This thread's id.
+    pub fn tid() -> i64 {
+        #[cfg(target_arch = "aarch64")]
+        const SYS_GETTID: i64 = 178;
+        #[cfg(not(target_arch = "aarch64"))]
+        const SYS_GETTID: i64 = 186;
+        // SAFETY: gettid takes no arguments and cannot fail.
+        unsafe { syscall(SYS_GETTID) }
+    }
+
+    fn run_ns(f: &File) -> Option<u64> {
+        let mut buf = [0u8; 128];
+        let n = f.read_at(&mut buf, 0).ok().filter(|&n| n > 0)?;
+        std::str::from_utf8(&buf[..n])
+            .ok()?
+            .split_ascii_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    /// The threads of the process, their files kept open, their last reading.
+    #[derive(Default)]
+    pub struct Tasks {
+        files: BTreeMap<i64, File>,
+        pub last: BTreeMap<i64, u64>,
+        pub ended: Vec<i64>,
+    }
+
+    impl Tasks {
+        /// Reads every thread but `skip`; a thread whose file no longer reads has ended.
+        pub fn sample(&mut self, skip: i64) {
+            if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+                for e in dir.flatten() {
+                    let Some(tid) = e.file_name().to_str().and_then(|s| s.parse::<i64>().ok())
+                    else {
+                        continue;
+                    };
+                    if tid != skip && !self.files.contains_key(&tid) {
+                        if let Ok(f) = File::open(format!("/proc/self/task/{tid}/schedstat")) {
+                            self.files.insert(tid, f);
+                        }
+                    }
+                }
+            }
+            let mut gone = Vec::new();
+            for (&tid, f) in &self.files {
+                match run_ns(f) {
+                    Some(ns) => {
+                        self.last.insert(tid, ns);
+                    }
+                    None => gone.push(tid),
+                }
+            }
+            for tid in gone {
+                self.files.remove(&tid);
+                self.ended.push(tid);
+            }
+        }
+
+        pub fn own(skip: i64) -> u64 {
+            File::open(format!("/proc/self/task/{skip}/schedstat"))
+                .ok()
+                .and_then(|f| run_ns(&f))
+                .unwrap_or(0)
+        }
+    }
+}
+
+/// Whether this machine tells each thread's CPU time (Linux with `CONFIG_SCHED_INFO`).
+pub fn thread_times_available() -> bool {
+    cfg!(target_os = "linux") && std::fs::read_to_string("/proc/thread-self/schedstat").is_ok()
+}
+
+/// Runs `f` and measures every thread's CPU time during it (see [`ThreadTimes`]).
+#[cfg(target_os = "linux")]
+pub fn measure_threads<R>(f: impl FnOnce() -> R) -> (R, ThreadTimes) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let stopping = Arc::clone(&stop);
+    let monitor = std::thread::spawn(move || {
+        let me = linux::tid();
+        let mut tasks = linux::Tasks::default();
+        tasks.sample(me);
+        let before = tasks.last.clone();
+        let own_before = linux::Tasks::own(me);
+        let _ = ready_tx.send(());
+        let _ = go_rx.recv();
+        while !stopping.load(Ordering::Acquire) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            tasks.sample(me);
+        }
+        tasks.sample(me);
+        let own = linux::Tasks::own(me).saturating_sub(own_before);
+        (before, tasks.last, tasks.ended, own)
+    });
+    let _ = ready_rx.recv();
+    let p0 = linux::process_cpu();
+    let _ = go_tx.send(());
+    let r = f();
+    stop.store(true, Ordering::Release);
+    let (before, after, ended, monitor_ns) = monitor.join().unwrap_or_default();
+    let p1 = linux::process_cpu();
+    let delta = |tid: &i64, ns: u64| ns.saturating_sub(before.get(tid).copied().unwrap_or(0));
+    let mut per: Vec<(i64, u64)> = after.iter().map(|(t, &ns)| (*t, delta(t, ns))).collect();
+    per.sort_unstable_by_key(|t| std::cmp::Reverse(t.1));
+    let seen: u64 = per.iter().map(|t| t.1).sum();
+    let unseen = p1
+        .saturating_sub(p0)
+        .saturating_sub(monitor_ns)
+        .saturating_sub(seen);
+    let ended_max = per
         .iter()
-        .map(|&(tid, ns)| {
-            let was = before.iter().find(|b| b.0 == tid).map_or(0, |b| b.1);
-            ns.saturating_sub(was)
-        })
-        .filter(|&ns| ns > 0)
-        .collect();
-    work.sort_unstable_by(|a, b| b.cmp(a));
-    work
+        .filter(|t| ended.contains(&t.0))
+        .map(|t| t.1)
+        .max()
+        .unwrap_or(0);
+    let times = ThreadTimes {
+        per_thread: per.into_iter().map(|t| t.1).filter(|&ns| ns > 0).collect(),
+        unseen,
+        ended_max,
+    };
+    (r, times)
+}
+
+/// Elsewhere the call runs unmeasured.
+#[cfg(not(target_os = "linux"))]
+pub fn measure_threads<R>(f: impl FnOnce() -> R) -> (R, ThreadTimes) {
+    (f(), ThreadTimes::default())
+}
+
+/// Valgrind's client requests: the magic no-op instruction sequences of valgrind.h, which
+/// valgrind recognises and which do nothing when the program runs on its own.
+pub mod valgrind {
+    const CALLGRIND_BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
+    pub const START_INSTRUMENTATION: u64 = CALLGRIND_BASE + 4;
+    pub const STOP_INSTRUMENTATION: u64 = CALLGRIND_BASE + 5;
+
+    /// Sends a request to valgrind, if the program runs under it.
+    #[inline(always)]
+    pub fn request(req: u64) {
+        let args: [u64; 6] = [req, 0, 0, 0, 0, 0];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the sequence rotates rdi by 64 bits in all (no change) and exchanges rbx
+        // with itself; valgrind reads the request from the array rax points to and writes
+        // its answer into rdx, which is declared clobbered.
+        unsafe {
+            std::arch::asm!(
+                "rol rdi, 3", "rol rdi, 13", "rol rdi, 61", "rol rdi, 51",
+                "xchg rbx, rbx",
+                inout("rdx") 0u64 => _,
+                in("rax") args.as_ptr(),
+            );
+        }
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, with aarch64's sequence.
+        unsafe {
+            std::arch::asm!(
+                "ror x12, x12, #3", "ror x12, x12, #13", "ror x12, x12, #51", "ror x12, x12, #61",
+                "orr x10, x10, x10",
+                inout("x3") 0u64 => _,
+                in("x4") args.as_ptr(),
+            );
+        }
+        let _ = &args;
+    }
 }
 
 /// The one call a cache simulator measures: `--toggle-collect=*lab_measured_call*` counts
@@ -172,39 +398,68 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
 
     let mut c = vec![f32::NAN; job.m * job.n];
     let mut times = Vec::with_capacity(job.reps + 1);
-    let mut work = Vec::new();
+    let mut shares = Vec::new();
     let mut status = String::from("ok");
-    for rep in 0..=job.reps {
-        if rep > 0 {
-            c.fill(f32::NAN);
-        }
-        let before = thread_times();
-        let t = Instant::now();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lab_measured_call(f, &a, &b, &mut c, &job)
-        }));
-        times.push(t.elapsed().as_nanos());
-        if rep == 0 {
-            if let (Some(b), Some(a)) = (before, thread_times()) {
-                work = thread_work(&b, &a);
+    let panicked = |msg: &std::sync::Mutex<Option<String>>| {
+        let m = msg.lock().ok().and_then(|m| m.clone());
+        format!(
+            "panic `{name}` panicked: {}",
+            m.unwrap_or_default().replace('\n', " ")
+        )
+    };
+    match job.mode {
+        Mode::Time => {
+            for rep in 0..=job.reps {
+                if rep > 0 {
+                    c.fill(f32::NAN);
+                }
+                let t = Instant::now();
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    lab_measured_call(f, &a, &b, &mut c, &job)
+                }));
+                times.push(t.elapsed().as_nanos());
+                if r.is_err() {
+                    status = panicked(&message);
+                    break;
+                }
             }
         }
-        if r.is_err() {
-            let m = message.lock().ok().and_then(|m| m.clone());
-            status = format!(
-                "panic `{name}` panicked: {}",
-                m.unwrap_or_default().replace('\n', " ")
-            );
-            break;
+        Mode::Threads => {
+            // Every worker of the pool exists before the first measurement.
+            rayon::broadcast(|_| ());
+            for _ in 0..job.reps.max(1) {
+                c.fill(f32::NAN);
+                let (r, t) = measure_threads(|| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        lab_measured_call(f, &a, &b, &mut c, &job)
+                    }))
+                });
+                if r.is_err() {
+                    status = panicked(&message);
+                    break;
+                }
+                shares.push((t.busiest_share(), t.total()));
+            }
+        }
+        Mode::Callgrind => {
+            rayon::broadcast(|_| ());
+            valgrind::request(valgrind::START_INSTRUMENTATION);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                lab_measured_call(f, &a, &b, &mut c, &job)
+            }));
+            valgrind::request(valgrind::STOP_INSTRUMENTATION);
+            if r.is_err() {
+                status = panicked(&message);
+            }
         }
     }
     let mut out = format!("{MAGIC}\nstatus {status}\ntimes");
     for t in &times {
         out.push_str(&format!(" {t}"));
     }
-    out.push_str("\nwork");
-    for w in &work {
-        out.push_str(&format!(" {w}"));
+    out.push_str("\nshares");
+    for (share, total) in &shares {
+        out.push_str(&format!(" {share:.4}:{total}"));
     }
     out.push_str("\ndata\n");
     let mut bytes = out.into_bytes();
@@ -224,6 +479,7 @@ mod tests {
     #[test]
     fn job_headers_round_trip() {
         let j = Job {
+            mode: Mode::Threads,
             function: 1,
             m: 3,
             n: 4,
@@ -238,9 +494,14 @@ mod tests {
     }
 
     #[test]
-    fn thread_work_is_the_difference_largest_first() {
-        let before = [(1, 100), (2, 50)];
-        let after = [(1, 150), (2, 250), (3, 10)];
-        assert_eq!(thread_work(&before, &after), vec![200, 50, 10]);
+    fn unseen_time_is_charged_to_the_busiest_thread_that_ended() {
+        let t = ThreadTimes {
+            per_thread: vec![50, 40, 10],
+            unseen: 45,
+            ended_max: 40,
+        };
+        assert_eq!(t.total(), 145);
+        assert_eq!(t.busiest(), 85);
+        assert!((t.busiest_share() - 85.0 / 145.0).abs() < 1e-9);
     }
 }

@@ -2,6 +2,7 @@
 //! lessons exist. No module here imports `crate::ladder`, `crate::lesson` or anything above
 //! them (tests/layout.rs checks this).
 
+pub mod callgrind;
 pub mod child;
 pub mod cpu_crate;
 pub mod cpu_driver;

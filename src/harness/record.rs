@@ -87,6 +87,21 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     Ok(out)
 }
 
+/// Reads a number that older files leave empty (or leave out) as its default.
+fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: std::str::FromStr + Default,
+    T::Err: std::fmt::Display,
+{
+    let s = String::deserialize(d)?;
+    if s.trim().is_empty() {
+        Ok(T::default())
+    } else {
+        s.trim().parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One measured kernel (or peer) at one size: a row of `results/<device>.csv`, written by
 /// `cargo run --release -- ladder` and by `scripts/cublas_sgemm.py`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -99,7 +114,7 @@ pub struct LadderRow {
     #[serde(default)]
     pub driver: String,
     /// CPU rows: the threads the code ran with (0 for GPU rows).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub threads: usize,
     /// `05_local_tiling`, or a peer's name (`cublas`, `clblast`, `matrixmultiply`).
     pub lesson: String,
@@ -115,18 +130,18 @@ pub struct LadderRow {
     /// Median device time (profiling events; wall clock for CPU code and host-timed peers).
     pub device_ms: f64,
     /// Fastest and slowest of the timed repetitions.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub best_ms: f64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub worst_ms: f64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub reps: usize,
     /// Median end-to-end time with transfers, on the host clock.
     pub host_ms: f64,
     pub gflops: f64,
     pub host_gflops: f64,
     /// Largest relative error against the f64 reference; empty where not checked here.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "csv::invalid_option")]
     pub max_rel_err: Option<f64>,
 }
 
@@ -186,6 +201,18 @@ mod tests {
         let err = read::<Row>(&path).unwrap_err();
         assert!(format!("{err:#}").contains("row 2"), "{err:#}");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn ladder_rows_with_empty_columns_read() {
+        let text = "date,run,device,driver,threads,lesson,variant,defines,m,n,k,device_ms,best_ms,worst_ms,reps,host_ms,gflops,host_gflops,max_rel_err\n\
+                    2026-01-01,,GPU,1.0,,cublas,sgemm-fp32,,8,8,8,1.5,,,,1.5,0.7,0.7,\n";
+        let rows: Vec<LadderRow> = csv::Reader::from_reader(text.as_bytes())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!((rows[0].threads, rows[0].reps, rows[0].max_rel_err), (0, 0, None));
+        assert_eq!(rows[0].best_ms, 0.0);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::harness::child::Captured;
-use crate::harness::cpu_crate::{self, Builder, CpuRun, RustBuildFailed};
+use crate::harness::cpu_crate::{self, Builder, CpuRun, RustBuildFailed, Spec};
 use crate::harness::exec::{median, RunOutput, Timing};
 use crate::harness::matrix::Comparison;
 use crate::harness::matrix::{Problem, Shape};
@@ -14,6 +14,8 @@ use crate::harness::sandbox;
 use crate::lesson::{CpuLesson, Lesson};
 
 use super::{verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
+
+mod checks;
 
 /// The sizes the CPU lessons are checked at: one element, sizes that fit no block, and one
 /// larger than the blocks of lessons 02 and 03b.
@@ -129,7 +131,7 @@ pub(super) fn grade(
         for (case, &shape) in shapes.iter().enumerate() {
             progress(format!("running `{function}` at {shape}"));
             let p = Problem::random(shape, opts.problem_seed(case));
-            let run = match cpu_crate::run(&built, function, &p, 0, 0, limit) {
+            let run = match cpu_crate::run(&built, function, &p, Spec::time(0, 0), limit) {
                 Ok(r) => r,
                 Err(e) => {
                     verdict.failure = Some(Failure::new(FailKind::Runtime, format!("{e:#}")));
@@ -152,7 +154,7 @@ pub(super) fn grade(
             match verify(&p, &out, starter) {
                 Ok(cmp) => verdict.cases.push(CaseReport {
                     shape,
-                    with: String::new(),
+                    with: format!("`{function}`"),
                     max_rel_err: cmp.max_rel_err,
                     ms,
                 }),
@@ -163,6 +165,11 @@ pub(super) fn grade(
                 }
             }
         }
+    }
+    progress("checking the technique".into());
+    if let Err(f) = checks::run(cpu, &built, opts, &mut verdict.notes) {
+        verdict.failure = Some(f);
+        return verdict;
     }
     if let Some(shape) = opts.time {
         let function = cpu.functions.last().expect("a CPU lesson has a function");
@@ -186,14 +193,14 @@ pub fn time(
     limit: std::time::Duration,
 ) -> Result<(Timing, Comparison), Failure> {
     // A first call tells how many repetitions fit.
-    let first = cpu_crate::run(built, function, p, 0, threads, limit)
+    let first = cpu_crate::run(built, function, p, Spec::time(0, threads), limit)
         .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
     let first = outcome(first, function, p.shape, None, limit.as_secs_f64()).map_err(|e| e.0)?;
     let one = first.times_ms.first().copied().unwrap_or(1.0);
     let out = RunOutput::plain(first.c, one);
     let cmp = verify(p, &out, None)?;
     let reps = ((2000.0 / one.max(1e-3)) as usize).clamp(2, 10);
-    let run = cpu_crate::run(built, function, p, reps, threads, limit)
+    let run = cpu_crate::run(built, function, p, Spec::time(reps, threads), limit)
         .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
     let f = outcome(run, function, p.shape, None, limit.as_secs_f64()).map_err(|e| e.0)?;
     // The first call of a process pays for page faults and thread start-up: not timed.

@@ -1,0 +1,295 @@
+//! The CPU lessons' technique, judged by what the code does: how it walks memory (cache
+//! misses per multiply-add under valgrind's simulated caches, against two of the course's
+//! own functions measured the same way), and whether the work is shared among threads (the
+//! busiest thread's share of the call's CPU time). What cannot be checked here becomes a
+//! note in the verdict, never a pass by accident.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::harness::callgrind::{self, Judgement};
+use crate::harness::cpu_crate::{self, Built, Caches, CpuRun, Simulated, Spec};
+use crate::harness::cpu_driver::{self, Mode};
+use crate::harness::matrix::{Problem, Shape};
+use crate::lesson::{CpuCheck, CpuLesson, Lesson, Level};
+
+use super::super::{FailKind, Failure, Options};
+use super::{builder, outcome};
+
+/// Calls shorter than this (CPU time) are too short to tell how the work was shared.
+const MIN_THREAD_NS: u64 = 50_000_000;
+
+/// Runs every check of the lesson on the built file. `Err` is a failure the student reads;
+/// notes say what was measured or why something was not checked.
+pub fn run(
+    cpu: &CpuLesson,
+    built: &Built,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(), Failure> {
+    for (function, check) in cpu.checks {
+        match check {
+            CpuCheck::Threads {
+                shape,
+                pool,
+                tries,
+                max_share,
+            } => threads(
+                built, function, *shape, *pool, *tries, *max_share, opts, notes,
+            )?,
+            CpuCheck::Caches {
+                level,
+                shape,
+                caches,
+                good,
+                bad,
+                what,
+                hint,
+            } => {
+                let refs = References {
+                    good: *good,
+                    bad: *bad,
+                };
+                caches_check(
+                    built, function, *level, *shape, *caches, refs, what, hint, opts, notes,
+                )?
+            }
+        }
+    }
+    if !cpu.not_checked.is_empty() {
+        notes.push(format!("not checked: {}", cpu.not_checked));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn threads(
+    built: &Built,
+    function: &str,
+    shape: Shape,
+    pool: usize,
+    tries: usize,
+    max_share: f64,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(), Failure> {
+    if !cpu_driver::thread_times_available() {
+        notes.push(format!(
+            "not checked: that `{function}` shares its work among threads. Measuring each thread's CPU time needs Linux's /proc/<pid>/task/<tid>/schedstat; your result is checked, the use of threads is not"
+        ));
+        return Ok(());
+    }
+    let p = Problem::random(shape, opts.seed);
+    let spec = Spec {
+        mode: Mode::Threads,
+        reps: tries,
+        threads: pool,
+    };
+    let run = cpu_crate::run(built, function, &p, spec, opts.step_timeout)
+        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
+    let finished =
+        outcome(run, function, shape, None, opts.step_timeout.as_secs_f64()).map_err(|e| e.0)?;
+    // The best try decides: a kernel in which one thread does the product has that thread do
+    // all of it in every try, so more tries can only rescue a parallel kernel that was
+    // scheduled unluckily once, never pass a sequential one.
+    let judged: Vec<(f64, u64)> = finished
+        .shares
+        .iter()
+        .copied()
+        .filter(|&(_, total)| total >= MIN_THREAD_NS)
+        .collect();
+    let Some(&(share, total)) = judged.iter().min_by(|a, b| a.0.total_cmp(&b.0)) else {
+        notes.push(format!(
+            "not checked: `{function}` ran too briefly at {shape} to tell how its work was shared"
+        ));
+        return Ok(());
+    };
+    if share <= max_share {
+        notes.push(format!(
+            "technique: `{function}` shares its work: the busiest of rayon's {pool} threads did {:.0} % of the CPU time at {shape}",
+            100.0 * share
+        ));
+        return Ok(());
+    }
+    let one_cpu = std::thread::available_parallelism().map_or(1, |n| n.get()) == 1;
+    Err(Failure::new(
+        FailKind::Technique,
+        format!(
+            "`{function}` did {:.1} % of its work on one thread ({:.0} ms of {:.0} ms of CPU time at {shape}; rayon's pool had {pool} threads). The product must be split among threads: `c.par_chunks_mut(n)` over the rows of C hands rows to rayon's workers. (A parallel zero-fill, or `rayon::join` with all the work on one side, leaves the product on one thread.){}",
+            100.0 * share,
+            share * total as f64 / 1e6,
+            total as f64 / 1e6,
+            if one_cpu {
+                " This machine offers one CPU: if your code sizes its thread count from `available_parallelism()`, it starts one thread here; use rayon's pool or a fixed count."
+            } else {
+                ""
+            }
+        ),
+    ))
+}
+
+/// The two references of a cache check.
+struct References {
+    good: (&'static Lesson, &'static str),
+    bad: (&'static Lesson, &'static str),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn caches_check(
+    built: &Built,
+    function: &str,
+    level: Level,
+    shape: Shape,
+    caches: Caches,
+    refs: References,
+    what: &str,
+    hint: &str,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Result<(), Failure> {
+    let version = match cpu_crate::valgrind() {
+        Ok(v) => v,
+        Err(why) => {
+            notes.push(format!(
+                "not checked: the {what} of `{function}` (it is measured with valgrind's simulated caches, and {why}); your result is checked, the technique is not"
+            ));
+            return Ok(());
+        }
+    };
+    let p = Problem::random(shape, opts.seed);
+    let per = |c: &callgrind::Counts| {
+        let f = callgrind::per_fma(c, shape.m, shape.n, shape.k);
+        match level {
+            Level::L1 => f.d1_miss,
+            Level::Last => f.ll_miss,
+        }
+    };
+    let student = match cpu_crate::run_callgrind(built, function, &p, caches, 1, opts.step_timeout)
+        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?
+    {
+        Simulated::Counted(c) => per(&c),
+        Simulated::NotMeasured(why) => {
+            notes.push(format!("not checked: the {what} of `{function}`: {why}"));
+            return Ok(());
+        }
+        Simulated::Failed(run) => return Err(failed(run, function, shape, opts)),
+    };
+    let reference = |(lesson, f): (&'static Lesson, &'static str)| -> Result<f64, String> {
+        reference_misses(lesson, f, &p, caches, &version, opts).map(|c| per(&c))
+    };
+    let (good, bad) = match (reference(refs.good), reference(refs.bad)) {
+        (Ok(g), Ok(b)) => (g, b),
+        (Err(why), _) | (_, Err(why)) => {
+            notes.push(format!("not checked: the {what} of `{function}`: {why}"));
+            return Ok(());
+        }
+    };
+    let level_name = match level {
+        Level::L1 => "the first-level cache",
+        Level::Last => "the last-level cache",
+    };
+    match callgrind::judge(student, good, bad, callgrind::MIN_GAP) {
+        Judgement::Uses { value, .. } => {
+            notes.push(format!(
+                "technique: the {what} of `{function}`: {value:.4} misses of {level_name} per multiply-add (simulated {}, {shape}); the course's {} gets {good:.4}, its {} {bad:.4}",
+                caches.describe(),
+                refs.good.1,
+                refs.bad.1
+            ));
+            Ok(())
+        }
+        Judgement::DoesNot { value, threshold } => Err(Failure::new(
+            FailKind::Technique,
+            format!(
+                "lesson {} is about {what}, but your `{function}` misses {level_name} {value:.4} times per multiply-add (simulated {}, {shape}); the course's {} misses {good:.4} times, its {} {bad:.4}, and the line between them is {threshold:.4}.\nHint: {hint}",
+                refs.good.0.key,
+                caches.describe(),
+                refs.good.1,
+                refs.bad.1
+            ),
+        )),
+        Judgement::CannotTell { good, bad } => {
+            notes.push(format!(
+                "not checked: the {what} of `{function}`: on this build the course's own references are too close to tell apart ({good:.4} and {bad:.4} misses per multiply-add)"
+            ));
+            Ok(())
+        }
+    }
+}
+
+fn failed(run: CpuRun, function: &str, shape: Shape, opts: &Options) -> Failure {
+    match outcome(run, function, shape, None, opts.step_timeout.as_secs_f64()) {
+        Err((f, _)) => f,
+        Ok(_) => Failure::new(
+            FailKind::Crash,
+            format!("{shape}: `{function}` failed under valgrind"),
+        ),
+    }
+}
+
+/// A reference function's counts: measured once per build of it, valgrind version, shape
+/// and caches, and kept beside the student crates (valgrind's counts are repeatable, and the
+/// slow reference takes seconds under it).
+fn reference_misses(
+    lesson: &Lesson,
+    function: &str,
+    p: &Problem,
+    caches: Caches,
+    version: &str,
+    opts: &Options,
+) -> Result<callgrind::Counts, String> {
+    let cpu = lesson.cpu().ok_or("a reference is not a CPU lesson")?;
+    let file = opts.course.solutions().join(lesson.file_name());
+    let built = builder(&opts.course)
+        .build(&file, cpu.functions)
+        .map_err(|e| format!("the reference {} did not build: {e:#}", lesson.file_name()))?;
+    let stamp = std::fs::metadata(&built.binary)
+        .and_then(|m| m.modified())
+        .map(|t| format!("{t:?}"))
+        .unwrap_or_default();
+    let key = format!(
+        "{}|{stamp}|{function}|{}|{caches:?}|{version}|{}",
+        built.binary.display(),
+        p.shape,
+        opts.seed
+    );
+    let store = opts
+        .course
+        .student_builds()
+        .join("callgrind-references.json");
+    let mut cache = load(&store);
+    if let Some(c) = cache.get(&key) {
+        return Ok(callgrind::Counts {
+            events: c.0.clone(),
+            values: c.1.clone(),
+        });
+    }
+    match cpu_crate::run_callgrind(&built, function, p, caches, 1, opts.step_timeout * 4) {
+        Ok(Simulated::Counted(c)) => {
+            cache.insert(key, (c.events.clone(), c.values.clone()));
+            save(&store, &cache);
+            Ok(c)
+        }
+        Ok(Simulated::NotMeasured(why)) => Err(why),
+        Ok(Simulated::Failed(_)) => Err(format!("the reference {function} failed under valgrind")),
+        Err(e) => Err(format!("{e:#}")),
+    }
+}
+
+type Store = BTreeMap<String, (Vec<String>, Vec<u64>)>;
+
+fn load(path: &Path) -> Store {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+fn save(path: &Path, store: &Store) {
+    if let Ok(bytes) = serde_json::to_vec(store) {
+        let part = path.with_extension(format!("part{}", std::process::id()));
+        if std::fs::write(&part, bytes).is_ok() {
+            let _ = std::fs::rename(&part, path);
+        }
+    }
+}
