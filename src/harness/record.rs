@@ -211,7 +211,10 @@ mod tests {
             .deserialize()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!((rows[0].threads, rows[0].reps, rows[0].max_rel_err), (0, 0, None));
+        assert_eq!(
+            (rows[0].threads, rows[0].reps, rows[0].max_rel_err),
+            (0, 0, None)
+        );
         assert_eq!(rows[0].best_ms, 0.0);
     }
 
