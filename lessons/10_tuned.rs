@@ -111,8 +111,8 @@ pub static TUNED: OclLesson = OclLesson {
             .map(|p| p.defines())
     }),
     variants: &[Variant {
-        name: "untuned",
-        about: "the same kernel with the defaults a device gets before it is tuned",
+        name: "defaults",
+        about: "the same kernel with the defaults a device gets when neither it nor a device of the same signature has been tuned",
         measure: |gpu, course, shape| {
             let d = tuner::defaults(&gpu.info).defines();
             let file = course.solutions().join(LESSON.file_name());
