@@ -90,9 +90,15 @@ pub fn for_cpu(results: &Path, cpu_model: &str, threads: usize) -> Option<Peak> 
     })
 }
 
-/// Records a peak.
+/// Records a peak, its rates to 0.1 (the measurement is not finer than that).
 pub fn save(results: &Path, p: &Peak) -> Result<()> {
-    record::append(&file(results), std::slice::from_ref(p))
+    let tenth = |x: f64| (x * 10.0).round() / 10.0;
+    let rounded = Peak {
+        gflops: tenth(p.gflops),
+        bandwidth_gbs: tenth(p.bandwidth_gbs),
+        ..p.clone()
+    };
+    record::append(&file(results), &[rounded])
 }
 
 /// The measured peaks as a Markdown table, for the book.

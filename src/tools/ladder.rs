@@ -239,6 +239,9 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     let wants = |key: &str| only.is_empty() || only.iter().any(|l| l.key == key);
     if !args.no_peers && wants("10") {
         rows.extend(clblast_rows(&gpu, edge, &sizes, &run_id));
+        record::append(&out, &rows)?;
+        written += rows.len();
+        rows.clear();
     }
     if !args.no_peers && only.iter().all(|l| matches!(l.kind, Kind::Cpu(_))) {
         // matrixmultiply with its threads, here; and with one thread in a child process,
