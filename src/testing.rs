@@ -3,9 +3,15 @@
 //!
 //! A test makes its grader with [`grader!`](crate::grader), which names the course's own
 //! program as the grading worker (Cargo builds it for every integration test).
+//!
+//! The graders are proved on a suite of [`Case`]s: one table per lesson (`tests/cases/`),
+//! each case a realistic mistake (or a correct kernel in another style) and what the grader
+//! must say about it. The lesson's test file checks its table with [`Grader::assert_cases`];
+//! `tests/suite.rs` grades every table and records the result.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::cli::Edge;
 use crate::grade::{self, FailKind, Options, Source, Verdict};
@@ -74,19 +80,34 @@ impl Grader {
 
     /// A wrong-on-purpose file: `tests/wrong/<lesson name>/<name>.cl` (or `.rs`).
     pub fn wrong(&self, key: &str, name: &str) -> PathBuf {
+        self.test_file("wrong", key, name)
+    }
+
+    /// A correct file in another style than the solution's:
+    /// `tests/right/<lesson name>/<name>.cl` (or `.rs`).
+    pub fn right(&self, key: &str, name: &str) -> PathBuf {
+        self.test_file("right", key, name)
+    }
+
+    fn test_file(&self, folder: &str, key: &str, name: &str) -> PathBuf {
         let lesson = ladder::get(key);
-        let ext = lesson
-            .file_name()
-            .rsplit('.')
-            .next()
-            .unwrap_or("cl")
-            .to_string();
         self.opts
             .course
             .tests()
-            .join("wrong")
+            .join(folder)
             .join(lesson.name())
-            .join(format!("{name}.{ext}"))
+            .join(format!("{name}.{}", extension(lesson)))
+    }
+
+    /// Grades `tests/right/<lesson>/<name>` and asserts that it passes.
+    pub fn accepts(&self, key: &str, name: &str) -> Verdict {
+        let v = self.grade_file(key, self.right(key, name));
+        assert!(
+            v.passed(),
+            "{name} is correct and must pass:\n{}",
+            report::verdict(&v)
+        );
+        v
     }
 
     /// Grades `tests/wrong/<lesson>/<name>` and asserts that it fails with `kind` and a
@@ -176,12 +197,7 @@ pub fn mutant(opts: &Options, key: &str, name: &str, edits: &[(&str, &str)]) -> 
     let dir = std::env::temp_dir().join("lab-mutants").join(lesson.name());
     std::fs::create_dir_all(&dir)
         .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    let ext = lesson
-        .file_name()
-        .rsplit('.')
-        .next()
-        .unwrap_or("cl")
-        .to_string();
+    let ext = extension(lesson);
     let file = dir.join(format!("{name}.{ext}"));
     let header = format!(
         "// Mutant {name} of {}: {}\n",
@@ -202,7 +218,398 @@ pub fn mutant(opts: &Options, key: &str, name: &str, edits: &[(&str, &str)]) -> 
     file
 }
 
+/// `cl` or `rs`: the extension of the lesson's file.
+fn extension(lesson: &Lesson) -> String {
+    lesson
+        .file_name()
+        .rsplit('.')
+        .next()
+        .unwrap_or("cl")
+        .to_string()
+}
+
 /// An edit's text on one line, for a mutant's first-line comment.
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+// ---------------------------------------------------------------------------------------
+// The suite: cases as data
+
+/// What kind of mistake a case stands for, or that it is a correct alternative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Work-items read local memory others write, with no barrier between.
+    Race,
+    /// A barrier in the wrong place, or inside a branch only some work-items take.
+    Barrier,
+    /// Two directions swapped (TSM/TSN, WPTM/WPTN, rows/columns), hidden by square tiles.
+    Asymmetric,
+    /// Sizes at the edge: off-by-one guards, ragged sizes, vector paths, 16-bit indices.
+    Edge,
+    /// Reads past the end of A, B or an array, whatever the result.
+    OutOfBoundsRead,
+    /// Writes outside C.
+    OutOfBoundsWrite,
+    /// A value used before it is written.
+    Uninitialised,
+    /// A right answer that only looks like the lesson's technique.
+    Decoy,
+    /// Printing that imitates the grader.
+    Forged,
+    /// Code that does not build, or not with the lesson's signature.
+    Build,
+    /// Code that never finishes or crashes.
+    Runaway,
+    /// Plain wrong arithmetic or indexing.
+    WrongResult,
+    /// A correct version in another style than the solution's: it must pass.
+    Alternative,
+}
+
+impl Class {
+    /// The class as the suite's records and the book name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Race => "race",
+            Class::Barrier => "barrier",
+            Class::Asymmetric => "asymmetric",
+            Class::Edge => "edge",
+            Class::OutOfBoundsRead => "out-of-bounds read",
+            Class::OutOfBoundsWrite => "out-of-bounds write",
+            Class::Uninitialised => "uninitialised",
+            Class::Decoy => "decoy",
+            Class::Forged => "forged output",
+            Class::Build => "build",
+            Class::Runaway => "hang or crash",
+            Class::WrongResult => "result",
+            Class::Alternative => "alternative",
+        }
+    }
+}
+
+/// The code a case grades.
+#[derive(Clone, Copy, Debug)]
+pub enum Code {
+    /// A file of the tests: `tests/wrong/<lesson>/<name>` for a case the grader must reject
+    /// (or a known gap), `tests/right/<lesson>/<name>` for one it must accept. The name has
+    /// no extension.
+    File(&'static str),
+    /// The lesson's solution with these `(from, to)` edits, made at test time ([`mutant`]).
+    Mutant(&'static [(&'static str, &'static str)]),
+    /// Another lesson's solution, handed in as this lesson's: the key of that lesson.
+    Solution(&'static str),
+}
+
+/// What the grader must say.
+#[derive(Clone, Copy, Debug)]
+pub enum Expect {
+    /// Fail with this kind, and a message containing every one of the words.
+    Reject(FailKind, &'static [&'static str]),
+    /// Pass.
+    Accept,
+    /// Wrong, but the graders pass it today: a known gap, with the reason. The case is
+    /// checked to still pass, so that closing the gap shows (and the case becomes a
+    /// `Reject`).
+    Gap(&'static str),
+}
+
+/// One case of the suite: a lesson, a piece of code, and what the grader must say about it.
+#[derive(Clone, Copy, Debug)]
+pub struct Case {
+    pub lesson: &'static str,
+    /// Unique within the lesson; also the file or mutant's name.
+    pub name: &'static str,
+    pub class: Class,
+    pub code: Code,
+    pub expect: Expect,
+    /// Words that must appear in what the code printed (shown to the student as "your code
+    /// printed").
+    pub printed: &'static [&'static str],
+    /// A shorter watchdog, in seconds, for code meant to hang.
+    pub watchdog: Option<u64>,
+}
+
+impl Case {
+    /// A case the grader must reject with `kind` and every one of `words`.
+    pub const fn rejects(
+        lesson: &'static str,
+        name: &'static str,
+        class: Class,
+        code: Code,
+        kind: FailKind,
+        words: &'static [&'static str],
+    ) -> Case {
+        Case {
+            lesson,
+            name,
+            class,
+            code,
+            expect: Expect::Reject(kind, words),
+            printed: &[],
+            watchdog: None,
+        }
+    }
+
+    /// A correct alternative the grader must accept.
+    pub const fn accepts(lesson: &'static str, name: &'static str, code: Code) -> Case {
+        Case {
+            lesson,
+            name,
+            class: Class::Alternative,
+            code,
+            expect: Expect::Accept,
+            printed: &[],
+            watchdog: None,
+        }
+    }
+
+    /// A wrong kernel the graders pass today, and why.
+    pub const fn gap(
+        lesson: &'static str,
+        name: &'static str,
+        class: Class,
+        code: Code,
+        why: &'static str,
+    ) -> Case {
+        Case {
+            lesson,
+            name,
+            class,
+            code,
+            expect: Expect::Gap(why),
+            printed: &[],
+            watchdog: None,
+        }
+    }
+
+    /// The same case, also requiring `words` in what the code printed.
+    pub const fn printing(mut self, words: &'static [&'static str]) -> Case {
+        self.printed = words;
+        self
+    }
+
+    /// The same case, graded with a watchdog of `secs` seconds per step.
+    pub const fn watchdog(mut self, secs: u64) -> Case {
+        self.watchdog = Some(secs);
+        self
+    }
+
+    /// Whether the code is wrong (to be rejected, or a known gap).
+    pub fn is_wrong(&self) -> bool {
+        !matches!(self.expect, Expect::Accept)
+    }
+
+    /// What the grader must say, in a few words: `reject: data race`, `accept`.
+    pub fn expected(&self) -> String {
+        match self.expect {
+            Expect::Reject(kind, _) => format!("reject: {}", report::kind_word(kind)),
+            Expect::Accept => "accept".into(),
+            Expect::Gap(_) => "reject (known gap)".into(),
+        }
+    }
+}
+
+/// What the grader said about a case, and whether it is what the case expects.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub case: Case,
+    pub verdict: Verdict,
+    pub seconds: f64,
+    /// Why the verdict is not what the case expects; `None` when it is.
+    pub mismatch: Option<String>,
+}
+
+impl Outcome {
+    pub fn agreed(&self) -> bool {
+        self.mismatch.is_none()
+    }
+
+    /// The verdict in a few words: `passed`, or the failure's kind.
+    pub fn got(&self) -> String {
+        self.verdict
+            .kind()
+            .map_or_else(|| "passed".into(), report::kind_word)
+    }
+}
+
+impl Grader {
+    /// The file a case grades, written first if it is a mutant.
+    pub fn case_file(&self, case: &Case) -> PathBuf {
+        match case.code {
+            Code::File(name) if case.is_wrong() => self.wrong(case.lesson, name),
+            Code::File(name) => self.right(case.lesson, name),
+            Code::Mutant(edits) => mutant(&self.opts, case.lesson, case.name, edits),
+            Code::Solution(key) => self
+                .opts
+                .course
+                .solutions()
+                .join(ladder::get(key).file_name()),
+        }
+    }
+
+    /// Grades a case and compares the verdict with what the case expects.
+    pub fn outcome(&self, case: &Case) -> Outcome {
+        let started = Instant::now();
+        let file = self.case_file(case);
+        let grader = match case.watchdog {
+            Some(secs) => self.clone().impatient(secs),
+            None => self.clone(),
+        };
+        let verdict = if file.is_file() {
+            grader.grade_file(case.lesson, file)
+        } else {
+            let lesson = ladder::get(case.lesson);
+            Verdict::failed(
+                lesson,
+                &file,
+                crate::grade::Failure::new(
+                    FailKind::Missing,
+                    format!("the case's file {} does not exist", file.display()),
+                ),
+            )
+        };
+        let mismatch = mismatch(case, &verdict);
+        Outcome {
+            case: *case,
+            verdict,
+            seconds: started.elapsed().as_secs_f64(),
+            mismatch,
+        }
+    }
+
+    /// Grades a case: its verdict if it is what the case expects, else a readable error with
+    /// the whole verdict.
+    pub fn check(&self, case: &Case) -> Result<Verdict, String> {
+        let o = self.outcome(case);
+        match o.mismatch {
+            None => Ok(o.verdict),
+            Some(why) => Err(why),
+        }
+    }
+
+    /// Grades every case, a few at a time, in the order given. `LAB_CASE=word` keeps only
+    /// the cases whose name contains `word`.
+    pub fn outcomes(&self, cases: &[Case]) -> Vec<Outcome> {
+        let only = std::env::var("LAB_CASE").ok();
+        let todo: Vec<(usize, &Case)> = cases
+            .iter()
+            .filter(|c| only.as_deref().is_none_or(|w| c.name.contains(w)))
+            .enumerate()
+            .collect();
+        let jobs = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4);
+        let next = Mutex::new(todo.into_iter());
+        let done = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(|| loop {
+                    let Some((i, case)) = next.lock().unwrap_or_else(|e| e.into_inner()).next()
+                    else {
+                        break;
+                    };
+                    let o = self.outcome(case);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, o));
+                });
+            }
+        });
+        let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        done.sort_by_key(|(i, _)| *i);
+        done.into_iter().map(|(_, o)| o).collect()
+    }
+
+    /// Grades every case and panics with every mismatch at once, each with its verdict.
+    /// `LAB_SHOW=1` prints every verdict.
+    pub fn assert_cases(&self, cases: &[Case]) {
+        let outcomes = self.outcomes(cases);
+        if std::env::var_os("LAB_SHOW").is_some() {
+            for o in &outcomes {
+                println!(
+                    "case {} {} ({}), expected {}, got {} in {:.1} s:\n{}\n",
+                    o.case.lesson,
+                    o.case.name,
+                    o.case.class.name(),
+                    o.case.expected(),
+                    o.got(),
+                    o.seconds,
+                    indent(&report::verdict(&o.verdict))
+                );
+            }
+        }
+        assert!(
+            !outcomes.is_empty(),
+            "no case to check (is LAB_CASE set to a name no case has?)"
+        );
+        let bad: Vec<String> = outcomes.iter().filter_map(|o| o.mismatch.clone()).collect();
+        assert!(
+            bad.is_empty(),
+            "{} of {} cases are not graded as they expect:\n\n{}",
+            bad.len(),
+            outcomes.len(),
+            bad.join("\n\n")
+        );
+    }
+}
+
+/// Why `v` is not what `case` expects, with the whole verdict; `None` when it is.
+pub fn mismatch(case: &Case, v: &Verdict) -> Option<String> {
+    let text = report::verdict(v);
+    let head = format!(
+        "case {} {} ({}), expected {}",
+        case.lesson,
+        case.name,
+        case.class.name(),
+        case.expected()
+    );
+    let mut why = Vec::new();
+    match case.expect {
+        Expect::Reject(kind, words) => {
+            if v.kind() != Some(kind) {
+                why.push(format!(
+                    "got {}",
+                    v.kind().map_or_else(|| "a pass".into(), report::kind_word)
+                ));
+            } else {
+                for w in words {
+                    if !v.message().contains(w) {
+                        why.push(format!("the message does not mention `{w}`"));
+                    }
+                }
+            }
+        }
+        Expect::Accept => {
+            if !v.passed() {
+                why.push("the correct code failed".into());
+            }
+        }
+        Expect::Gap(_) => {
+            if !v.passed() {
+                why.push(format!(
+                    "this known gap is closed: the grader now rejects it ({}); make the case a rejection",
+                    report::kind_word(v.kind().unwrap_or(FailKind::Wrong))
+                ));
+            }
+        }
+    }
+    for w in case.printed {
+        if !v.printed.contains(w) {
+            why.push(format!("what the code printed does not contain `{w}`"));
+        }
+    }
+    if !case.printed.is_empty() && !text.contains("your code printed") {
+        why.push("the report does not show what the code printed".into());
+    }
+    if why.is_empty() {
+        None
+    } else {
+        Some(format!("{head}: {}.\n{}", why.join("; "), indent(&text)))
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    | {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
