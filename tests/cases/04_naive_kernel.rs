@@ -1,0 +1,151 @@
+//! Lesson 04's cases: mistakes students make in a first kernel, each with what the grader
+//! must say, and correct kernels in other styles. Read by tests/04_naive_kernel.rs and
+//! tests/suite.rs.
+
+use lab::grade::FailKind;
+use lab::testing::{Case, Class::*, Code::*};
+
+const L: &str = "04";
+
+pub const CASES: &[Case] = &[
+    // Directions: the matrices are not square, so a swapped index cannot pass.
+    Case::rejects(
+        L,
+        "row_as_dim0_transposed",
+        Asymmetric,
+        File("row_as_dim0_transposed"),
+        // Dimension 0 of the launch spans the columns; a kernel that takes it as the row
+        // computes a transposed C and leaves part of it unwritten.
+        FailKind::Unwritten,
+        &["never written", "still NaN"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_index",
+        Asymmetric,
+        File("wrong_index"),
+        FailKind::Wrong,
+        &["row 0, column 0", "expected", "got", "max relative error"],
+    ),
+    Case::rejects(
+        L,
+        "c_rows_of_m",
+        Asymmetric,
+        Mutant(&[("C[row * N + col] = acc;", "C[row * M + col] = acc;")]),
+        FailKind::BadAccess,
+        &["past the end of C", "C[row * N + col]", "never written"],
+    ),
+    // Edges.
+    Case::rejects(
+        L,
+        "k_up_to_and_including_k",
+        Edge,
+        Mutant(&[("k < K", "k <= K")]),
+        FailKind::BadAccess,
+        &["past the end of B", "k < K, not k <= K"],
+    ),
+    Case::rejects(
+        L,
+        "ushort_index",
+        Edge,
+        File("ushort_index"),
+        FailKind::Unwritten,
+        &["M=263 N=257 K=9", "(row 255, column 1) was never written"],
+    ),
+    Case::rejects(
+        L,
+        "next_pair_read_ahead",
+        OutOfBoundsRead,
+        File("next_pair_read_ahead"),
+        FailKind::BadAccess,
+        &["past the end of B", "b_next"],
+    ),
+    Case::rejects(
+        L,
+        "out_of_bounds",
+        OutOfBoundsWrite,
+        File("out_of_bounds"),
+        FailKind::OutOfBounds,
+        &["outside C", "past the end", "row"],
+    ),
+    Case::rejects(
+        L,
+        "accumulator_uninitialised",
+        Uninitialised,
+        Mutant(&[("float acc = 0.0f;", "float acc;")]),
+        FailKind::Uninitialized,
+        &["never initialised", "acc"],
+    ),
+    // Results and inputs.
+    Case::rejects(
+        L,
+        "integer_accumulator",
+        WrongResult,
+        Mutant(&[("float acc = 0.0f;", "int acc = 0;")]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "never_writes",
+        WrongResult,
+        File("never_writes"),
+        FailKind::Unwritten,
+        &["never wrote C", "NaN"],
+    ),
+    Case::rejects(
+        L,
+        "writes_into_b",
+        WrongResult,
+        File("writes_into_b"),
+        FailKind::InputsChanged,
+        &["wrote into B", "row 0, column 0"],
+    ),
+    // Building, the signature, running away.
+    Case::rejects(
+        L,
+        "does_not_compile",
+        Build,
+        File("does_not_compile"),
+        FailKind::Build,
+        // The compiler's whole log, line by line.
+        &["does_not_compile.cl", "did not compile", "acc", "\n  | "],
+    ),
+    Case::rejects(
+        L,
+        "wrong_arguments",
+        Build,
+        File("wrong_arguments"),
+        FailKind::Signature,
+        &["takes 5 argument", "passes 6", "const int K"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_name",
+        Build,
+        File("wrong_name"),
+        FailKind::Signature,
+        &["no kernel named `matmul`", "`gemm`"],
+    ),
+    Case::rejects(
+        L,
+        "never_finishes",
+        Runaway,
+        File("never_finishes"),
+        FailKind::Hang,
+        &["did not finish", "running"],
+    )
+    .watchdog(20),
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        File("prints_a_forged_verdict"),
+        FailKind::Wrong,
+        &["expected", "got 1.0"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Correct in another style.
+    Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
+    Case::accepts(L, "pointer_walk", File("pointer_walk")),
+];
