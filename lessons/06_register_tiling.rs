@@ -124,6 +124,15 @@ pub static REGISTER: OclLesson = OclLesson {
             ("WPTM", "8"),
             ("WPTN", "2"),
         ],
+        // A work-group of 16×4 work-items: RTSM ≠ RTSN, so that swapping the two strides
+        // of a work-item's block (or of the thread index) cannot pass.
+        &[
+            ("TSM", "32"),
+            ("TSN", "64"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+        ],
     ],
     sanitize: Sanitize {
         probes: &[Probe {
