@@ -1,13 +1,17 @@
 //! Lesson 06's grader: the reference passes with the large-GPU tiles, with small tiles and
-//! in its 1D form; kernels wrong on purpose are rejected; sizes that are not tile multiples
-//! are refused with a reason.
+//! in its 1D form; the cases of tests/cases/06_register_tiling.rs (kernels wrong on purpose,
+//! and correct ones in other styles) are graded as they expect; sizes that are not tile
+//! multiples are refused with a reason.
 
-use lab::grade::{self, FailKind, Source};
+use lab::grade::{self, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
 use lab::report;
+
+#[path = "cases/06_register_tiling.rs"]
+mod cases;
 
 fn g() -> lab::testing::Grader {
     lab::grader!()
@@ -51,101 +55,8 @@ fn solution_passes_in_its_1d_form() {
 }
 
 #[test]
-fn rejects_a_missing_barrier() {
-    // PoCL runs a work-group's items in lock-step between barriers, so the race may not show
-    // in the numbers there; the grader insists on both barriers either way.
-    g().rejects_mutant(
-        "06",
-        "missing_barrier",
-        &[(
-            "still read them.\n        barrier(CLK_LOCAL_MEM_FENCE);\n",
-            "still read them.\n",
-        )],
-        FailKind::Race,
-        &["data race", "__local Asub", "line 76", "hint"],
-    );
-}
-
-#[test]
-fn rejects_accumulators_reset_in_every_tile() {
-    g().rejects_mutant(
-        "06",
-        "accumulator_reset_per_tile",
-        &[(
-            "for (int kt = 0; kt < K; kt += TSK) {",
-            "for (int kt = 0; kt < K; kt += TSK) {
-        for (int wm = 0; wm < WPTM; wm++) {
-            for (int wn = 0; wn < WPTN; wn++) {
-                acc[wm][wn] = 0.0f;
-            }
-        }",
-        )],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_step_loop_that_stops_one_short() {
-    g().rejects_mutant(
-        "06",
-        "tile_step_off_by_one",
-        &[(
-            "for (int k = 0; k < TSK; k++)",
-            "for (int k = 0; k < TSK - 1; k++)",
-        )],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_tile_of_b_without_its_column_offset() {
-    g().rejects_mutant(
-        "06",
-        "tile_of_b_without_column_offset",
-        &[("B[(kt + r) * N + offN + c]", "B[(kt + r) * N + c]")],
-        FailKind::Wrong,
-        &["expected", "got", "row 0, column"],
-    );
-}
-
-#[test]
-fn rejects_mixed_up_row_ownership() {
-    g().rejects_mutant(
-        "06",
-        "blocked_rows_mixed_up",
-        &[("Asub[k][tidm + wm * RTSM]", "Asub[k][tidm * WPTM + wm]")],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_store_past_the_end_of_c() {
-    g().rejects_mutant(
-        "06",
-        "store_shifted_one_column",
-        &[(
-            "offN + tidn + wn * RTSN] = acc",
-            "offN + tidn + wn * RTSN + 1] = acc",
-        )],
-        FailKind::OutOfBounds,
-        &["outside C", "after the end of C"],
-    );
-}
-
-#[test]
-fn rejects_one_result_per_work_item() {
-    g().rejects(
-        "06",
-        "no_register_block",
-        FailKind::Unwritten,
-        &[
-            "never written",
-            "Does the launch cover every row and column",
-        ],
-    );
+fn cases() {
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
