@@ -99,6 +99,16 @@ pub static VECTORIZED: OclLesson = OclLesson {
             ("WPTN", "4"),
             ("WIDTH", "2"),
         ],
+        // A work-group of 16×4 work-items (RTSM ≠ RTSN) with two vectors per row of a
+        // work-item's block, so that swapped block strides cannot pass.
+        &[
+            ("TSM", "32"),
+            ("TSN", "64"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+            ("WIDTH", "2"),
+        ],
     ],
     sanitize: Sanitize {
         probes: &[PROBE],
