@@ -84,6 +84,9 @@ pub static PADDED: OclLesson = OclLesson {
     define_sets: &[
         &[("TSM", "32"), ("TSN", "64"), ("TSK", "8"), ("WPTM", "4"), ("WPTN", "8"), ("WIDTH", "4"), ("PAD", "1")],
         &[("TSM", "64"), ("TSN", "32"), ("TSK", "16"), ("WPTM", "8"), ("WPTN", "4"), ("WIDTH", "4"), ("PAD", "3")],
+        // A work-group of 16×4 work-items (RTSM ≠ RTSN) with two vectors per row of a
+        // work-item's block, so that swapped block strides cannot pass.
+        &[("TSM", "32"), ("TSN", "64"), ("TSK", "8"), ("WPTM", "8"), ("WPTN", "4"), ("WIDTH", "2"), ("PAD", "1")],
     ],
     sanitize: Sanitize {
         probes: &[
