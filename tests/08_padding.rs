@@ -1,13 +1,17 @@
 //! Lesson 08's grader: the reference passes for any size (1×1×1, primes, odd and non-square
-//! shapes), with small tiles and without padding; kernels wrong on purpose are rejected; the
-//! variants measured beside it (no padding, zero-padded copies) give right answers.
+//! shapes), with small tiles and without padding; the cases of tests/cases/08_padding.rs
+//! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
+//! the variants measured beside it (no padding, zero-padded copies) give right answers.
 
-use lab::grade::{self, FailKind, Source};
+use lab::grade::{self, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
 use lab::report;
+
+#[path = "cases/08_padding.rs"]
+mod cases;
 
 fn g() -> lab::testing::Grader {
     lab::grader!()
@@ -66,98 +70,9 @@ fn variants_give_right_answers() {
     }
 }
 
-// ANCHOR: mutant_example
 #[test]
-fn rejects_a_guard_that_drops_the_last_row() {
-    g().rejects_mutant(
-        "08",
-        "guard_drops_last_row",
-        &[("} else if (row < M) {", "} else if (row < M - 1) {")],
-        FailKind::Unwritten,
-        &["never wrote C", "guarded by a condition"],
-    );
-}
-// ANCHOR_END: mutant_example
-
-#[test]
-fn rejects_edge_loads_that_are_not_zero_outside() {
-    g().rejects_mutant(
-        "08",
-        "edge_loads_clamped_not_zeroed",
-        &[
-            (
-                "a.s[w] = inside ? A[(offM + r) * K + kt + c + w] : 0.0f;",
-                "a.s[w] = A[min(offM + r, M - 1) * K + min(kt + c + w, K - 1)];",
-            ),
-            (
-                "b.s[w] = kt + r < K && col < N ? B[(kt + r) * N + col] : 0.0f;",
-                "b.s[w] = B[min(kt + r, K - 1) * N + min(col, N - 1)];",
-            ),
-        ],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_an_edge_store_without_a_column_guard() {
-    g().rejects_mutant(
-        "08",
-        "store_without_column_guard",
-        &[(
-            "if (col + w < N) {
-                        C[row * N + col + w] = out.s[w];
-                    }",
-            "C[row * N + col + w] = out.s[w];",
-        )],
-        FailKind::OutOfBounds,
-        &["outside C", "0 ≤ column < N"],
-    );
-}
-
-#[test]
-fn rejects_an_edge_store_of_the_wrong_lane() {
-    g().rejects_mutant(
-        "08",
-        "edge_store_wrong_lane",
-        &[(
-            "C[row * N + col + w] = out.s[w];",
-            "C[row * N + col + w] = out.s[0];",
-        )],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_missing_barrier() {
-    g().rejects_mutant(
-        "08",
-        "missing_barrier",
-        &[(
-            "        barrier(CLK_LOCAL_MEM_FENCE);
-        // EXERCISE END
-        // ANCHOR_END: compute",
-            "        // EXERCISE END
-        // ANCHOR_END: compute",
-        )],
-        FailKind::Race,
-        &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"],
-    );
-}
-
-#[test]
-fn rejects_an_unpadded_local_tile() {
-    g().rejects_mutant(
-        "08",
-        "no_padding",
-        &[(
-            "__local float Asub[TSK][TSM + PAD];",
-            "__local float Asub[TSK][TSM];",
-        )],
-        FailKind::Technique,
-        &["PAD = 2", "bytes", "Asub[TSK][TSM + PAD]"],
-    );
+fn cases() {
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
