@@ -14,6 +14,9 @@ use lab::ladder::l09_texture_zero_copy::texture::{self, Op, Order, RowPitch, Set
 use lab::lesson::Ctx;
 use lab::report;
 
+#[path = "cases/09_texture_zero_copy.rs"]
+mod cases;
+
 fn g() -> lab::testing::Grader {
     lab::grader!()
 }
@@ -69,90 +72,8 @@ fn the_starter_is_not_started() {
 }
 
 #[test]
-fn rejects_a_pixel_coordinate_in_floats() {
-    g().rejects_mutant(
-        LESSON,
-        "wrong_pixel_coordinate",
-        &[(
-            "(int2)(x0 + j * WGX, k + q)",
-            "(int2)(4 * (x0 + j * WGX), k + q)",
-        )],
-        FailKind::Wrong,
-        &["expected", "got", "row"],
-    );
-}
-
-#[test]
-fn rejects_b_read_transposed() {
-    g().rejects_mutant(
-        LESSON,
-        "b_transposed",
-        &[("(int2)(x0 + j * WGX, k + q)", "(int2)(k + q, x0 + j * WGX)")],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_read_with_an_unpadded_row_pitch() {
-    g().rejects_mutant(
-        LESSON,
-        "unpadded_a_rows",
-        &[(
-            "const int lda = (K + KT - 1) / KT * KT;",
-            "const int lda = K;",
-        )],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
-}
-
-#[test]
-fn rejects_a_store_over_the_edge_of_c() {
-    g().rejects_mutant(
-        LESSON,
-        "store_without_guard",
-        &[
-            ("if (row < M) {", "{"),
-            ("if (col + 3 < N) {", "if (true) {"),
-        ],
-        FailKind::OutOfBounds,
-        &["outside C", "0 ≤ row < M"],
-    );
-}
-
-#[test]
-fn rejects_b_declared_as_a_buffer() {
-    g().rejects_mutant(
-        LESSON,
-        "b_as_buffer",
-        &[
-            ("__read_only image2d_t B,", "const __global float* B,"),
-            (
-                "b[j][q] = read_imagef(B, pixel, (int2)(x0 + j * WGX, k + q));",
-                "b[j][q] = vload4(0, B + (k + q) * N + 4 * (x0 + j * WGX));",
-            ),
-        ],
-        FailKind::Signature,
-        &["argument 5", "image2d_t B"],
-    );
-}
-
-#[test]
-fn rejects_a_step_that_skips_a_row_of_b() {
-    g().rejects_mutant(
-        LESSON,
-        "three_rows_of_b",
-        &[
-            (
-                "for (int q = 0; q < 4; q++) {",
-                "for (int q = 0; q < 3; q++) {",
-            ),
-            ("a.w * b[j][3]", "a.w * b[j][2]"),
-        ],
-        FailKind::Wrong,
-        &["expected", "got"],
-    );
+fn cases() {
+    g().assert_cases(cases::CASES);
 }
 
 // ---------------------------------------------------------------------------------------
