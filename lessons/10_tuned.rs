@@ -74,6 +74,15 @@ pub static TUNED: OclLesson = OclLesson {
             ("WPTN", "8"),
             ("ALONGK", "1"),
         ],
+        // A work-group of 4×8 work-items (RTSM ≠ RTSN) with two float4 of results each way,
+        // so that swapped block strides cannot pass.
+        &[
+            ("TSM", "64"),
+            ("TSN", "32"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "8"),
+        ],
     ],
     sanitize: Sanitize {
         probes: &[
