@@ -52,6 +52,23 @@ pub const CASES: &[Case] = &[
         FailKind::Unwritten,
         &["M=263 N=257 K=9", "(row 255, column 1) was never written"],
     ),
+    Case::rejects_any(
+        L,
+        "short_index",
+        Edge,
+        Mutant(&[
+            (
+                "const int row = get_global_id(1);",
+                "const int row = get_global_id(1);
+    const short idx = row * N + col;",
+            ),
+            ("C[row * N + col] = acc;", "C[idx] = acc;"),
+        ]),
+        // A signed 16-bit index turns negative past 32 767 and stores before C: PoCL's
+        // worker aborts there; elsewhere the elements past it stay unwritten.
+        &[FailKind::Crash, FailKind::Unwritten],
+        &["M=263 N=257 K=9"],
+    ),
     Case::rejects(
         L,
         "next_pair_read_ahead",

@@ -59,6 +59,39 @@ pub const CASES: &[Case] = &[
     ),
     Case::rejects(
         L,
+        "barriers_fence_global_memory",
+        Barrier,
+        // The barriers wait, but order only global memory: the tiles are local.
+        Mutant(&[
+            (
+                "        // Nobody may read the tile before everyone has written their element.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+                "        barrier(CLK_GLOBAL_MEM_FENCE);",
+            ),
+            (
+                "        // Nobody may overwrite the tile (next iteration) while others still read it.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+                "        barrier(CLK_GLOBAL_MEM_FENCE);",
+            ),
+        ]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "mem_fence_instead_of_barrier",
+        Barrier,
+        // A fence orders one work-item's own accesses; it waits for nobody.
+        Mutant(&[(
+            "        // Nobody may read the tile before everyone has written their element.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+            "        mem_fence(CLK_LOCAL_MEM_FENCE);",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
         "barrier_in_branch",
         Barrier,
         File("barrier_in_branch"),
@@ -102,6 +135,22 @@ pub const CASES: &[Case] = &[
     // Edges: loop bounds one off.
     Case::rejects(
         L,
+        "tile_size_fixed_in_the_kernel",
+        Asymmetric,
+        // The kernel sets its own TS, whatever the host's -D TS says: its tiles no longer
+        // match the work-groups when the grader launches 4×4 groups.
+        Mutant(&[(
+            "#ifndef TS
+#define TS 16
+#endif",
+            "#undef TS
+#define TS 16",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised", "with -D TS=4"],
+    ),
+    Case::rejects(
+        L,
         "tile_off_by_one",
         Edge,
         File("tile_off_by_one"),
@@ -115,6 +164,20 @@ pub const CASES: &[Case] = &[
         Mutant(&[("t < tiles", "t <= tiles")]),
         FailKind::BadAccess,
         &["past the end of B", "past the end of A", "NaN came from reading"],
+    ),
+    Case::gap(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[
+            (
+                "const int row = get_global_id(1);    // row of C",
+                "const int row = get_global_id(1);    // row of C
+    const ushort idx = row * N + col;",
+            ),
+            ("C[row * N + col] = acc;", "C[idx] = acc;"),
+        ]),
+        "the largest C lesson 05 grades (M=128 N=96 with TS = 16) has 12 288 elements, fewer than the 65 536 a 16-bit index can count, so the index never wraps",
     ),
     Case::rejects(
         L,

@@ -138,6 +138,21 @@ pub const CASES: &[Case] = &[
     ),
     Case::rejects(
         L,
+        "store_loop_bounds_swapped",
+        Asymmetric,
+        Mutant(&[(
+            "    for (int wm = 0; wm < WPTM; wm++) {
+        const int row = offM + tidm + wm * RTSM;
+        for (int wn = 0; wn < WPTN; wn++) {",
+            "    for (int wm = 0; wm < WPTN; wm++) {
+        const int row = offM + tidm + wm * RTSM;
+        for (int wn = 0; wn < WPTM; wn++) {",
+        )]),
+        FailKind::OutOfBounds,
+        &["with -D TSM=32 -D TSN=64", "outside C"],
+    ),
+    Case::rejects(
+        L,
         "a_tile_read_as_rows",
         Asymmetric,
         Mutant(&[(
@@ -177,6 +192,16 @@ pub const CASES: &[Case] = &[
         )]),
         FailKind::BadAccess,
         &["past the end of", "k < K, not k <= K"],
+    ),
+    Case::gap(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[(
+            "C[row * N + offN + tidn + wn * RTSN] = acc[wm][wn];",
+            "C[(ushort)(row * N + offN + tidn + wn * RTSN)] = acc[wm][wn];",
+        )]),
+        "the largest C lesson 06 grades (M=256 N=128 with 128×128 tiles) has 32 768 elements, fewer than the 65 536 a 16-bit index can count, so the index never wraps",
     ),
     Case::rejects(
         L,

@@ -137,6 +137,16 @@ pub const CASES: &[Case] = &[
         FailKind::BadAccess,
         &["not a multiple of the vector's size"],
     ),
+    Case::gap(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[(
+            "__global float* out = C + row * N + col;",
+            "__global float* out = C + (ushort)(row * N + col);",
+        )]),
+        "the largest C lesson 09 grades (M=128 N=128 on this device) has 16 384 elements, fewer than the 65 536 a 16-bit index can count, so the index never wraps",
+    ),
     Case::rejects(
         L,
         "a_tile_loaded_one_float4_too_far",
@@ -162,6 +172,21 @@ pub const CASES: &[Case] = &[
         // others NaN (read as "never written"), from one run to the next.
         &[FailKind::Wrong, FailKind::Unwritten],
         &[],
+    ),
+    Case::rejects_any(
+        L,
+        "a_tile_loaded_in_one_pass",
+        Edge,
+        // One float4 per work-item: enough for the device's 32×8 group, not for a 4×8 group
+        // whose tile of A has 64 float4. The simulator cannot check uninitialised values
+        // here (B is an image), so this is caught by what the device computes from the
+        // unloaded part of the tile.
+        Mutant(&[(
+            "for (int t = ly * WGX + lx; t < TM * KT4; t += WGX * WGY) {",
+            "for (int t = ly * WGX + lx; t < WGX * WGY; t += WGX * WGY) {",
+        )]),
+        &[FailKind::Wrong, FailKind::Unwritten],
+        &["with -D WGX=4 -D WGY=8"],
     ),
     Case::rejects(
         L,

@@ -197,6 +197,16 @@ pub const CASES: &[Case] = &[
         FailKind::OutOfBounds,
         &["outside C", "0 ≤ row < M"],
     ),
+    Case::gap(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[(
+            "__global float* p = C + row * N + col;",
+            "__global float* p = C + (ushort)(row * N + col);",
+        )]),
+        "the largest C lesson 10 grades (M=67 N=123 with 64×64 tiles) has 8 241 elements, fewer than the 65 536 a 16-bit index can count, so the index never wraps",
+    ),
     Case::rejects(
         L,
         "a_rows_below_m_loaded",

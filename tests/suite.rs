@@ -1,0 +1,266 @@
+//! The graders' own test: every lesson's table of cases (tests/cases/), graded together.
+//!
+//! The tables are checked for consistency here on every `cargo test`; grading them all and
+//! recording the result is slower, and runs on request:
+//!
+//!     cargo test --release --test suite -- --ignored --nocapture
+//!
+//! which writes results/grader-suite.csv (one row per case: what the case expects, what the
+//! grader said, whether they agree) and prints, per lesson, how many wrong kernels were
+//! rejected and how many correct ones accepted, as the table the book's grading chapter
+//! shows.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use lab::testing::{Case, Class, Code, Expect, Outcome};
+use serde::Serialize;
+
+#[path = "cases/01_cpu_naive.rs"]
+mod l01;
+#[path = "cases/02_cpu_loop_order.rs"]
+mod l02;
+#[path = "cases/03_cpu_parallel.rs"]
+mod l03;
+#[path = "cases/04_naive_kernel.rs"]
+mod l04;
+#[path = "cases/05_local_tiling.rs"]
+mod l05;
+#[path = "cases/06_register_tiling.rs"]
+mod l06;
+#[path = "cases/07_vectorization.rs"]
+mod l07;
+#[path = "cases/08_padding.rs"]
+mod l08;
+#[path = "cases/09_texture_zero_copy.rs"]
+mod l09;
+#[path = "cases/10_tuned.rs"]
+mod l10;
+
+/// Every lesson's table, in ladder order.
+const TABLES: &[(&str, &[Case])] = &[
+    ("01", l01::CASES),
+    ("02", l02::CASES),
+    ("03", l03::CASES),
+    ("04", l04::CASES),
+    ("05", l05::CASES),
+    ("06", l06::CASES),
+    ("07", l07::CASES),
+    ("08", l08::CASES),
+    ("09", l09::CASES),
+    ("10", l10::CASES),
+];
+
+/// Files of tests/wrong and tests/right that other tests use instead of a case.
+const USED_ELSEWHERE: &[&str] = &[
+    // tests/harness.rs: a flood of printf, graded at two sizes only.
+    "right/04_naive_kernel/prints_every_multiply_add.cl",
+];
+
+fn g() -> lab::testing::Grader {
+    lab::grader!()
+}
+
+#[test]
+fn tables_are_well_formed() {
+    let mut problems = Vec::new();
+    for (key, cases) in TABLES {
+        let mut names = BTreeSet::new();
+        for c in cases.iter() {
+            if c.lesson != *key {
+                problems.push(format!(
+                    "{key} {}: the case names lesson {}",
+                    c.name, c.lesson
+                ));
+            }
+            if !names.insert(c.name) {
+                problems.push(format!("{key} {}: two cases have this name", c.name));
+            }
+            if (c.class == Class::Alternative) != matches!(c.expect, Expect::Accept) {
+                problems.push(format!(
+                    "{key} {}: a correct alternative is accepted, and only an alternative",
+                    c.name
+                ));
+            }
+            if let Code::Solution(other) = c.code {
+                if other == *key {
+                    problems.push(format!("{key} {}: the lesson's own solution", c.name));
+                }
+            }
+        }
+        // A tiled lesson proves its grader on at least one race, one decoy, one
+        // alternative and a handful of other mistakes.
+        let lesson = lab::ladder::get(key);
+        if lesson.ocl().is_some() && *key != "04" {
+            for class in [Class::Race, Class::Decoy, Class::Alternative, Class::Edge] {
+                if !cases.iter().any(|c| c.class == class) {
+                    problems.push(format!("{key}: no case of class {}", class.name()));
+                }
+            }
+        }
+        if lesson.ocl().is_some() && cases.len() < 8 {
+            problems.push(format!("{key}: {} cases, fewer than 8", cases.len()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_file_of_the_cases_exists_and_is_used() {
+    let g = g();
+    let tests = g.opts.course.tests();
+    let mut named = BTreeSet::new();
+    let mut problems = Vec::new();
+    for (_, cases) in TABLES {
+        for c in cases.iter() {
+            if let Code::File(_) = c.code {
+                let file = g.case_file(c);
+                if !file.is_file() {
+                    problems.push(format!(
+                        "{} {}: {} is missing",
+                        c.lesson,
+                        c.name,
+                        file.display()
+                    ));
+                }
+                named.insert(file);
+            }
+        }
+    }
+    for folder in ["wrong", "right"] {
+        for lesson in files_under(&tests.join(folder)) {
+            for file in files_under(&lesson) {
+                let rel = file
+                    .strip_prefix(&tests)
+                    .unwrap_or(&file)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if !named.contains(&file) && !USED_ELSEWHERE.contains(&rel.as_str()) {
+                    problems.push(format!("tests/{rel} belongs to no case"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// One row of results/grader-suite.csv.
+#[derive(Serialize)]
+struct Row {
+    date: String,
+    device: String,
+    lesson: String,
+    case: String,
+    class: String,
+    expected: String,
+    got: String,
+    agreed: bool,
+}
+
+/// Per lesson: wrong cases rejected, wrong cases in all, correct cases accepted, correct
+/// cases in all, and the cases whose verdict is not what they expect.
+#[derive(Default)]
+struct Tally {
+    rejected: usize,
+    wrong: usize,
+    accepted: usize,
+    right: usize,
+    disagreed: Vec<String>,
+}
+
+#[test]
+#[ignore = "grades every case of every lesson (minutes); writes results/grader-suite.csv"]
+fn record() {
+    let g = g();
+    let cpu = format!(
+        "{} ({} threads)",
+        lab::run::cpu_model(),
+        lab::run::default_threads()
+    );
+    let date = lab::harness::record::today();
+    let mut rows = Vec::new();
+    let mut tallies = Vec::new();
+    for (key, cases) in TABLES {
+        let outcomes: Vec<Outcome> = g.outcomes(cases);
+        let mut t = Tally::default();
+        for o in &outcomes {
+            let c = &o.case;
+            if c.is_wrong() {
+                t.wrong += 1;
+                t.rejected += usize::from(!o.verdict.passed());
+            } else {
+                t.right += 1;
+                t.accepted += usize::from(o.verdict.passed());
+            }
+            if !o.agreed() {
+                t.disagreed.push(c.name.to_string());
+            }
+            println!(
+                "{} {:<40} {:<20} expected {:<32} got {:<28} {:>5.1} s{}",
+                c.lesson,
+                c.name,
+                c.class.name(),
+                c.expected(),
+                o.got(),
+                o.seconds,
+                if o.agreed() { "" } else { "   DISAGREES" }
+            );
+            rows.push(Row {
+                date: date.clone(),
+                device: o.verdict.device.clone().unwrap_or_else(|| cpu.clone()),
+                lesson: lab::ladder::get(key).name(),
+                case: c.name.to_string(),
+                class: c.class.name().to_string(),
+                expected: c.expected(),
+                got: o.got(),
+                agreed: o.agreed(),
+            });
+        }
+        tallies.push((*key, t));
+    }
+
+    let path = g.opts.course.results().join("grader-suite.csv");
+    let mut w = csv::Writer::from_path(&path).expect("results/grader-suite.csv can be written");
+    for row in &rows {
+        w.serialize(row).expect("a row serializes");
+    }
+    w.flush().expect("results/grader-suite.csv is written");
+
+    println!("\n| lesson | wrong kernels rejected | correct kernels accepted |");
+    println!("|---|---|---|");
+    let (mut rejected, mut wrong, mut accepted, mut right) = (0, 0, 0, 0);
+    for (key, t) in &tallies {
+        println!(
+            "| {} | {} of {} | {} of {} |",
+            lab::ladder::get(key).name(),
+            t.rejected,
+            t.wrong,
+            t.accepted,
+            t.right
+        );
+        rejected += t.rejected;
+        wrong += t.wrong;
+        accepted += t.accepted;
+        right += t.right;
+    }
+    println!("| all | {rejected} of {wrong} | {accepted} of {right} |");
+    println!("\nwritten: {}", path.display());
+    let disagreed: Vec<String> = tallies
+        .iter()
+        .filter(|(_, t)| !t.disagreed.is_empty())
+        .map(|(key, t)| format!("{key}: {}", t.disagreed.join(", ")))
+        .collect();
+    assert!(
+        disagreed.is_empty(),
+        "cases graded otherwise than they expect:\n{}",
+        disagreed.join("\n")
+    );
+}
