@@ -165,4 +165,16 @@ pub const CASES: &[Case] = &[
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),
+    Case::accepts(
+        L,
+        "double_accumulator",
+        Mutant(&[
+            ("float acc = 0.0f;", "double acc = 0.0;"),
+            (
+                "acc += A[row * K + k] * B[k * N + col];",
+                "acc += (double)A[row * K + k] * B[k * N + col];",
+            ),
+            ("C[row * N + col] = acc;", "C[row * N + col] = (float)acc;"),
+        ]),
+    ),
 ];

@@ -315,4 +315,40 @@ pub const CASES: &[Case] = &[
         // the host pads A with; columns past N only reach elements of C that are not stored.
         Mutant(&[("CLK_ADDRESS_CLAMP |", "CLK_ADDRESS_CLAMP_TO_EDGE |")]),
     ),
+    Case::accepts(
+        L,
+        "pixels_outer_rows_inner",
+        // For each pixel column j: read its four rows of B, then update every row of the
+        // micro-tile with them.
+        Mutant(&[(
+            "            float4 b[RN][4];
+            #pragma unroll
+            for (int j = 0; j < RN; j++) {
+                #pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    b[j][q] = read_imagef(B, pixel, (int2)(x0 + j * WGX, k + q));
+                }
+            }
+            // Row i of C gains A[i][k]·B[k] + A[i][k+1]·B[k+1] + ... four columns at a time.
+            #pragma unroll
+            for (int i = 0; i < RM; i++) {
+                const float4 a = A4(i, kk);
+                #pragma unroll
+                for (int j = 0; j < RN; j++) {
+                    acc[i][j] += a.x * b[j][0] + a.y * b[j][1] + a.z * b[j][2] + a.w * b[j][3];
+                }
+            }",
+            "            for (int j = 0; j < RN; j++) {
+                const int2 at = (int2)(x0 + j * WGX, k);
+                const float4 b0 = read_imagef(B, pixel, at);
+                const float4 b1 = read_imagef(B, pixel, at + (int2)(0, 1));
+                const float4 b2 = read_imagef(B, pixel, at + (int2)(0, 2));
+                const float4 b3 = read_imagef(B, pixel, at + (int2)(0, 3));
+                for (int i = 0; i < RM; i++) {
+                    const float4 a = A4(i, kk);
+                    acc[i][j] += a.x * b0 + a.y * b1 + a.z * b2 + a.w * b3;
+                }
+            }",
+        )]),
+    ),
 ];

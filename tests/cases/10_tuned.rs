@@ -364,4 +364,14 @@ pub const CASES: &[Case] = &[
                     acc[i][j] += a[i] * b[j];",
         )]),
     ),
+    Case::accepts(
+        L,
+        "b_tile_of_floats_read_with_vload4",
+        Mutant(&[
+            ("__local float4 Bs[2 * TSK * TSN / 4];", "__local float Bs[2 * TSK * TSN];"),
+            ("__local float4* bs = Bs + buf * (TSK * TSN / 4);", "__local float* bs = Bs + buf * (TSK * TSN);"),
+            ("bs[tid + l * THREADS] = rb[l];", "vstore4(rb[l], tid + l * THREADS, bs);"),
+            ("b[j] = bs[k * (TSN / 4) + j * RTSN + tx];", "b[j] = vload4(k * (TSN / 4) + j * RTSN + tx, bs);"),
+        ]),
+    ),
 ];
