@@ -301,6 +301,7 @@ pub enum Code {
     Solution(&'static str),
 }
 
+// ANCHOR: expect
 /// What the grader must say.
 #[derive(Clone, Copy, Debug)]
 pub enum Expect {
@@ -316,7 +317,9 @@ pub enum Expect {
     /// `Reject`).
     Gap(&'static str),
 }
+// ANCHOR_END: expect
 
+// ANCHOR: case
 /// One case of the suite: a lesson, a piece of code, and what the grader must say about it.
 #[derive(Clone, Copy, Debug)]
 pub struct Case {
@@ -332,6 +335,7 @@ pub struct Case {
     /// A shorter watchdog, in seconds, for code meant to hang.
     pub watchdog: Option<u64>,
 }
+// ANCHOR_END: case
 
 impl Case {
     /// A case the grader must reject with `kind` and every one of `words`.

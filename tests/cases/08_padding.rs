@@ -164,6 +164,7 @@ pub const CASES: &[Case] = &[
         FailKind::BadAccess,
         &["past the end of A"],
     ),
+    // ANCHOR: case_example
     Case::rejects(
         L,
         "b_read_before_its_guard",
@@ -176,6 +177,7 @@ pub const CASES: &[Case] = &[
         FailKind::BadAccess,
         &["past the end of B", "read 0.0f instead of memory"],
     ),
+    // ANCHOR_END: case_example
     Case::rejects(
         L,
         "store_without_column_guard",
@@ -237,6 +239,7 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["PAD = 2", "Asub[TSK][TSM + PAD]"],
     ),
+    // ANCHOR: gap_example
     Case::gap(
         L,
         "b_tile_padded_instead_of_a",
@@ -253,6 +256,7 @@ pub const CASES: &[Case] = &[
         ]),
         "padding is judged by the bytes of local memory the kernel declares; padding B's tile by PAD vectors declares more than padding A's by PAD floats, though the transposing stores into A's tile still meet in the same banks",
     ),
+    // ANCHOR_END: gap_example
     Case::rejects(
         L,
         "prints_a_forged_verdict",
