@@ -1,5 +1,8 @@
-//! Lesson 02's grader: the reference passes; the cases of tests/cases/02_cpu_loop_order.rs (edits of the
-//! solution made at test time) are graded as they expect.
+//! Lesson 02's grader: the reference passes; the cases of tests/cases/02_cpu_loop_order.rs are
+//! graded as they expect; and the technique is judged by behaviour (files under
+//! tests/wrong/02_cpu_loop_order and tests/right/02_cpu_loop_order).
+
+use lab::grade::FailKind;
 
 #[path = "cases/02_cpu_loop_order.rs"]
 mod cases;

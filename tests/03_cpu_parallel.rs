@@ -1,5 +1,8 @@
-//! Lesson 03's grader: the reference passes; the cases of tests/cases/03_cpu_parallel.rs (edits of the
-//! solution made at test time) are graded as they expect.
+//! Lesson 03's grader: the reference passes; the cases of tests/cases/03_cpu_parallel.rs are
+//! graded as they expect; and the technique is judged by behaviour (files under
+//! tests/wrong/03_cpu_parallel and tests/right/03_cpu_parallel).
+
+use lab::grade::FailKind;
 
 #[path = "cases/03_cpu_parallel.rs"]
 mod cases;
