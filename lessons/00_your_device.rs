@@ -2,7 +2,9 @@
 //! global-memory bandwidth), measured with the micro-kernels in solutions/00_your_device.cl.
 //! There is nothing to grade: this is the roofline every later lesson is measured against.
 //!
-//!     cargo run --release --bin 00_your_device [-- --record]
+//! ```text
+//! cargo run --release --bin 00_your_device [-- --record]
+//! ```
 
 use std::process::ExitCode;
 

@@ -1,7 +1,9 @@
 //! Lesson 01: the naive CPU product, the i-j-k triple loop. The declaration the grader, the
 //! scoreboard and the book read, and the lesson's program:
 //!
-//!     cargo run --release --bin 01_cpu_naive [-- --solution --size 512]
+//! ```text
+//! cargo run --release --bin 01_cpu_naive [-- --solution --size 512]
+//! ```
 //!
 //! runs your `matmul` (or the reference), checks it against the f64 reference and times it.
 

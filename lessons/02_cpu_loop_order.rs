@@ -1,7 +1,9 @@
 //! Lesson 02: loop order and cache blocking on the CPU. The declaration the grader, the
 //! scoreboard and the book read, and the lesson's program:
 //!
-//!     cargo run --release --bin 02_cpu_loop_order [-- --solution --size 512]
+//! ```text
+//! cargo run --release --bin 02_cpu_loop_order [-- --solution --size 512]
+//! ```
 //!
 //! runs your `matmul_blocked` (or the reference), checks it and times it against lesson 01.
 

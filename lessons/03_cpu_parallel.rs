@@ -1,7 +1,9 @@
 //! Lesson 03: threads on the CPU, rayon over the rows of C. The declaration the grader, the
 //! scoreboard and the book read, and the lesson's program:
 //!
-//!     cargo run --release --bin 03_cpu_parallel [-- --solution --size 1024]
+//! ```text
+//! cargo run --release --bin 03_cpu_parallel [-- --solution --size 1024]
+//! ```
 //!
 //! runs your `matmul_parallel` (or the reference), checks it, times it against lesson 02,
 //! then times it with 1, 2, 4, ... threads: how the work scales.

@@ -3,7 +3,9 @@
 //! over macro-tiles. The declaration the grader, the scoreboard and the book read, and the
 //! lesson's program:
 //!
-//!     cargo run --release --bin 03b_cpu_packed [-- --solution --size 1024]
+//! ```text
+//! cargo run --release --bin 03b_cpu_packed [-- --solution --size 1024]
+//! ```
 //!
 //! runs your `matmul_packed` (or the reference), checks it and times it against lesson 03.
 

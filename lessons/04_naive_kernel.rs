@@ -1,7 +1,9 @@
 //! Lesson 04: the first OpenCL kernel, one work-item per element of C. The declaration the
 //! grader, the scoreboard and the book read, its host code, and the lesson's program:
 //!
-//!     cargo run --release --bin 04_naive_kernel [-- --solution --size 1024]
+//! ```text
+//! cargo run --release --bin 04_naive_kernel [-- --solution --size 1024]
+//! ```
 
 use std::path::Path;
 

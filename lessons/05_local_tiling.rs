@@ -1,7 +1,9 @@
 //! Lesson 05: local-memory tiling. The declaration the grader, the scoreboard and the book
 //! read, and the lesson's program:
 //!
-//!     cargo run --release --bin 05_local_tiling [-- --solution --size 1024 -D TS=16]
+//! ```text
+//! cargo run --release --bin 05_local_tiling [-- --solution --size 1024 -D TS=16]
+//! ```
 
 use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;

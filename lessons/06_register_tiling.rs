@@ -2,7 +2,9 @@
 //! scoreboard and the book read, its host code (shared with lessons 07 and 08), and the
 //! lesson's program:
 //!
-//!     cargo run --release --bin 06_register_tiling [-- --solution -D WPTM=4]
+//! ```text
+//! cargo run --release --bin 06_register_tiling [-- --solution -D WPTM=4]
+//! ```
 
 use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;

@@ -1,7 +1,9 @@
 //! Lesson 07: vectorization, float4 loads and stores. The declaration the grader, the
 //! scoreboard and the book read, and the lesson's program:
 //!
-//!     cargo run --release --bin 07_vectorization [-- --solution -D WIDTH=8]
+//! ```text
+//! cargo run --release --bin 07_vectorization [-- --solution -D WIDTH=8]
+//! ```
 
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;

@@ -2,7 +2,9 @@
 //! against bank conflicts. The declaration the grader, the scoreboard and the book read, its
 //! host code (the zero-padding variant), and the lesson's program:
 //!
-//!     cargo run --release --bin 08_padding [-- --solution -m 1000 -n 999 -k 1001]
+//! ```text
+//! cargo run --release --bin 08_padding [-- --solution -m 1000 -n 999 -k 1001]
+//! ```
 
 use std::ptr;
 

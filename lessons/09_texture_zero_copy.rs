@@ -3,7 +3,9 @@
 //! declaration the grader, the scoreboard and the book read, its host code, and the lesson's
 //! program:
 //!
-//!     cargo run --release --bin 09_texture_zero_copy [-- --solution --path both --search]
+//! ```text
+//! cargo run --release --bin 09_texture_zero_copy [-- --solution --path both --search]
+//! ```
 
 use std::process::ExitCode;
 

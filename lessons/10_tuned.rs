@@ -1,8 +1,10 @@
 //! Lesson 10: everything together, tuned per device. The declaration the grader, the
 //! scoreboard and the book read, its host code (the autotuner), and the lesson's program:
 //!
-//!     cargo run --release --bin 10_tuned [-- --solution --size 4096]
-//!     cargo run --release -- tune --size 4096 --write     # the autotuner
+//! ```text
+//! cargo run --release --bin 10_tuned [-- --solution --size 4096]
+//! cargo run --release -- tune --size 4096 --write     # the autotuner
+//! ```
 
 use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;

@@ -434,18 +434,24 @@ fn last_of<K: Ord>(rows: &[Row], key: impl Fn(&Row) -> K) -> Vec<Row> {
     keep.into_iter().map(|i| rows[i].clone()).collect()
 }
 
-/// Every ladder file of `results/` (not peak.csv or tuned.csv), by name.
+/// Every ladder file of `results/`, by name: the CSV files whose header names a lesson, a
+/// variant and a size (not peak.csv, tuned.csv or the graders' grader-suite.csv).
 pub fn files(dir: &Path) -> Result<Vec<File>> {
+    let is_ladder = |p: &Path| {
+        let header = std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_string))
+            .unwrap_or_default();
+        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        ["lesson", "variant", "m", "n", "k"]
+            .iter()
+            .all(|c| columns.contains(c))
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "csv"))
-        .filter(|p| {
-            !matches!(
-                p.file_name().and_then(|n| n.to_str()),
-                Some("peak.csv") | Some("tuned.csv")
-            )
-        })
+        .filter(|p| is_ladder(p))
         .collect();
     paths.sort();
     let mut out = Vec::new();
