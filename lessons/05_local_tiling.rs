@@ -9,8 +9,8 @@ use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::lesson::{
-    define, per_mad, probe_define, require_multiple, Behaviour, Kind, Lesson, Measured, OclLesson,
-    Probe, Sanitize, BUFFERS, STANDARD_ARGS,
+    define, per_mad, probe_define, require_multiple, round_up, Behaviour, Kind, Lesson, Measured,
+    OclLesson, Probe, Sanitize, BUFFERS, STANDARD_ARGS,
 };
 
 pub static LESSON: Lesson = Lesson {
@@ -49,6 +49,8 @@ pub static TILED: OclLesson = OclLesson {
             Shape::new(ts, ts, ts),
             Shape::new(3 * ts, 2 * ts, 5 * ts),
             Shape::new(8 * ts, 6 * ts, 4 * ts),
+            // Every matrix longer than 65 536 elements: an index kept in 16 bits wraps.
+            Shape::new(round_up(263, ts), round_up(257, ts), round_up(257, ts)),
         ])
     },
     build_options: "",
@@ -72,6 +74,7 @@ pub static TILED: OclLesson = OclLesson {
             defines: &[("TS", "8")],
         },
         judge: tiled,
+        contrast: &[],
         not_checked: "",
     }),
     host: BUFFERS,

@@ -119,6 +119,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
     behaviour: Some(Behaviour {
         probe: PROBE,
         judge: vectors,
+        contrast: &[],
         not_checked: "",
     }),
     host: BUFFERS,

@@ -80,6 +80,9 @@ pub static PADDED: OclLesson = OclLesson {
             // Interior tiles with N and K not multiples of 4: no vector path may be taken
             // where a row of B or A does not start on a vector boundary.
             Shape::new(2 * tsm + 1, 2 * tsn + 2, 3 * tsk + 3),
+            // Every matrix longer than 65 536 vectors of four floats: an index kept in 16
+            // bits wraps.
+            Shape::new(521, 517, 519),
         ])
     },
     build_options: "",
@@ -111,7 +114,8 @@ pub static PADDED: OclLesson = OclLesson {
             defines: PROBE_DEFINES,
         },
         judge: padded,
-        not_checked: "padding is judged by the size of the local tiles; the simulator has no memory banks, so bank conflicts themselves are not measured",
+        contrast: &[("PAD", "0")],
+        not_checked: "padding is judged by the size of the local tiles and how it grows with PAD; the simulator has no memory banks, so bank conflicts themselves are not measured",
     }),
     host: BUFFERS,
     sized: None,
@@ -150,22 +154,38 @@ const PROBE_DEFINES: &[(&str, &str)] = &[
     ("PAD", "2"),
 ];
 
-/// Lesson 07's vectors (at whole tiles), and padding that shows in the local tiles' size:
-/// A's TSK×(TSM + PAD) floats beside B's TSK×TSN.
+/// Lesson 07's vectors (at whole tiles), and padding that shows in the local tiles: A's
+/// TSK×(TSM + PAD) floats beside B's TSK×TSN, and PAD = 0 taking exactly A's TSK×PAD
+/// floats less (padding B's tile instead leaves the transposing stores into A's tile meeting
+/// in the same banks).
 fn padded(m: &Measured, probe: &Probe) -> Result<String, String> {
     let vectors = lab::ladder::l07_vectorization::vectors(m, probe)?;
     let d = |n| probe_define(probe, n);
     let (tsm, tsn, tsk, pad) = (d("TSM"), d("TSN"), d("TSK"), d("PAD"));
+    let hint = "Hint: declare A's tile as `__local float Asub[TSK][TSM + PAD];` so that each row starts PAD banks after the previous one.";
     let want = (4.0 * tsk * (tsm + pad + tsn)) as u64;
     if m.local_bytes < want {
         return Err(format!(
-            "lesson 08 pads the local tile of A, but your kernel's local memory is {} bytes with PAD = {pad} (measured at {}), less than a TSK×(TSM + PAD) tile of A and a TSK×TSN tile of B take ({want} bytes).\nHint: declare A's tile as `__local float Asub[TSK][TSM + PAD];` so that each row starts PAD banks after the previous one.",
+            "lesson 08 pads the local tile of A, but your kernel's local memory is {} bytes with PAD = {pad} (measured at {}), less than a TSK×(TSM + PAD) tile of A and a TSK×TSN tile of B take ({want} bytes).\n{hint}",
             m.local_bytes, probe.shape
         ));
     }
+    let step = (4.0 * tsk * pad) as u64;
+    match m.contrast_local_bytes {
+        Some(unpadded) if m.local_bytes.checked_sub(unpadded) != Some(step) => {
+            return Err(format!(
+                "lesson 08 pads each of the TSK rows of A's local tile by PAD floats, which takes 4·TSK·PAD = {step} bytes (TSK = {tsk}, PAD = {pad}); but your kernel's local memory is {} bytes with PAD = {pad} and {unpadded} with PAD = 0 (measured at {}), so PAD pads something else. Padding B's tile does not help: the stores that transpose A into its tile are the ones that meet in the same banks.\n{hint}",
+                m.local_bytes, probe.shape
+            ));
+        }
+        _ => {}
+    }
     Ok(format!(
-        "{vectors}; local tiles of {} bytes with PAD = {pad}",
-        m.local_bytes
+        "{vectors}; local tiles of {} bytes with PAD = {pad}{}",
+        m.local_bytes,
+        m.contrast_local_bytes
+            .map(|u| format!(", {u} with PAD = 0"))
+            .unwrap_or_default()
     ))
 }
 

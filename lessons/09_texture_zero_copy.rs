@@ -91,6 +91,9 @@ pub static TEXTURE: OclLesson = OclLesson {
             Shape::new(tm + 3, tn / 2 + 5, 2 * kt + 5),
             Shape::new(2 * tm - 1, 3, 7),
             Shape::new(5, tn + 6, kt.max(8) - 1),
+            // Every matrix longer than 65 536 vectors of four floats: an index kept in 16
+            // bits wraps.
+            Shape::new(521, 517, 519),
         ])
     },
     build_options: BUILD_OPTIONS,
@@ -115,6 +118,7 @@ pub static TEXTURE: OclLesson = OclLesson {
             defines: PROBE_DEFINES,
         },
         judge: micro_tiles,
+        contrast: &[],
         not_checked: "B is an image, so every correct kernel reads it through the texture pipe; the counts measure how much each read is reused. The zero-copy path is the course's host code, not yours",
     }),
     host: Host {

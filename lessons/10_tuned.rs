@@ -57,6 +57,9 @@ pub static TUNED: OclLesson = OclLesson {
             // N a multiple of 4 but not of the tile, M and K odd.
             Shape::new(tm / 2 + 1, tn + 4, tk + 1),
             Shape::new(37, 29, 301),
+            // Every matrix longer than 65 536 vectors of four floats: an index kept in 16
+            // bits wraps.
+            Shape::new(521, 517, 519),
         ])
     },
     build_options: "",
@@ -113,6 +116,7 @@ pub static TUNED: OclLesson = OclLesson {
             ],
         },
         judge: everything,
+        contrast: &[],
         not_checked: "",
     }),
     host: BUFFERS,

@@ -186,6 +186,9 @@ pub struct Measured<'a> {
     pub counts: &'a Counts,
     /// Bytes of local memory the kernel declares (CL_KERNEL_LOCAL_MEM_SIZE).
     pub local_bytes: u64,
+    /// The same, built with the behaviour's `contrast` defines (None: no contrast, or the
+    /// build failed).
+    pub contrast_local_bytes: Option<u64>,
 }
 
 /// How a lesson's technique shows in what the kernel does: the simulator's counts of one
@@ -195,6 +198,10 @@ pub struct Behaviour {
     /// `Ok`: what was measured, in a line the student reads; `Err`: why this is not the
     /// lesson's technique, with the numbers and a hint.
     pub judge: fn(&Measured, &Probe) -> Result<String, String>,
+    /// Defines that override the probe's in a second build of the kernel, whose local
+    /// memory is read too (`Measured::contrast_local_bytes`): for a technique that shows in
+    /// how the local tiles grow with a parameter (lesson 08's PAD). Empty: no second build.
+    pub contrast: &'static [(&'static str, &'static str)],
     /// What the counts cannot show, said in every verdict (empty if nothing).
     pub not_checked: &'static str,
 }

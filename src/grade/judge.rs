@@ -91,11 +91,20 @@ pub fn judge(
 }
 
 fn coverage_hint(shape: Shape, r: usize, c: usize) -> String {
-    if r + 1 == shape.m || c + 1 == shape.n || r > 0 || c > 0 {
-        "Does the launch cover every row and column, including a last partial tile?".into()
+    let mut hint = if r + 1 == shape.m || c + 1 == shape.n || r > 0 || c > 0 {
+        "Does the launch cover every row and column, including a last partial tile?".to_string()
     } else {
         String::new()
+    };
+    // Everything before this element was written: where it is 65 536 or more elements in,
+    // the usual cause is an index that wraps, not a launch that stops short.
+    let at = r * shape.n + c;
+    if at >= 1 << 16 {
+        hint.push_str(&format!(
+            " Every element checked before it (element {at} in row-major order) was written: if that is near a power of two such as 65 536 floats, or 65 536 float4 vectors (262 144 floats), an index kept in 16 bits (`ushort` or `short`) wraps there. Keep indices in `int`."
+        ));
     }
+    hint
 }
 
 fn out_of_bounds(shape: Shape, g: &GuardReport) -> String {

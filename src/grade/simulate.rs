@@ -23,7 +23,7 @@ use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::program;
-use crate::lesson::{Lesson, Measured, OclLesson, Probe};
+use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
 
 use super::worker::Request;
 use super::{FailKind, Failure, Options, Source, Verdict};
@@ -45,6 +45,9 @@ pub struct Probed {
     pub right: bool,
     /// CL_KERNEL_LOCAL_MEM_SIZE of the kernel, bytes.
     pub local_bytes: u64,
+    /// The same with the behaviour's contrast defines (metrics runs only).
+    #[serde(default)]
+    pub contrast_local_bytes: Option<u64>,
     /// Why the probe could not run (a build error in the simulator's compiler, say).
     pub error: Option<String>,
 }
@@ -81,12 +84,23 @@ pub fn probe_here(lesson: &Lesson, source: &Source, look: Look) -> Probed {
         let prog = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)?;
         let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
         let local_bytes = local_bytes(&kernel, &gpu);
+        let contrast_local_bytes = match (&ocl.behaviour, look) {
+            (Some(b), Look::Metrics) if !b.contrast.is_empty() => {
+                let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
+                program::build_source(&gpu, &file, &text, &both, ocl.build_options)
+                    .ok()
+                    .and_then(|prog| program::kernel(&prog, &file, ocl.kernel, ocl.args).ok())
+                    .map(|k| self::local_bytes(&k, &gpu))
+            }
+            _ => None,
+        };
         let p = Problem::random(probe.shape, 4242);
         let out = (ocl.host.exact)(&gpu, &kernel, &p, &launch, &defines)?;
         let right = matrix::check(&p, &out.c).passed();
         Ok(Probed {
             right,
             local_bytes,
+            contrast_local_bytes,
             error: None,
         })
     };
@@ -383,6 +397,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let measured = Measured {
         counts,
         local_bytes: probed.local_bytes,
+        contrast_local_bytes: probed.contrast_local_bytes,
     };
     match (behaviour.judge)(&measured, &behaviour.probe) {
         Ok(line) => v.notes.push(format!("technique: {line}")),

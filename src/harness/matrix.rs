@@ -158,7 +158,7 @@ pub struct Comparison {
     pub unwritten: usize,
     /// The first wrong element in row-major order.
     pub first_wrong: Option<Mismatch>,
-    /// The first element left unwritten.
+    /// The first element left unwritten in row-major order (of those checked).
     pub first_unwritten: Option<(usize, usize)>,
     /// max |got − exact| / max |exact|, over finite elements.
     pub max_rel_err: f64,
@@ -175,7 +175,11 @@ impl Comparison {
         let allowed = tolerance(k, scale);
         if got.is_nan() {
             self.unwritten += 1;
-            self.first_unwritten.get_or_insert((row, col));
+            // Samples come in no order: keep the lowest, which says where writing stopped.
+            self.first_unwritten = Some(
+                self.first_unwritten
+                    .map_or((row, col), |f| f.min((row, col))),
+            );
         }
         let err = (got as f64 - exact).abs();
         if got.is_finite() && err > self.max_abs_err {

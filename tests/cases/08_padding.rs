@@ -239,8 +239,7 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["PAD = 2", "Asub[TSK][TSM + PAD]"],
     ),
-    // ANCHOR: gap_example
-    Case::gap(
+    Case::rejects(
         L,
         "b_tile_padded_instead_of_a",
         Decoy,
@@ -254,7 +253,25 @@ pub const CASES: &[Case] = &[
                 "__local floatX Bsub[TSK][TSN / WIDTH + PAD];",
             ),
         ]),
-        "padding is judged by the bytes of local memory the kernel declares; padding B's tile by PAD vectors declares more than padding A's by PAD floats, though the transposing stores into A's tile still meet in the same banks",
+        FailKind::Technique,
+        &["PAD = 0", "B's tile", "Asub[TSK][TSM + PAD]"],
+    ),
+    // ANCHOR: gap_example
+    Case::gap(
+        L,
+        "padded_tile_indexed_as_unpadded",
+        Decoy,
+        Mutant(&[
+            (
+                "Asub[c + w][r] = a.s[w];",
+                "((__local float *)Asub)[(c + w) * TSM + r] = a.s[w];",
+            ),
+            (
+                "const float a = Asub[k][tidm + wm * RTSM];",
+                "const float a = ((__local float *)Asub)[k * TSM + tidm + wm * RTSM];",
+            ),
+        ]),
+        "padding is judged by the bytes of local memory the kernel declares and how they grow with PAD; a tile declared padded but indexed with a row length of TSM declares the right bytes while its rows still start in the same banks, and the simulator has no banks to show it",
     ),
     // ANCHOR_END: gap_example
     Case::rejects(
