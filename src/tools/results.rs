@@ -21,6 +21,7 @@
 mod charts;
 mod data;
 mod intensity;
+mod suite;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -86,6 +87,7 @@ pub fn run(course: &Course) -> Result<()> {
     pages.push(("ladder.md".into(), page));
     let page = book.roofline_page()?;
     pages.push(("roofline.md".into(), page));
+    pages.push(("grader-suite.md".into(), suite::page(&results, NOTE)?));
     for (name, text) in &pages {
         write(&generated.join(name), text)?;
     }
