@@ -359,6 +359,7 @@ pub fn run(
         &built.binary,
         &[f.request.as_os_str(), f.response.as_os_str()],
         &f.work,
+        &[],
         &[&f.scratch.dir],
     );
     let ended = child::run_with_limit(cmd, limit, child::KEEP)?;
@@ -564,6 +565,7 @@ pub fn run_callgrind(
         &valgrind,
         &args,
         &f.work,
+        &[&built.binary],
         &[&f.scratch.dir],
     );
     let ended = child::run_with_limit(cmd, limit, child::KEEP)?;

@@ -82,18 +82,25 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// A command that runs `program` with `args` in `cwd`, confined as `confinement` says:
-/// `writable` folders stay writable (the rest of the file system is read-only).
+/// `writable` folders stay writable, `program` and the `readable` paths stay readable
+/// (the rest of the file system is read-only, and /tmp is private).
 pub fn command(
     confinement: &Confinement,
     program: &Path,
     args: &[impl AsRef<OsStr>],
     cwd: &Path,
+    readable: &[&Path],
     writable: &[&Path],
 ) -> Command {
     match confinement {
         Confinement::Bubblewrap(bwrap) => {
             let mut cmd = Command::new(bwrap);
             cmd.args(base_args());
+            // The private /tmp hides whatever lay under /tmp, a course cloned there
+            // included: bind back what the program needs.
+            for r in std::iter::once(&program).chain(readable) {
+                cmd.arg("--ro-bind").arg(r).arg(r);
+            }
             for w in writable {
                 cmd.arg("--bind").arg(w).arg(w);
             }
@@ -109,5 +116,42 @@ pub fn command(
             cmd.args(args).current_dir(cwd);
             cmd
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program under /tmp (a course cloned there) still runs in the sandbox, reading a
+    /// file beside it and writing to its scratch folder.
+    #[test]
+    fn runs_a_program_that_lies_under_tmp() {
+        let Confinement::Bubblewrap(_) = detect() else {
+            eprintln!("bubblewrap cannot run here: nothing to check");
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("lab-sandbox-{}", std::process::id()));
+        let scratch = dir.join("scratch");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let program = dir.join("copy");
+        std::fs::copy("/bin/cp", &program).unwrap();
+        let input = dir.join("input");
+        std::fs::write(&input, "42").unwrap();
+        let output = scratch.join("output");
+        let status = command(
+            detect(),
+            &program,
+            &[input.as_os_str(), output.as_os_str()],
+            &scratch,
+            &[&input],
+            &[&scratch],
+        )
+        .status()
+        .unwrap();
+        let copied = std::fs::read_to_string(&output);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(status.success(), "{status}");
+        assert_eq!(copied.unwrap(), "42");
     }
 }
