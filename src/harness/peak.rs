@@ -65,13 +65,24 @@ pub fn all(results: &Path) -> Result<Vec<Peak>> {
     record::read(&path)
 }
 
-/// The newest recorded peak of this OpenCL device (same name).
+/// The newest recorded peak of this OpenCL device (same name) on all its compute units.
 pub fn lookup(results: &Path, info: &DeviceInfo) -> Option<Peak> {
-    all(results)
-        .ok()?
-        .into_iter()
-        .rev()
-        .find(|p| p.device == info.name)
+    of_device(&all(results).ok()?, &info.name, Some(info.compute_units)).cloned()
+}
+
+/// The ceiling of OpenCL kernels on the device `name`, which run on all its compute units:
+/// the newest peak of that name measured on `units` units (or with the count not recorded,
+/// as for a GPU); when `units` is not known, the one measured on the most. A CPU device's
+/// peak on fewer cores, the ceiling of single-threaded CPU code, is never it.
+pub fn of_device<'a>(peaks: &'a [Peak], name: &str, units: Option<u32>) -> Option<&'a Peak> {
+    let named = peaks.iter().enumerate().filter(|(_, p)| p.device == name);
+    match units {
+        Some(u) => named
+            .filter(|(_, p)| p.units.is_none_or(|n| n == u))
+            .max_by_key(|&(i, _)| i),
+        None => named.max_by_key(|&(i, p)| (p.units.unwrap_or(0), i)),
+    }
+    .map(|(_, p)| p)
 }
 
 /// The newest recorded peak that is the ceiling of CPU code running on `cpu_model` with
@@ -157,6 +168,24 @@ mod tests {
         assert!(lines[2].contains("| 10.0 |"), "{t}");
         assert!(lines[2].contains("`float4`"), "{t}");
         assert!(markdown_table(&[]).contains("--record"));
+    }
+
+    #[test]
+    fn an_opencl_device_is_measured_against_its_peak_on_all_its_units() {
+        let mut two = peak("pthread-x", "CPU", Some(2));
+        two.gflops = 87.0;
+        let mut one = peak("pthread-x", "CPU", Some(1));
+        one.gflops = 46.0;
+        // The one-core peak was recorded last, for single-threaded CPU code.
+        let peaks = [peak("GPU", "GPU", None), two, one];
+        let of = |units| of_device(&peaks, "pthread-x", units).map(|p| p.gflops);
+        assert_eq!(of(Some(2)), Some(87.0));
+        assert_eq!(of(None), Some(87.0));
+        assert_eq!(of(Some(4)), None);
+        assert_eq!(
+            of_device(&peaks, "GPU", Some(132)).map(|p| p.kind.as_str()),
+            Some("GPU")
+        );
     }
 
     #[test]

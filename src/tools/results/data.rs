@@ -499,7 +499,7 @@ impl Peaks {
     }
 
     /// The ceiling a row is measured against, matched exactly: an OpenCL or CUDA device's
-    /// newest peak of the same name; for CPU code, [`peak::for_cpu`]'s with the row's model
+    /// newest peak of the same name on all its units ([`peak::of_device`]); for CPU code, [`peak::for_cpu`]'s with the row's model
     /// and thread count, measured on a CPU device of the row's own machine (one its results
     /// file's OpenCL rows ran on: CPU model names are often generic, and another machine's
     /// file may carry the same one). Anything else has none.
@@ -508,11 +508,7 @@ impl Peaks {
             let p = peak::for_cpu(&self.results, &r.model, r.threads?)?;
             self.same_machine(r, &p).then_some(p)
         } else {
-            self.all
-                .iter()
-                .rev()
-                .find(|p| p.device == r.device)
-                .cloned()
+            peak::of_device(&self.all, &r.device, None).cloned()
         }
     }
 
