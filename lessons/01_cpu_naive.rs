@@ -22,6 +22,7 @@ pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul"],
     checks: &[],
     not_checked: "",
+    serial: true,
 };
 
 pub fn main() -> std::process::ExitCode {

@@ -61,6 +61,7 @@ pub static CPU: CpuLesson = CpuLesson {
         ("matmul_blocked", &BLOCKING),
     ],
     not_checked: "",
+    serial: true,
 };
 
 pub fn main() -> std::process::ExitCode {

@@ -30,6 +30,7 @@ pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_parallel"],
     checks: &[("matmul_parallel", &THREADS)],
     not_checked: "that the threads ran at the same time: a lock around the whole computation, or joining each thread before starting the next, would pass the thread check and still run one thread at a time",
+    serial: false,
 };
 
 /// Threads show in where the CPU time goes: with rayon's pool of 8 threads, a product split

@@ -50,6 +50,7 @@ pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_packed"],
     checks: &[("matmul_packed", &THREADS), ("matmul_packed", &REUSE)],
     not_checked: "register blocking itself: how many values the micro-kernel keeps in registers depends on the compiler and the vector width, so it is judged by the speed beside matrixmultiply, not by a count",
+    serial: false,
 };
 
 pub fn main() -> std::process::ExitCode {

@@ -91,6 +91,9 @@ pub struct CpuLesson {
     pub checks: &'static [(&'static str, &'static CpuCheck)],
     /// What the checks cannot see, said in every verdict (empty if nothing).
     pub not_checked: &'static str,
+    /// The lesson's code runs on one thread (01, 02): its ceiling is the CPU's peak on one
+    /// core, and its measurements record one thread.
+    pub serial: bool,
 }
 
 /// Which simulated cache's misses a check counts.

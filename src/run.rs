@@ -151,7 +151,8 @@ pub fn measure(
                 }
                 Err(f) => return Err(failed(f)),
             };
-            let threads = default_threads();
+            // Serial lessons use one thread whatever the pool holds.
+            let threads = if c.serial { 1 } else { default_threads() };
             let model = cpu_model();
             Ok(Measurement {
                 lesson,

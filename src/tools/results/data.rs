@@ -95,6 +95,15 @@ pub struct Row {
     pub host_gflops: f64,
 }
 
+/// `1 thread`, `2 threads`.
+pub fn threads_in_words(t: usize) -> String {
+    if t == 1 {
+        "1 thread".into()
+    } else {
+        format!("{t} threads")
+    }
+}
+
 /// `(N threads)` at the end of a CPU row's device column: the model and N.
 pub fn split_threads(device: &str) -> (String, Option<usize>) {
     if let Some(head) = device.strip_suffix(" threads)") {
@@ -117,8 +126,14 @@ impl Row {
             .variant
             .strip_prefix("threads=")
             .and_then(|t| t.parse::<usize>().ok());
+        let serial = crate::ladder::find(&r.lesson)
+            .and_then(|l| l.cpu())
+            .is_some_and(|c| c.serial);
         let threads = if !cpu {
             None
+        } else if serial {
+            // Lessons 01 and 02 run on one thread; older rows named the machine's threads.
+            Some(1)
         } else if r.threads > 0 {
             Some(r.threads)
         } else if let Some(t) = from_variant {
@@ -262,7 +277,7 @@ impl Row {
         match self.peer {
             Some(Peer::Matrixmultiply) => match self.threads {
                 Some(1) => "matrixmultiply, 1 thread".into(),
-                Some(t) => format!("matrixmultiply, {t} threads"),
+                Some(t) => format!("matrixmultiply, {}", threads_in_words(t)),
                 None => "matrixmultiply (threads not recorded)".into(),
             },
             Some(p) => p.title().to_string(),
@@ -284,7 +299,7 @@ impl Row {
     pub fn machine_words(&self) -> String {
         match (self.cpu, self.threads) {
             (true, Some(1)) => format!("{}, 1 thread", self.model),
-            (true, Some(t)) => format!("{}, {t} threads", self.model),
+            (true, Some(t)) => format!("{}, {}", self.model, threads_in_words(t)),
             (true, None) => format!("{} (threads not recorded)", self.model),
             (false, _) => self.device.clone(),
         }
@@ -675,12 +690,26 @@ mod tests {
             record(
                 "Intel(R) Xeon(R) Processor (16 threads)",
                 "",
-                "01_cpu_naive",
+                "03b_cpu_packed",
                 "reference",
                 "d",
             ),
         );
         assert_eq!(r.threads, Some(16));
+        // Lesson 01's code runs on one thread, whatever the machine has.
+        let r = Row::from_record(
+            "f.csv",
+            2,
+            record(
+                "Intel(R) Xeon(R) Processor (16 threads)",
+                "",
+                "01_cpu_naive",
+                "reference",
+                "d",
+            ),
+        );
+        assert_eq!(r.threads, Some(1));
+        assert_eq!(r.machine_words(), "Intel(R) Xeon(R) Processor, 1 thread");
         // An older matrixmultiply row named the machine's threads, not the crate's.
         let r = Row::from_record(
             "f.csv",
