@@ -22,6 +22,8 @@ mod l01;
 mod l02;
 #[path = "cases/03_cpu_parallel.rs"]
 mod l03;
+#[path = "cases/03b_cpu_packed.rs"]
+mod l03b;
 #[path = "cases/04_naive_kernel.rs"]
 mod l04;
 #[path = "cases/05_local_tiling.rs"]
@@ -42,6 +44,7 @@ const TABLES: &[(&str, &[Case])] = &[
     ("01", l01::CASES),
     ("02", l02::CASES),
     ("03", l03::CASES),
+    ("03b", l03b::CASES),
     ("04", l04::CASES),
     ("05", l05::CASES),
     ("06", l06::CASES),
