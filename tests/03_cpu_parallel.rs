@@ -2,8 +2,6 @@
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/03_cpu_parallel and tests/right/03_cpu_parallel).
 
-use lab::grade::FailKind;
-
 #[path = "cases/03_cpu_parallel.rs"]
 mod cases;
 
@@ -27,36 +25,6 @@ fn right(name: &str) -> std::path::PathBuf {
         .tests()
         .join("right/03_cpu_parallel")
         .join(format!("{name}.rs"))
-}
-
-#[test]
-fn rejects_a_sequential_product() {
-    g().rejects(
-        "03",
-        "sequential",
-        FailKind::Technique,
-        &["`matmul_parallel` did", "on one thread", "par_chunks_mut"],
-    );
-}
-
-#[test]
-fn rejects_a_parallel_fill_before_a_sequential_product() {
-    g().rejects(
-        "03",
-        "parallel_fill_only",
-        FailKind::Technique,
-        &["on one thread"],
-    );
-}
-
-#[test]
-fn rejects_a_join_with_all_the_work_on_one_side() {
-    g().rejects(
-        "03",
-        "join_with_all_on_one_side",
-        FailKind::Technique,
-        &["on one thread"],
-    );
 }
 
 #[test]

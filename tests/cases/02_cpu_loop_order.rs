@@ -53,4 +53,51 @@ pub const CASES: &[Case] = &[
         &["`matmul_ikj`", "expected", "got"],
     )
     .printing(&["LAB-EVENT"]),
+    // The i-j-k order under the i-k-j name: right, and walking down a column of B.
+    Case::rejects(
+        L,
+        "ijk_under_the_ikj_name",
+        Decoy,
+        File("ijk_under_the_ikj_name"),
+        FailKind::Technique,
+        &[
+            "loop order",
+            "`matmul_ikj`",
+            "misses the first-level cache",
+            "walks down a column",
+        ],
+    ),
+    Case::rejects(
+        L,
+        "jki_order",
+        Decoy,
+        File("jki_order"),
+        FailKind::Technique,
+        &["loop order", "`matmul_ikj`"],
+    ),
+    // Block loops whose blocks are the whole matrix.
+    Case::rejects(
+        L,
+        "blocked_without_blocks",
+        Decoy,
+        File("blocked_without_blocks"),
+        FailKind::Technique,
+        &[
+            "cache blocking",
+            "`matmul_blocked`",
+            "last-level cache",
+            "block of B",
+        ],
+    ),
+    // Dot products of rows of A with rows of a transposed copy of B: contiguous, and right.
+    Case::accepts(L, "transposed_b", File("transposed_b")),
+    // Smaller, unequal blocks: still blocked, still right.
+    Case::accepts(
+        L,
+        "other_block_sizes",
+        Mutant(&[
+            ("pub const BK: usize = 128;", "pub const BK: usize = 48;"),
+            ("pub const BN: usize = 128;", "pub const BN: usize = 200;"),
+        ]),
+    ),
 ];

@@ -31,4 +31,83 @@ pub const CASES: &[Case] = &[
         FailKind::Unwritten,
         &["`matmul_parallel`", "NaN"],
     ),
+    // The product on one thread, under the lesson's name.
+    Case::rejects(
+        L,
+        "sequential",
+        Decoy,
+        File("sequential"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread", "par_chunks_mut"],
+    ),
+    // A parallel zero-fill, then the product on one thread.
+    Case::rejects(
+        L,
+        "parallel_fill_only",
+        Decoy,
+        File("parallel_fill_only"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    Case::rejects(
+        L,
+        "join_with_all_on_one_side",
+        Decoy,
+        File("join_with_all_on_one_side"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    // std::thread::scope over bands of rows instead of rayon.
+    Case::accepts(L, "scoped_threads", File("scoped_threads")),
+    // Rows handed out two at a time, each pair with its own i-k-j loops.
+    Case::accepts(
+        L,
+        "pairs_of_rows",
+        Mutant(&[(
+            "        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(i, c_row)| {
+            c_row.fill(0.0);
+            for p in 0..k {
+                let a_ip = a[i * k + p];
+                let b_row = &b[p * n..(p + 1) * n];
+                for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                    *cj += a_ip * bj;
+                }
+            }
+        });",
+            "        .par_chunks_mut(2 * n.max(1))
+        .enumerate()
+        .for_each(|(t, rows)| {
+            for (r, c_row) in rows.chunks_mut(n.max(1)).enumerate() {
+                let i = 2 * t + r;
+                c_row.fill(0.0);
+                for p in 0..k {
+                    let a_ip = a[i * k + p];
+                    let b_row = &b[p * n..(p + 1) * n];
+                    for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                        *cj += a_ip * bj;
+                    }
+                }
+            }
+        });",
+        )]),
+    ),
+    // Every row behind one lock: the work is spread over the threads, and they take turns.
+    Case::gap(
+        L,
+        "rows_behind_one_lock",
+        Decoy,
+        Mutant(&[
+            (
+                "pub fn matmul_parallel(",
+                "static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());\n\npub fn matmul_parallel(",
+            ),
+            (
+                "            c_row.fill(0.0);",
+                "            let _turn = ONE_AT_A_TIME.lock().unwrap();\n            c_row.fill(0.0);",
+            ),
+        ]),
+        "the grader measures how much of the work each thread did, not whether the threads ran at the same time; the verdict says so",
+    ),
 ];
