@@ -106,7 +106,7 @@ fn threads(
     };
     if share <= max_share {
         notes.push(format!(
-            "technique: `{function}` shares its work: the busiest of rayon's {pool} threads did {:.0} % of the CPU time at {shape}",
+            "technique: `{function}` shares its work: its busiest thread did {:.0} % of the CPU time at {shape} (rayon's pool had {pool} threads)",
             100.0 * share
         ));
         return Ok(());
