@@ -1,4 +1,4 @@
-//! Exploration harness for lesson 10 (used for notes/perf-10.md; not part of the course).
+//! Exploration harness for lesson 10 (its measurements are in results/perf-10/; not part of the course).
 //!
 //!     l10bench JOBS OUTDIR [TIME_MS]
 //!
@@ -14,10 +14,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use lab::device::Gpu;
-use lab::exec::{self, GuardedC};
-use lab::matrix::{self, Problem, Shape};
-use lab::program::{self, Define};
+use lab::harness::device::Gpu;
+use lab::harness::exec::{self, GuardedC};
+use lab::harness::matrix::{self, Problem, Shape};
+use lab::harness::program::{self, Define};
 
 struct Inputs {
     p: Problem,
@@ -42,10 +42,10 @@ fn main() -> Result<()> {
     let out = PathBuf::from(&args[2]);
     std::fs::create_dir_all(&out)?;
     let time_ms: f64 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(200.0);
-    let gpu = Gpu::open(lab::device::selector(None).as_deref())?;
+    let gpu = Gpu::open(lab::harness::device::selector(None).as_deref())?;
     let nv = gpu.info.vendor.to_lowercase().contains("nvidia");
     eprintln!("{:#?}", gpu.info);
-    let ocl = lab::lessons::get(10).ocl().context("lesson 10")?;
+    let ocl = lab::ladder::get("10").ocl().context("lesson 10")?;
     let mut inputs: HashMap<(usize, usize, usize), Inputs> = HashMap::new();
     let mut csv = std::fs::OpenOptions::new()
         .create(true)
@@ -87,12 +87,12 @@ fn main() -> Result<()> {
         let row = match result {
             Ok((ms, err, info)) => format!(
                 "{},{},{},{name},{file},{},{},{},{},{ms:.4},{:.1},{err:.2e},\"{info}\"",
-                lab::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
+                lab::harness::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
                 dtext.join(" "), shape.flops() / (ms * 1e-3) / 1e9
             ),
             Err(e) => format!(
                 "{},{},{},{name},{file},{},{},{},{},,,,\"FAILED: {}\"",
-                lab::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
+                lab::harness::record::today(), gpu.info.name, gpu.info.driver, shape.m, shape.n, shape.k,
                 dtext.join(" "), format!("{e:#}").replace('"', "'").replace('\n', " | ")
             ),
         };
@@ -105,7 +105,7 @@ fn main() -> Result<()> {
 #[allow(clippy::too_many_arguments)]
 fn run_one(
     gpu: &Gpu,
-    ocl: &lab::lessons::OclLesson,
+    ocl: &lab::lesson::OclLesson,
     name: &str,
     file: &str,
     shape: Shape,
