@@ -22,11 +22,15 @@ pub type Matmul = fn(&[f32], &[f32], &mut [f32], usize, usize, usize);
 /// First line of a request and of a response.
 pub const MAGIC: &str = "lab-cpu 1";
 
-/// How long one try of the thread check lasts at least: a shorter call is repeated, up to
-/// [`THREADS_TRY_CALLS`] times. Longer than the grader needs to judge the shares.
-pub const THREADS_TRY_MS: u128 = 80;
+/// How much CPU time one try of the thread check gathers at least: a shorter call is
+/// repeated, up to [`THREADS_TRY_CALLS`] times or [`THREADS_TRY_MAX_MS`]. More than the grader
+/// needs to judge the shares. CPU time, not wall time: on a busy machine a try that lasted
+/// long enough may still have run too little.
+pub const THREADS_TRY_CPU_NS: u64 = 80_000_000;
 /// The most calls one try of the thread check makes.
 pub const THREADS_TRY_CALLS: usize = 64;
+/// The longest one try of the thread check repeats a call, whatever CPU time it got.
+pub const THREADS_TRY_MAX_MS: u128 = 1_000;
 
 /// How a job runs the function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,6 +223,34 @@ mod linux {
 /// Whether this machine tells each thread's CPU time (Linux with `CONFIG_SCHED_INFO`).
 pub fn thread_times_available() -> bool {
     cfg!(target_os = "linux") && std::fs::read_to_string("/proc/thread-self/schedstat").is_ok()
+}
+
+/// The CPU time of one try of the thread check, over its calls. Each call is measured on its
+/// own and adds its busiest thread: which thread carries a call's work may change from call
+/// to call (a `rayon::join` with all the work on one side runs it on whichever worker took
+/// that side), and summing each thread over the calls would then spread one-thread work over
+/// several threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TryTimes {
+    /// The busiest thread's time of every call, summed, ns.
+    pub busiest: u64,
+    /// All threads' time of every call, summed, ns.
+    pub total: u64,
+}
+
+impl TryTimes {
+    pub fn add(&mut self, call: &ThreadTimes) {
+        self.busiest += call.busiest();
+        self.total += call.total();
+    }
+
+    /// The busiest threads' share of the try's CPU time, 0 to 1.
+    pub fn busiest_share(&self) -> f64 {
+        match self.total {
+            0 => 1.0,
+            t => self.busiest as f64 / t as f64,
+        }
+    }
 }
 
 /// Runs `f` and measures every thread's CPU time during it (see [`ThreadTimes`]).
@@ -435,25 +467,28 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             rayon::broadcast(|_| ());
             for _ in 0..job.reps.max(1) {
                 c.fill(f32::NAN);
-                let (r, t) = measure_threads(|| {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        // A fast machine finishes one call too soon to tell how the work
-                        // was shared: call again (C as the last call left it) until the
-                        // try has lasted long enough.
-                        let start = Instant::now();
-                        for _ in 0..THREADS_TRY_CALLS {
-                            lab_measured_call(f, &a, &b, &mut c, &job);
-                            if start.elapsed().as_millis() >= THREADS_TRY_MS {
-                                break;
-                            }
+                let mut t = TryTimes::default();
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    // A fast or busy machine gives one call too little CPU time to tell how
+                    // the work was shared: call again (C as the last call left it) until the
+                    // try has gathered enough.
+                    let start = Instant::now();
+                    for _ in 0..THREADS_TRY_CALLS {
+                        let ((), call) =
+                            measure_threads(|| lab_measured_call(f, &a, &b, &mut c, &job));
+                        t.add(&call);
+                        if t.total >= THREADS_TRY_CPU_NS
+                            || start.elapsed().as_millis() >= THREADS_TRY_MAX_MS
+                        {
+                            break;
                         }
-                    }))
-                });
+                    }
+                }));
                 if r.is_err() {
                     status = panicked(&message);
                     break;
                 }
-                shares.push((t.busiest_share(), t.total()));
+                shares.push((t.busiest_share(), t.total));
             }
         }
         Mode::Callgrind => {
@@ -506,6 +541,26 @@ mod tests {
         let line = h.lines().nth(1).unwrap();
         assert_eq!(Job::parse(line), Some(j));
         assert_eq!(Job::parse("1 2 3"), None);
+    }
+
+    #[test]
+    fn a_try_adds_each_calls_busiest_thread_whichever_it_was() {
+        // Two calls, each done wholly by one thread, not the same one: one thread's work,
+        // though summed per thread it would look split in half.
+        let mut t = TryTimes::default();
+        t.add(&ThreadTimes {
+            per_thread: vec![60, 1],
+            unseen: 0,
+            ended_max: 0,
+        });
+        t.add(&ThreadTimes {
+            per_thread: vec![60, 1],
+            unseen: 0,
+            ended_max: 0,
+        });
+        assert_eq!(t.total, 122);
+        assert!(t.busiest_share() > 0.98, "{t:?}");
+        assert_eq!(TryTimes::default().busiest_share(), 1.0);
     }
 
     #[test]
