@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf-10, device calls 4-9: one jobs file of lesson 10 variants beside cuBLAS (measured before
+# perf-10, device calls 4-11 and 13: one jobs file of lesson 10 variants beside cuBLAS (measured before
 # and after them), the SASS statistics of every job kept with `ptx`, and Nsight Compute's stall
 # reasons for the named jobs (their PTX launched through CUDA; the name `cublas` profiles
 # cuBLAS's own kernel). Usage, from the folder that holds l10bench, variants/ and the scripts:
@@ -35,4 +35,18 @@ for n in "$@"; do
   fi
 done
 for f in $OUT/ncu_*.txt; do echo "== $f"; grep -E "stalled|issue_active|pipe_fma|TFLOP" $f | awk '$NF+0 > 0.02 || /TFLOP|issue|fma/' ; done
+# With SOURCE=1, also Nsight Compute's source page (per-instruction warp-state samples of the
+# SASS) for the named jobs, summarised by ncu_source.py (calls 12-13).
+if [ -n "$SOURCE" ]; then
+  S='--section WarpStateStats --section SourceCounters --section InstructionStats'
+  for n in "$@"; do
+    if [ "$n" = cublas ]; then
+      timeout 120 ncu --clock-control none -k regex:gemm --launch-skip 3 --launch-count 1 $S -o ev/rep_$n python3 cublas_one.py 4096 > ev/ncu_src_$n.log 2>&1
+    else
+      timeout 120 ncu --clock-control none -k matmul --launch-skip 3 --launch-count 1 $S -o ev/rep_$n python3 ptx_run.py ev/$n.ptx 128 256 8 16 > ev/ncu_src_$n.log 2>&1
+    fi
+    ncu -i ev/rep_$n.ncu-rep --page source --print-source sass --csv > ev/src_$n.csv 2> ev/src_$n.err
+    echo "== source page: $n"; python3 ncu_source.py ev/src_$n.csv
+  done
+fi
 tar czf $OUT/evidence.tgz ev

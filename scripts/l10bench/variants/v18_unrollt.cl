@@ -112,6 +112,18 @@ void load_step(const int M, const int N, const int K,
 }
 // ANCHOR_END: load
 
+#ifndef SWAPC
+#define SWAPC 0
+#endif
+// SWAPC=1: each float4 of results is kept with its components swapped in pairs (y, x, w, z),
+// and B's float4 read the same way, so that a result and the B value it is multiplied by
+// sit in registers of opposite parity when both come in aligned groups of four: the two
+// register banks, one read each.
+#if SWAPC
+#define SWAPB(v) ((v).yxwz)
+#else
+#define SWAPB(v) (v)
+#endif
 #ifndef UNROLLT
 #define UNROLLT 1
 #endif
@@ -158,7 +170,7 @@ void load_step(const int M, const int N, const int K,
                 for (int i = 0; i < WPTM; i++) { \
     _Pragma("unroll") \
                     for (int j = 0; j < WPTN / 4; j++) { \
-                        acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]); \
+                        acc[i][j] = mad((float4)(a[i]), SWAPB(b[j]), acc[i][j]); \
                     } \
                 } \
             } \
@@ -221,7 +233,7 @@ __kernel void matmul(const int M, const int N, const int K,
             for (int j = 0; j < WPTN / 4; j++) {
                 const int col = n0 + (j * RTSN + tx) * 4;
                 __global float* p = C + row * N + col;
-                const float4 v = acc[i][j];
+                const float4 v = SWAPB(acc[i][j]);
                 if ((N & 3) == 0) {
                     if (col < N) {
                         *(__global float4*)p = v;
