@@ -112,6 +112,10 @@ void load_step(const int M, const int N, const int K,
 }
 // ANCHOR_END: load
 
+#ifndef STORE1
+#define STORE1 0 // 1: results stored one float at a time, so that no four of them must sit in
+                 // four consecutive registers (what a float4 store asks of the allocator)
+#endif
 #ifndef SWAPC
 #define SWAPC 0
 #endif
@@ -234,7 +238,7 @@ __kernel void matmul(const int M, const int N, const int K,
                 const int col = n0 + (j * RTSN + tx) * 4;
                 __global float* p = C + row * N + col;
                 const float4 v = SWAPB(acc[i][j]);
-                if ((N & 3) == 0) {
+                if (!STORE1 && (N & 3) == 0) {
                     if (col < N) {
                         *(__global float4*)p = v;
                     }
