@@ -745,6 +745,25 @@ impl Book<'_> {
                 .filter(|r| r.peer.is_none())
                 .filter_map(|r| r.threads.map(|t| t.to_string()))
                 .collect();
+            // The one-thread lessons (01 and 02): named only where the table has them.
+            let serial: BTreeSet<&str> = cpu_rows
+                .iter()
+                .filter(|r| r.peer.is_none())
+                .filter_map(|r| crate::ladder::find(&r.lesson))
+                .filter(|l| l.cpu().is_some_and(|c| c.serial))
+                .map(|l| l.key)
+                .collect();
+            let serial: Vec<&str> = serial.into_iter().collect();
+            let single_note = match serial.as_slice() {
+                [] => String::new(),
+                [one] => {
+                    format!(" (lesson {one} uses one of them, and its % of peak is of one core)")
+                }
+                many => format!(
+                    " (lessons {} use one of them, and their % of peak is of one core)",
+                    many.join(" and ")
+                ),
+            };
             about.push(format!(
                 "The CPU rows ran on the host CPU, {}{}.",
                 m,
@@ -752,7 +771,7 @@ impl Book<'_> {
                     String::new()
                 } else {
                     format!(
-                        ", with {} threads available (lessons 01 and 02 use one of them, and their % of peak is of one core)",
+                        ", with {} threads available{single_note}",
                         threads.into_iter().collect::<Vec<_>>().join(" and ")
                     )
                 }
@@ -1463,6 +1482,48 @@ mod tests {
         ]);
         let b = book(&course, vec![g]);
         assert_eq!(b.peers_of_10(&b.files), "");
+    }
+
+    #[test]
+    fn the_one_thread_lessons_are_named_only_where_the_table_has_them() {
+        let course = Course::from_env();
+        let cpu = |lesson: &str, variant: &str| {
+            let mut r = row("d", "r1", lesson, variant, 1024, 10.0);
+            r.device = "Some CPU".into();
+            r.driver = String::new();
+            r.threads = 2;
+            r
+        };
+        let only_03 = file(vec![
+            cpu("03_cpu_parallel", "reference"),
+            cpu("03b_cpu_packed", "reference"),
+            cpu("matrixmultiply", "threads=2"),
+        ]);
+        let mut b = book(&course, vec![only_03.clone()]);
+        let s = b.ladder_file(&only_03).unwrap();
+        assert!(s.contains("with 2 threads available."), "{s}");
+        assert!(!s.contains("one of them"), "{s}");
+        let with_01_02 = file(vec![
+            cpu("01_cpu_naive", "reference"),
+            cpu("02_cpu_loop_order", "reference"),
+            cpu("03_cpu_parallel", "reference"),
+        ]);
+        let mut b = book(&course, vec![with_01_02.clone()]);
+        let s = b.ladder_file(&with_01_02).unwrap();
+        assert!(
+            s.contains("(lessons 01 and 02 use one of them, and their % of peak is of one core)"),
+            "{s}"
+        );
+        let with_01 = file(vec![
+            cpu("01_cpu_naive", "reference"),
+            cpu("03_cpu_parallel", "reference"),
+        ]);
+        let mut b = book(&course, vec![with_01.clone()]);
+        let s = b.ladder_file(&with_01).unwrap();
+        assert!(
+            s.contains("(lesson 01 uses one of them, and its % of peak is of one core)"),
+            "{s}"
+        );
     }
 
     #[test]
