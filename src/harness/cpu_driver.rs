@@ -100,7 +100,9 @@ impl Job {
 /// after. The process's own CPU clock, which keeps the time of threads that have exited,
 /// tells how much no sample saw (the tails of threads that ended between two samples); that
 /// time is charged to the busiest thread that ended, the worst case for the verdict, so
-/// hiding the work in a short-lived thread cannot make it look shared.
+/// hiding the work in a short-lived thread cannot make it look shared. But no thread runs
+/// longer than the call lasts: a kernel that starts many short threads at once, most of
+/// them too brief for any sample, is not charged more than the call's wall time for one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ThreadTimes {
     /// CPU time per thread during the call, ns, largest first (the monitor left out).
@@ -109,6 +111,8 @@ pub struct ThreadTimes {
     pub unseen: u64,
     /// The busiest thread among those that ended during the call, ns.
     pub ended_max: u64,
+    /// How long the call lasted, ns (0: not known, no bound).
+    pub wall: u64,
 }
 
 impl ThreadTimes {
@@ -116,10 +120,16 @@ impl ThreadTimes {
         self.per_thread.iter().sum::<u64>() + self.unseen
     }
 
-    /// The busiest thread's time, the unseen time charged to the busiest thread that ended.
+    /// The busiest thread's time, the unseen time charged to the busiest thread that ended,
+    /// up to the call's wall time.
     pub fn busiest(&self) -> u64 {
         let seen = self.per_thread.first().copied().unwrap_or(0);
-        seen.max(self.ended_max + self.unseen)
+        let ended = self.ended_max + self.unseen;
+        seen.max(if self.wall > 0 {
+            ended.min(self.wall)
+        } else {
+            ended
+        })
     }
 
     /// The busiest thread's share of the call's CPU time, 0 to 1.
@@ -280,8 +290,10 @@ pub fn measure_threads<R>(f: impl FnOnce() -> R) -> (R, ThreadTimes) {
     });
     let _ = ready_rx.recv();
     let p0 = linux::process_cpu();
+    let started = std::time::Instant::now();
     let _ = go_tx.send(());
     let r = f();
+    let wall = started.elapsed().as_nanos() as u64;
     stop.store(true, Ordering::Release);
     let (before, after, ended, monitor_ns) = monitor.join().unwrap_or_default();
     let p1 = linux::process_cpu();
@@ -303,6 +315,7 @@ pub fn measure_threads<R>(f: impl FnOnce() -> R) -> (R, ThreadTimes) {
         per_thread: per.into_iter().map(|t| t.1).filter(|&ns| ns > 0).collect(),
         unseen,
         ended_max,
+        wall,
     };
     (r, times)
 }
@@ -552,11 +565,13 @@ mod tests {
             per_thread: vec![60, 1],
             unseen: 0,
             ended_max: 0,
+            wall: 0,
         });
         t.add(&ThreadTimes {
             per_thread: vec![60, 1],
             unseen: 0,
             ended_max: 0,
+            wall: 0,
         });
         assert_eq!(t.total, 122);
         assert!(t.busiest_share() > 0.98, "{t:?}");
@@ -569,9 +584,43 @@ mod tests {
             per_thread: vec![50, 40, 10],
             unseen: 45,
             ended_max: 40,
+            wall: 0,
         };
         assert_eq!(t.total(), 145);
         assert_eq!(t.busiest(), 85);
         assert!((t.busiest_share() - 85.0 / 145.0).abs() < 1e-9);
+        // A call of 100 ns: the thread that ended may have run that long, no longer.
+        assert_eq!(
+            ThreadTimes {
+                wall: 100,
+                ..t.clone()
+            }
+            .busiest(),
+            85
+        );
+        assert_eq!(ThreadTimes { wall: 60, ..t }.busiest(), 60);
+    }
+
+    #[test]
+    fn many_brief_threads_at_once_are_not_charged_as_one() {
+        // Two cores busy for 10 ms with threads too brief for any sample: 20 ms of CPU time,
+        // unseen. One thread cannot have run more than the 10 ms the call lasted.
+        let parallel = ThreadTimes {
+            per_thread: vec![1_000_000],
+            unseen: 19_000_000,
+            ended_max: 0,
+            wall: 10_000_000,
+        };
+        assert!(
+            (parallel.busiest_share() - 0.5).abs() < 1e-9,
+            "{parallel:?}"
+        );
+        // The same 20 ms in brief threads one after the other: the call lasted 20 ms, and one
+        // thread may have done 19 of it.
+        let serial = ThreadTimes {
+            wall: 20_000_000,
+            ..parallel
+        };
+        assert!(serial.busiest_share() > 0.9, "{serial:?}");
     }
 }
