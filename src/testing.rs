@@ -19,6 +19,9 @@ use crate::ladder;
 use crate::lesson::Lesson;
 use crate::report;
 
+/// How many times a case whose check found too few cores free is graded again, alone.
+const ALONE_TRIES: usize = 3;
+
 /// A grader for tests: the environment's device and seed, the course's program as worker.
 #[derive(Clone, Debug)]
 pub struct Grader {
@@ -513,10 +516,27 @@ impl Grader {
         }
     }
 
+    /// `o`, or, if it is not what its case expects because a check found too few cores free to
+    /// judge, the case graded again, up to [`ALONE_TRIES`] times.
+    fn judged(&self, mut o: Outcome) -> Outcome {
+        for _ in 0..ALONE_TRIES {
+            let unjudged = o
+                .verdict
+                .notes
+                .iter()
+                .any(|n| n.starts_with(grade::TOO_FEW_CORES));
+            if o.mismatch.is_none() || !unjudged {
+                break;
+            }
+            o = self.outcome(&o.case);
+        }
+        o
+    }
+
     /// Grades a case: its verdict if it is what the case expects, else a readable error with
     /// the whole verdict.
     pub fn check(&self, case: &Case) -> Result<Verdict, String> {
-        let o = self.outcome(case);
+        let o = self.judged(self.outcome(case));
         match o.mismatch {
             None => Ok(o.verdict),
             Some(why) => Err(why),
@@ -551,6 +571,10 @@ impl Grader {
         });
         let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
         done.sort_by_key(|(i, _)| *i);
+        // Graded a few at a time, the cases keep the machine busy: a case that a check could not
+        // judge for want of free cores is graded again, alone.
+        let done: Vec<(usize, Outcome)> =
+            done.into_iter().map(|(i, o)| (i, self.judged(o))).collect();
         done.into_iter().map(|(_, o)| o).collect()
     }
 

@@ -23,6 +23,10 @@ pub mod ocl;
 pub mod simulate;
 pub mod worker;
 
+/// How a verdict's note begins when a check could not judge because the machine gave it too
+/// few free cores; the course's own tests grade such a case again, alone.
+pub const TOO_FEW_CORES: &str = "not checked, too few cores free";
+
 pub use judge::judge;
 pub use worker::grade;
 

@@ -17,7 +17,7 @@ use anyhow::{bail, Context as _, Result};
 
 use super::callgrind::{self, Counts as CallgrindCounts};
 use super::child::{self, Captured, Scratch};
-use super::cpu_driver::{self, Job, Mode};
+use super::cpu_driver::{self, Job, Mode, TryReport};
 use super::matrix::Problem;
 use super::paths;
 use super::sandbox;
@@ -277,9 +277,9 @@ pub struct Finished {
     pub c: Vec<f32>,
     /// Wall time of each call, ms: the first (checked) one, then the timed repetitions.
     pub times_ms: Vec<f64>,
-    /// For each try of a [`Mode::Threads`] run: the busiest thread's share of the call's
-    /// CPU time, and that CPU time in ns.
-    pub shares: Vec<(f64, u64)>,
+    /// For each try of a [`Mode::Threads`] run: how the work was shared among threads and
+    /// whether they ran at the same time.
+    pub tries: Vec<TryReport>,
     /// What the student's code printed (stdout, then stderr).
     pub printed: Captured,
 }
@@ -426,7 +426,7 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
     let data = &bytes[at + marker.len()..];
     let mut status = String::new();
     let mut times_ms = Vec::new();
-    let mut shares = Vec::new();
+    let mut tries = Vec::new();
     for line in text.lines() {
         if let Some(s) = line.strip_prefix("status ") {
             status = s.to_string();
@@ -437,13 +437,7 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
                 .map(|ns| ns * 1e-6)
                 .collect();
         } else if let Some(w) = line.strip_prefix("shares") {
-            shares = w
-                .split_whitespace()
-                .filter_map(|x| {
-                    let (share, total) = x.split_once(':')?;
-                    Some((share.parse().ok()?, total.parse().ok()?))
-                })
-                .collect();
+            tries = w.split_whitespace().filter_map(TryReport::parse).collect();
         }
     }
     if let Some(msg) = status.strip_prefix("panic ") {
@@ -464,7 +458,7 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
     Ok(CpuRun::Finished(Finished {
         c,
         times_ms,
-        shares,
+        tries,
         printed,
     }))
 }

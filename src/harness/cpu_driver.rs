@@ -31,6 +31,30 @@ pub const THREADS_TRY_CPU_NS: u64 = 80_000_000;
 pub const THREADS_TRY_CALLS: usize = 64;
 /// The longest one try of the thread check repeats a call, whatever CPU time it got.
 pub const THREADS_TRY_MAX_MS: u128 = 1_000;
+/// A try whose threads kept this many cores busy on average ran them at the same time: one
+/// thread at a time keeps one core busy (a little more while a lock changes hands).
+pub const TOGETHER_MIN_USED: f64 = 1.25;
+/// Threads that kept fewer cores busy took turns only if the machine had this many free
+/// around the try, of the [`PROBE_THREADS`] a probe spins...
+pub const TOGETHER_MIN_FREE: f64 = 1.7;
+/// ...and if at least this many cores of the machine sat idle during the try: a burst of
+/// other work that took a core during the try but not during the probes around it leaves
+/// none idle.
+pub const TOGETHER_MIN_IDLE: f64 = 0.5;
+/// How many such tries it takes to say that threads took turns: a burst of other work that
+/// came and went between two probes cannot make a parallel kernel look serial twice.
+pub const TOGETHER_QUIET_TRIES: usize = 2;
+/// The most tries of the thread check, however busy the machine: past the lesson's own count,
+/// tries go on only until they settle whether the threads ran together, and only while the
+/// check has lasted less than [`THREADS_MAX_MS`].
+pub const THREADS_MAX_TRIES: usize = 12;
+/// How long the thread check goes on trying to settle whether the threads ran together, ms.
+pub const THREADS_MAX_MS: u128 = 5_000;
+/// How long each probe of [`free_cores`] spins, before and after every try.
+pub const PROBE_MS: u64 = 20;
+/// How many threads a probe of [`free_cores`] spins: two, the fewest a parallel kernel may
+/// use, so that a probe sees the machine as a kernel of two threads would.
+pub const PROBE_THREADS: usize = 2;
 
 /// How a job runs the function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +174,7 @@ mod linux {
     extern "C" {
         fn clock_gettime(clk: i32, ts: *mut [i64; 2]) -> i32;
         fn syscall(num: i64, ...) -> i64;
+        fn sysconf(name: i32) -> i64;
     }
 
     /// CPU time of the whole process, threads that have exited included, ns.
@@ -159,6 +184,46 @@ mod linux {
         // SAFETY: ts has the layout of a 64-bit timespec; the call writes only into it.
         unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
         ts[0] as u64 * 1_000_000_000 + ts[1] as u64
+    }
+
+    /// The idle time of the CPUs in this process's affinity list, summed, ns: `/proc/stat`'s
+    /// idle and iowait ticks of each of them.
+    pub fn idle_ns() -> Option<u64> {
+        const SC_CLK_TCK: i32 = 2;
+        // SAFETY: sysconf reads a constant of the system; it takes no pointers.
+        let hz = unsafe { sysconf(SC_CLK_TCK) };
+        if hz <= 0 {
+            return None;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let allowed = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .and_then(super::cpu_list)?;
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let mut ticks = 0u64;
+        let mut seen = 0;
+        for line in stat.lines() {
+            let mut f = line.split_ascii_whitespace();
+            let Some(cpu) = f
+                .next()
+                .and_then(|w| w.strip_prefix("cpu"))
+                .and_then(|n| n.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            if !allowed.contains(&cpu) {
+                continue;
+            }
+            // user nice system idle iowait ...
+            let v: Vec<u64> = f.take(5).filter_map(|x| x.parse().ok()).collect();
+            if v.len() < 5 {
+                return None;
+            }
+            ticks += v[3] + v[4];
+            seen += 1;
+        }
+        (seen > 0).then(|| ticks * 1_000_000_000 / hz as u64)
     }
 
     /// This thread's id.
@@ -246,12 +311,15 @@ pub struct TryTimes {
     pub busiest: u64,
     /// All threads' time of every call, summed, ns.
     pub total: u64,
+    /// How long the calls lasted, summed, ns.
+    pub wall: u64,
 }
 
 impl TryTimes {
     pub fn add(&mut self, call: &ThreadTimes) {
         self.busiest += call.busiest();
         self.total += call.total();
+        self.wall += call.wall;
     }
 
     /// The busiest threads' share of the try's CPU time, 0 to 1.
@@ -261,6 +329,122 @@ impl TryTimes {
             t => self.busiest as f64 / t as f64,
         }
     }
+}
+
+/// What one try of the thread check reports to the grader: how the work was shared among the
+/// threads, and whether they ran at the same time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TryReport {
+    /// The busiest thread's share of the try's CPU time, 0 to 1.
+    pub share: f64,
+    /// The try's CPU time, ns.
+    pub total: u64,
+    /// The try's wall time, ns.
+    pub wall: u64,
+    /// How many of [`PROBE_THREADS`] spinning threads the machine ran at once, just before and
+    /// just after the try (the smaller of the two): how many cores the try could have had.
+    pub free: f64,
+    /// How many of the cores this process may use sat idle during the try, on average (0
+    /// where the system does not tell).
+    pub idle: f64,
+}
+
+impl TryReport {
+    /// How many cores the try kept busy on average: its CPU time over its wall time.
+    pub fn cores_used(&self) -> f64 {
+        match self.wall {
+            0 => 0.0,
+            w => self.total as f64 / w as f64,
+        }
+    }
+
+    /// Whether the threads were seen running at the same time.
+    pub fn together(&self) -> bool {
+        self.cores_used() >= TOGETHER_MIN_USED
+    }
+
+    /// Whether the machine had cores enough for threads to be seen running together: free just
+    /// before and just after the try, and some left idle during it.
+    pub fn quiet(&self) -> bool {
+        self.free >= TOGETHER_MIN_FREE && self.idle >= TOGETHER_MIN_IDLE
+    }
+
+    /// One word of the response's `shares` line.
+    pub fn word(&self) -> String {
+        format!(
+            "{:.4}:{}:{}:{:.3}:{:.3}",
+            self.share, self.total, self.wall, self.free, self.idle
+        )
+    }
+
+    pub fn parse(word: &str) -> Option<TryReport> {
+        let mut f = word.split(':');
+        let r = TryReport {
+            share: f.next()?.parse().ok()?,
+            total: f.next()?.parse().ok()?,
+            wall: f.next()?.parse().ok()?,
+            free: f.next()?.parse().ok()?,
+            idle: f.next()?.parse().ok()?,
+        };
+        f.next().is_none().then_some(r)
+    }
+}
+
+/// Whether the tries so far tell if the threads ran at the same time: one try in which they
+/// did settles it; otherwise [`TOGETHER_QUIET_TRIES`] tries on a machine with cores free.
+pub fn together_settled(tries: &[TryReport]) -> bool {
+    tries.iter().any(TryReport::together)
+        || tries.iter().filter(|t| t.quiet()).count() >= TOGETHER_QUIET_TRIES
+}
+
+/// How many cores the machine gives this process right now: [`PROBE_THREADS`] threads spin
+/// for `ms`, and the process's CPU time over that wall time says how many of them ran at
+/// once (0 where the CPU time cannot be read).
+#[cfg(target_os = "linux")]
+pub fn free_cores(ms: u64) -> f64 {
+    let p0 = linux::process_cpu();
+    let start = Instant::now();
+    let deadline = start + std::time::Duration::from_millis(ms);
+    std::thread::scope(|s| {
+        for _ in 0..PROBE_THREADS {
+            s.spawn(|| {
+                while Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+    });
+    let wall = start.elapsed().as_nanos() as f64;
+    linux::process_cpu().saturating_sub(p0) as f64 / wall.max(1.0)
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn free_cores(_ms: u64) -> f64 {
+    0.0
+}
+
+/// The CPUs of a list such as `/proc/self/status`'s `Cpus_allowed_list` (`0-3,8,10-11`).
+pub fn cpu_list(list: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.trim().parse::<usize>().ok()?..=b.trim().parse().ok()?),
+            None => cpus.push(part.trim().parse().ok()?),
+        }
+    }
+    Some(cpus)
+}
+
+/// The idle time so far of the cores this process may run on, summed, ns (`None` where the
+/// system does not tell). Two readings a try apart say how many cores sat idle during it.
+#[cfg(target_os = "linux")]
+pub fn idle_ns() -> Option<u64> {
+    linux::idle_ns()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn idle_ns() -> Option<u64> {
+    None
 }
 
 /// Runs `f` and measures every thread's CPU time during it (see [`ThreadTimes`]).
@@ -478,8 +662,18 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
         Mode::Threads => {
             // Every worker of the pool exists before the first measurement.
             rayon::broadcast(|_| ());
-            for _ in 0..job.reps.max(1) {
+            let started = Instant::now();
+            for n in 0..THREADS_MAX_TRIES.max(job.reps) {
+                if n >= job.reps.max(1)
+                    && (together_settled(&shares)
+                        || started.elapsed().as_millis() >= THREADS_MAX_MS)
+                {
+                    break;
+                }
                 c.fill(f32::NAN);
+                let free_before = free_cores(PROBE_MS);
+                let idle_before = idle_ns();
+                let try_start = Instant::now();
                 let mut t = TryTimes::default();
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // A fast or busy machine gives one call too little CPU time to tell how
@@ -497,11 +691,22 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
                         }
                     }
                 }));
+                let try_wall = try_start.elapsed().as_nanos() as f64;
+                let idle = match (idle_before, idle_ns()) {
+                    (Some(a), Some(b)) => b.saturating_sub(a) as f64 / try_wall.max(1.0),
+                    _ => 0.0,
+                };
                 if r.is_err() {
                     status = panicked(&message);
                     break;
                 }
-                shares.push((t.busiest_share(), t.total));
+                shares.push(TryReport {
+                    share: t.busiest_share(),
+                    total: t.total,
+                    wall: t.wall,
+                    free: free_before.min(free_cores(PROBE_MS)),
+                    idle,
+                });
             }
         }
         Mode::Callgrind => {
@@ -521,8 +726,9 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
         out.push_str(&format!(" {t}"));
     }
     out.push_str("\nshares");
-    for (share, total) in &shares {
-        out.push_str(&format!(" {share:.4}:{total}"));
+    for t in &shares {
+        out.push(' ');
+        out.push_str(&t.word());
     }
     out.push_str("\ndata\n");
     let mut bytes = out.into_bytes();
@@ -538,6 +744,21 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_lists_read_as_the_kernel_writes_them() {
+        assert_eq!(cpu_list("0-1\n"), Some(vec![0, 1]));
+        assert_eq!(cpu_list("0,2-4,7"), Some(vec![0, 2, 3, 4, 7]));
+        assert_eq!(cpu_list("x"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn idle_time_is_read_and_grows_while_this_thread_sleeps() {
+        let a = idle_ns().expect("/proc/stat tells the idle time");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(idle_ns().unwrap() >= a);
+    }
 
     #[test]
     fn job_headers_round_trip() {

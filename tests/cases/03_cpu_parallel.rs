@@ -94,7 +94,7 @@ pub const CASES: &[Case] = &[
         )]),
     ),
     // Every row behind one lock: the work is spread over the threads, and they take turns.
-    Case::gap(
+    Case::rejects(
         L,
         "rows_behind_one_lock",
         Decoy,
@@ -108,6 +108,25 @@ pub const CASES: &[Case] = &[
                 "            let _turn = ONE_AT_A_TIME.lock().unwrap();\n            c_row.fill(0.0);",
             ),
         ]),
-        "the grader measures how much of the work each thread did, not whether the threads ran at the same time; the verdict says so",
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // C behind a Mutex, to please the borrow checker, locked for each row's whole product.
+    Case::rejects(
+        L,
+        "mutex_around_c",
+        Decoy,
+        File("mutex_around_c"),
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // A thread per band of rows, each joined before the next is spawned.
+    Case::rejects(
+        L,
+        "each_thread_joined_at_once",
+        Decoy,
+        File("each_thread_joined_at_once"),
+        FailKind::Technique,
+        &["threads took turns", "joining each thread"],
     ),
 ];

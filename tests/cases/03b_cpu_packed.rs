@@ -103,6 +103,25 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["`matmul_packed` did", "on one thread"],
     ),
+    // Every row block's macro-kernel behind one lock: the blocks are handed to rayon's workers,
+    // and they compute one at a time.
+    Case::rejects(
+        L,
+        "blocks_behind_one_lock",
+        Decoy,
+        Mutant(&[
+            (
+                "pub fn matmul_packed(",
+                "static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());\n\npub fn matmul_packed(",
+            ),
+            (
+                "                    let ic = t * MC;",
+                "                    let _turn = ONE_AT_A_TIME.lock().unwrap();\n                    let ic = t * MC;",
+            ),
+        ]),
+        FailKind::Technique,
+        &["`matmul_packed`'s threads took turns"],
+    ),
     // A forged verdict printed by a version whose K blocks overwrite each other.
     Case::rejects(
         L,

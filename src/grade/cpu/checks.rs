@@ -9,15 +9,18 @@ use std::path::Path;
 
 use crate::harness::callgrind::{self, Judgement};
 use crate::harness::cpu_crate::{self, Built, Caches, CpuRun, Simulated, Spec};
-use crate::harness::cpu_driver::{self, Mode};
+use crate::harness::cpu_driver::{self, Mode, TryReport};
 use crate::harness::matrix::{Problem, Shape};
 use crate::lesson::{CpuCheck, CpuLesson, Lesson, Level};
 
-use super::super::{FailKind, Failure, Options};
+use super::super::{FailKind, Failure, Options, TOO_FEW_CORES};
 use super::{builder, outcome};
+
+static THREAD_CHECK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Calls shorter than this (CPU time) are too short to tell how the work was shared.
 const MIN_THREAD_NS: u64 = 50_000_000;
+
 // The driver repeats a short call until a try has gathered this much CPU time.
 const _: () = assert!(cpu_driver::THREADS_TRY_CPU_NS > MIN_THREAD_NS);
 
@@ -87,45 +90,101 @@ fn threads(
         reps: tries,
         threads: pool,
     };
-    let run = cpu_crate::run(built, function, &p, spec, opts.step_timeout)
-        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
+    // One thread check at a time in this process: graders running side by side (the course's
+    // tests grade several cases at once) would otherwise take each other's cores.
+    let run = {
+        let _alone = THREAD_CHECK.lock().unwrap_or_else(|e| e.into_inner());
+        cpu_crate::run(built, function, &p, spec, opts.step_timeout)
+    }
+    .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
     let finished =
         outcome(run, function, shape, None, opts.step_timeout.as_secs_f64()).map_err(|e| e.0)?;
     // The best try decides: a kernel in which one thread does the product has that thread do
     // all of it in every try, so more tries can only rescue a parallel kernel that was
     // scheduled unluckily once, never pass a sequential one.
-    let judged: Vec<(f64, u64)> = finished
-        .shares
+    let judged: Vec<TryReport> = finished
+        .tries
         .iter()
         .copied()
-        .filter(|&(_, total)| total >= MIN_THREAD_NS)
+        .filter(|t| t.total >= MIN_THREAD_NS)
         .collect();
-    let Some(&(share, total)) = judged.iter().min_by(|a, b| a.0.total_cmp(&b.0)) else {
+    let Some(best) = judged.iter().min_by(|a, b| a.share.total_cmp(&b.share)) else {
         notes.push(format!(
             "not checked: `{function}` ran too briefly at {shape} to tell how its work was shared"
         ));
         return Ok(());
     };
-    if share <= max_share {
+    if best.share > max_share {
+        let one_cpu = std::thread::available_parallelism().map_or(1, |n| n.get()) == 1;
+        return Err(Failure::new(
+            FailKind::Technique,
+            format!(
+                "`{function}` did {:.1} % of its work on one thread ({:.0} ms of {:.0} ms of CPU time at {shape}; rayon's pool had {pool} threads). The product must be split among threads: `c.par_chunks_mut(n)` over the rows of C hands rows to rayon's workers. (A parallel zero-fill, or `rayon::join` with all the work on one side, leaves the product on one thread.){}",
+                100.0 * best.share,
+                best.share * best.total as f64 / 1e6,
+                best.total as f64 / 1e6,
+                if one_cpu {
+                    " This machine offers one CPU: if your code sizes its thread count from `available_parallelism()`, it starts one thread here; use rayon's pool or a fixed count."
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    notes.push(format!(
+        "technique: `{function}` shares its work: its busiest thread did {:.0} % of the CPU time at {shape} (rayon's pool had {pool} threads)",
+        100.0 * best.share
+    ));
+    together(function, shape, &judged, notes)
+}
+
+/// Threads that share the work must also run at the same time. Each try reports how many
+/// cores it kept busy (CPU time over wall time) and how many two spinning threads got just
+/// before and just after it. One try in which the threads kept more than one core busy shows
+/// that they overlap. A kernel is rejected only when none did and at least two tries had the
+/// cores free on both sides; on a machine too busy for that the check says so and judges
+/// nothing.
+fn together(
+    function: &str,
+    shape: Shape,
+    tries: &[TryReport],
+    notes: &mut Vec<String>,
+) -> Result<(), Failure> {
+    let Some(most) = tries
+        .iter()
+        .max_by(|a, b| a.cores_used().total_cmp(&b.cores_used()))
+    else {
+        return Ok(());
+    };
+    if most.together() {
         notes.push(format!(
-            "technique: `{function}` shares its work: its busiest thread did {:.0} % of the CPU time at {shape} (rayon's pool had {pool} threads)",
-            100.0 * share
+            "technique: `{function}`'s threads ran at the same time: {:.1} cores busy on average at {shape}",
+            most.cores_used()
         ));
         return Ok(());
     }
-    let one_cpu = std::thread::available_parallelism().map_or(1, |n| n.get()) == 1;
+    let quiet: Vec<&TryReport> = tries.iter().filter(|t| t.quiet()).collect();
+    if quiet.len() < cpu_driver::TOGETHER_QUIET_TRIES {
+        notes.push(format!(
+            "{TOO_FEW_CORES}: that `{function}`'s threads ran at the same time. They kept {:.1} cores busy, and the machine had no core to spare: two spinning threads got at most {:.1} cores around each try, and at most {:.1} cores sat idle during one (other work was running, or the machine has one core)",
+            most.cores_used(),
+            tries.iter().map(|t| t.free).fold(0.0, f64::max),
+            tries.iter().map(|t| t.idle).fold(0.0, f64::max)
+        ));
+        return Ok(());
+    }
+    let (total, wall) = quiet
+        .iter()
+        .fold((0, 0), |(t, w), q| (t + q.total, w + q.wall));
+    let free = quiet.iter().map(|q| q.free).fold(f64::INFINITY, f64::min);
+    let idle = quiet.iter().map(|q| q.idle).fold(f64::INFINITY, f64::min);
     Err(Failure::new(
         FailKind::Technique,
         format!(
-            "`{function}` did {:.1} % of its work on one thread ({:.0} ms of {:.0} ms of CPU time at {shape}; rayon's pool had {pool} threads). The product must be split among threads: `c.par_chunks_mut(n)` over the rows of C hands rows to rayon's workers. (A parallel zero-fill, or `rayon::join` with all the work on one side, leaves the product on one thread.){}",
-            100.0 * share,
-            share * total as f64 / 1e6,
+            "`{function}`'s threads took turns: they shared the work, but together they kept {:.2} cores busy at {shape} ({:.0} ms of CPU time in {:.0} ms), while {idle:.1} cores or more sat idle during each of those tries and two spinning threads got {free:.1} or more around it. Something makes each thread wait for the others: a lock held while computing (a `Mutex` around the work), or joining each thread before starting the next. Let every thread write its own rows of C, with nothing shared to wait for.",
+            total as f64 / wall.max(1) as f64,
             total as f64 / 1e6,
-            if one_cpu {
-                " This machine offers one CPU: if your code sizes its thread count from `available_parallelism()`, it starts one thread here; use rayon's pool or a fixed count."
-            } else {
-                ""
-            }
+            wall as f64 / 1e6,
         ),
     ))
 }
@@ -293,5 +352,92 @@ fn save(path: &Path, store: &Store) {
         if std::fs::write(&part, bytes).is_ok() {
             let _ = std::fs::rename(&part, path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHAPE: Shape = Shape::new(64, 64, 64);
+
+    /// A try that kept `used` cores busy for 100 ms, with `free` cores free around it and the
+    /// rest of two cores idle during it.
+    fn try_of(used: f64, free: f64) -> TryReport {
+        TryReport {
+            share: 0.2,
+            total: (used * 100e6) as u64,
+            wall: 100_000_000,
+            free,
+            idle: (2.0 - used).max(0.0),
+        }
+    }
+
+    #[test]
+    fn one_try_with_threads_together_passes_however_busy_the_others() {
+        let tries = [try_of(1.0, 1.9), try_of(1.0, 1.9), try_of(1.6, 1.0)];
+        let mut notes = Vec::new();
+        assert!(together("f", SHAPE, &tries, &mut notes).is_ok());
+        assert!(
+            notes[0].contains("ran at the same time: 1.6 cores"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn threads_taking_turns_on_a_quiet_machine_are_rejected() {
+        let tries = [try_of(1.02, 1.9), try_of(1.0, 1.8), try_of(1.05, 0.9)];
+        let e = together("f", SHAPE, &tries, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.kind, FailKind::Technique);
+        assert!(e.message.contains("took turns"), "{}", e.message);
+        assert!(e.message.contains("1.01 cores busy"), "{}", e.message);
+    }
+
+    #[test]
+    fn one_quiet_try_or_none_judges_nothing() {
+        for tries in [
+            vec![try_of(1.0, 1.9), try_of(1.0, 1.2), try_of(1.0, 1.0)],
+            vec![try_of(1.0, 1.0); 12],
+        ] {
+            let mut notes = Vec::new();
+            assert!(together("f", SHAPE, &tries, &mut notes).is_ok());
+            assert!(notes[0].starts_with(TOO_FEW_CORES), "{notes:?}");
+        }
+    }
+
+    #[test]
+    fn a_burst_of_other_work_during_the_tries_judges_nothing() {
+        // Cores free just before and just after each try, none idle during it: another
+        // program took a core while the kernel ran, and its threads had one core to share.
+        let busy = TryReport {
+            idle: 0.05,
+            ..try_of(1.05, 1.95)
+        };
+        let mut notes = Vec::new();
+        assert!(together("f", SHAPE, &[busy; 4], &mut notes).is_ok());
+        assert!(notes[0].starts_with(TOO_FEW_CORES), "{notes:?}");
+    }
+
+    #[test]
+    fn a_try_report_round_trips_through_the_response() {
+        let t = TryReport {
+            share: 0.25,
+            total: 123_456_789,
+            wall: 98_765_432,
+            free: 1.875,
+            idle: 0.5,
+        };
+        assert_eq!(TryReport::parse(&t.word()), Some(t));
+        assert_eq!(TryReport::parse("0.25:1:2:1.0"), None);
+        assert_eq!(TryReport::parse("0.25:1:2:1.0:0.5:9"), None);
+        assert!(cpu_driver::together_settled(&[try_of(1.3, 0.5)]));
+        assert!(!cpu_driver::together_settled(&[
+            try_of(1.0, 1.9),
+            try_of(1.0, 1.0)
+        ]));
+        assert!(cpu_driver::together_settled(&[
+            try_of(1.0, 1.9),
+            try_of(1.0, 1.7)
+        ]));
     }
 }
