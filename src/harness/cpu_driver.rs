@@ -195,11 +195,7 @@ mod linux {
         if hz <= 0 {
             return None;
         }
-        let status = std::fs::read_to_string("/proc/self/status").ok()?;
-        let allowed = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-            .and_then(super::cpu_list)?;
+        let allowed = allowed_cpus()?;
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
         let mut ticks = 0u64;
         let mut seen = 0;
@@ -224,6 +220,15 @@ mod linux {
             seen += 1;
         }
         (seen > 0).then(|| ticks * 1_000_000_000 / hz as u64)
+    }
+
+    /// The CPUs this process may run on, from `/proc/self/status`.
+    pub fn allowed_cpus() -> Option<Vec<usize>> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+            .and_then(super::cpu_list)
     }
 
     /// This thread's id.
@@ -754,10 +759,22 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn idle_time_is_read_and_grows_while_this_thread_sleeps() {
+    fn idle_time_is_read_in_nanoseconds_of_the_allowed_cores() {
+        let cores = linux::allowed_cpus()
+            .expect("the affinity list is readable")
+            .len() as u64;
+        let start = Instant::now();
         let a = idle_ns().expect("/proc/stat tells the idle time");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        assert!(idle_ns().unwrap() >= a);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let b = idle_ns().unwrap();
+        // No more idle time than every allowed core idle for the whole sleep, give or take a
+        // clock tick each: a reading in ticks or microseconds would be far off.
+        let most = cores * (start.elapsed().as_nanos() as u64 + 20_000_000);
+        assert!(
+            b - a <= most,
+            "{} ns idle on {cores} cores in 100 ms",
+            b - a
+        );
     }
 
     #[test]

@@ -139,11 +139,11 @@ fn threads(
 }
 
 /// Threads that share the work must also run at the same time. Each try reports how many
-/// cores it kept busy (CPU time over wall time) and how many two spinning threads got just
-/// before and just after it. One try in which the threads kept more than one core busy shows
-/// that they overlap. A kernel is rejected only when none did and at least two tries had the
-/// cores free on both sides; on a machine too busy for that the check says so and judges
-/// nothing.
+/// cores it kept busy (CPU time over wall time), how many two spinning threads got just
+/// before and just after it, and how many cores sat idle during it. One try in which the
+/// threads kept more than one core busy shows that they overlap. A kernel is rejected only
+/// when none did and at least two tries were quiet (cores free around them, some idle during
+/// them); on a machine too busy for that the check says so and judges nothing.
 fn together(
     function: &str,
     shape: Shape,
