@@ -56,6 +56,9 @@ struct Args {
 }
 
 pub fn main() -> ExitCode {
+    if let Some(served) = lab::cli::serve_if_worker() {
+        return served;
+    }
     let args = Args::parse();
     lab::cli::finish(Edge::from_env().and_then(|edge| {
         let Some(m) = lab::run::run_lesson(&LESSON, &args.common, &edge)? else {

@@ -171,6 +171,9 @@ struct Args {
 }
 
 pub fn main() -> ExitCode {
+    if let Some(served) = lab::cli::serve_if_worker() {
+        return served;
+    }
     let args = Args::parse();
     lab::cli::finish(Edge::from_env().and_then(|edge| body(&args, &edge)))
 }

@@ -214,9 +214,34 @@ pub fn finish(result: Result<()>) -> ExitCode {
     }
 }
 
+/// Serves a grading request when this program was started as a grading worker
+/// (`PROGRAM worker REQUEST EVENTS`): `lab` and every lesson program grade in a copy of
+/// themselves, so that a lesson program needs no other program built beside it.
+pub fn serve_if_worker() -> Option<ExitCode> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() != 4 || args[1] != "worker" {
+        return None;
+    }
+    let served = grade::worker::serve(
+        std::path::Path::new(&args[2]),
+        std::path::Path::new(&args[3]),
+        crate::ladder::find,
+    );
+    Some(match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
 /// The `main` of a lesson program with no flags of its own.
 pub fn lesson_main(lesson: &'static Lesson) -> ExitCode {
     use clap::{CommandFactory as _, FromArgMatches as _};
+    if let Some(served) = serve_if_worker() {
+        return served;
+    }
     #[derive(clap::Parser)]
     struct Flags {
         #[command(flatten)]

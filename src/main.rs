@@ -84,16 +84,10 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(Cmd::Worker { request, events }) = &args.command {
-        return match grade::worker::serve(request, events, ladder::find) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            }
-        };
+    if let Some(served) = cli::serve_if_worker() {
+        return served;
     }
+    let args = Args::parse();
     let edge = match Edge::from_env() {
         Ok(e) => Edge {
             strict: e.strict || args.board.strict,
@@ -119,7 +113,9 @@ fn main() -> ExitCode {
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
         Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
-        Some(Cmd::Worker { .. }) => unreachable!("handled above"),
+        Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
+            "`lab worker` takes a request file and an event file, and is started by the grader"
+        ))),
     }
 }
 
