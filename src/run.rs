@@ -45,17 +45,7 @@ pub struct Measurement {
     pub previous_note: Option<String>,
 }
 
-/// A failure of the code under test (as opposed to a problem with the set-up).
-#[derive(Debug)]
-pub struct LessonFailed(pub Failure);
-
-impl std::fmt::Display for LessonFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0.message)
-    }
-}
-
-impl std::error::Error for LessonFailed {}
+pub use crate::report::LessonFailed;
 
 /// Which code a lesson program runs: `--solution`, `--kernels DIR`, else `kernels/`.
 pub fn source(common: &Common, edge: &Edge) -> Source {

@@ -212,7 +212,7 @@ impl Params {
     pub fn parse(text: &str) -> Result<Params, String> {
         let defines = text
             .split_whitespace()
-            .map(lab::cli::parse_define)
+            .map(program::parse_define)
             .collect::<Result<Vec<_>, _>>()?;
         Params::from_defines(&defines)
     }

@@ -20,7 +20,9 @@ use crate::lesson::{Kind, Lesson};
 pub mod cpu;
 mod judge;
 pub mod ocl;
+mod request;
 pub mod simulate;
+pub mod words;
 pub mod worker;
 
 /// How a verdict's note begins when a check could not judge because the machine gave it too
