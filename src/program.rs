@@ -31,14 +31,15 @@ pub fn main(name: &str) -> ExitCode {
             lesson.key
         ),
     };
-    let mut command = clap::Command::new(lesson.name()).about(about);
+    let mut command = clap::Command::new(lesson.name());
     if standard {
         command = Common::augment_args(command);
     }
     if let Some(p) = extra {
         command = (p.flags)(command);
     }
-    let matches = command.get_matches();
+    // After the flags: a set of flags brings its own description, which this one replaces.
+    let matches = command.about(about).get_matches();
     let common = if standard {
         Common::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     } else {
