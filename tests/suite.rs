@@ -26,6 +26,23 @@ fn g() -> lab::testing::Grader {
     lab::grader!()
 }
 
+/// Every graded lesson of the ladder has its table here, in ladder order, and no other.
+#[test]
+fn every_graded_lesson_has_its_table() {
+    let graded: Vec<&str> = lab::ladder::ALL
+        .iter()
+        .filter(|l| l.graded())
+        .map(|l| l.key)
+        .collect();
+    let tables: Vec<&str> = TABLES.iter().map(|(k, _)| *k).collect();
+    assert_eq!(tables, graded);
+    println!(
+        "the suite counts {} lessons: {}",
+        tables.len(),
+        tables.join(", ")
+    );
+}
+
 #[test]
 fn tables_are_well_formed() {
     let mut problems = Vec::new();
