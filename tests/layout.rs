@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use lab::harness::child::Scratch;
 use lab::harness::paths::Course;
 use lab::ladder::ALL;
 use lab::layout;
@@ -46,13 +47,14 @@ fn copy_tree(to: &Path) {
     }
 }
 
-fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("lab-layout-{name}-{}", std::process::id()))
+fn temp(name: &str) -> Scratch {
+    Scratch::new(&format!("layout-{name}")).unwrap()
 }
 
 #[test]
 fn a_missing_file_is_caught() {
-    let t = temp("missing");
+    let tmp = temp("missing");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     assert!(layout::check(&t, ALL).is_empty());
     std::fs::remove_file(t.join("kernels/05_local_tiling.cl")).unwrap();
@@ -79,12 +81,12 @@ fn a_missing_file_is_caught() {
         problems.contains("book/src/07_vectorization.md is missing"),
         "{problems}"
     );
-    std::fs::remove_dir_all(t).unwrap();
 }
 
 #[test]
 fn a_file_of_no_lesson_is_caught() {
-    let t = temp("extra");
+    let tmp = temp("extra");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     std::fs::write(t.join("kernels/11_warp_tiling.cl"), "").unwrap();
     std::fs::write(t.join("solutions/05_local_tilling.cl"), "").unwrap();
@@ -99,12 +101,12 @@ fn a_file_of_no_lesson_is_caught() {
     ] {
         assert!(problems.contains(f), "{f} not reported:\n{problems}");
     }
-    std::fs::remove_dir_all(t).unwrap();
 }
 
 #[test]
 fn a_program_without_its_cargo_entry_is_caught() {
-    let t = temp("cargo");
+    let tmp = temp("cargo");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     let toml = std::fs::read_to_string(t.join("Cargo.toml")).unwrap();
     let cut = toml.replace(
@@ -127,7 +129,6 @@ fn a_program_without_its_cargo_entry_is_caught() {
     assert_eq!(layout::write(&t, ALL).unwrap(), ["Cargo.toml"]);
     assert!(layout::check(&t, ALL).is_empty());
     assert_eq!(std::fs::read_to_string(t.join("Cargo.toml")).unwrap(), toml);
-    std::fs::remove_dir_all(t).unwrap();
 }
 
 /// Where a tools file's code (comments and unit tests aside) names a lesson: a key as a

@@ -54,8 +54,12 @@ pub fn outcome(
 ) -> Result<cpu_crate::Finished, (Failure, String)> {
     match run {
         CpuRun::Finished(f) => Ok(f),
-        CpuRun::Panicked { message, printed: p } => {
-            let failure = if message.contains("not yet implemented") {
+        CpuRun::Panicked {
+            message,
+            todo,
+            printed: p,
+        } => {
+            let failure = if todo {
                 Failure::new(
                     FailKind::NotStarted,
                     format!(
