@@ -7,7 +7,7 @@
 //!
 //! runs your `matmul` (or the reference), checks it against the f64 reference and times it.
 
-use lab::lesson::{Peer, CpuLesson, Kind, Lesson};
+use lab::lesson::{CpuLesson, Kind, Lesson, Peer};
 
 pub static LESSON: Lesson = Lesson {
     key: "01",

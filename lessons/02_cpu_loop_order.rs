@@ -9,7 +9,7 @@
 
 use lab::harness::cpu_crate::Caches;
 use lab::harness::matrix::Shape;
-use lab::lesson::{Peer, CpuCheck, CpuLesson, Kind, Lesson, Level};
+use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level, Peer};
 
 pub static LESSON: Lesson = Lesson {
     key: "02",

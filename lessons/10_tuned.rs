@@ -8,9 +8,9 @@
 
 use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
-use lab::lesson::{Peer, 
+use lab::lesson::{
     define, per_mad, probe_define, require_nonempty, Behaviour, Kind, Lesson, Measured, OclLesson,
-    Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
+    Peer, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 #[path = "10_tuned/tuner.rs"]

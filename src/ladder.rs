@@ -130,4 +130,20 @@ mod tests {
         assert_eq!(ALL.iter().filter(|l| l.top).count(), 1, "one top rung");
         assert!(std::ptr::eq(top(), &top_rung::LESSON));
     }
+
+    #[test]
+    fn every_graded_lesson_counts_its_intensity() {
+        // The roofline has a dot for every rung: each declares how its intensity is counted,
+        // and a rule that needs no define gives a number without any.
+        for l in ALL.iter().filter(|l| l.graded()) {
+            let rule = l
+                .intensity
+                .unwrap_or_else(|| panic!("lesson {} declares no intensity rule", l.key));
+            assert!(!rule.rule.is_empty(), "lesson {}", l.key);
+        }
+        let none = crate::lesson::Defines::new();
+        let packed = get("03b").intensity.unwrap();
+        assert!(((packed.of)(&none).unwrap() - 2.0 * 6.0 * 16.0 / (4.0 * 22.0)).abs() < 1e-9);
+        assert!((get("05").intensity.unwrap().of)(&none).is_none());
+    }
 }
