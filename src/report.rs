@@ -88,6 +88,9 @@ pub fn verdict(v: &Verdict) -> String {
         );
     }
     match &v.failure {
+        None if !v.unchecked.is_empty() => {
+            let _ = writeln!(s, "  PASSED ({})", v.unchecked_words());
+        }
         None => {
             let _ = writeln!(s, "  PASSED");
         }

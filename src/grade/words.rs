@@ -24,6 +24,8 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::Uninitialized => "UNINITIALISED VALUE",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::Setup => "CANNOT GRADE",
+        FailKind::Unchecked => "NOT CHECKED",
+        FailKind::TooFast => "FASTER THAN POSSIBLE",
     }
 }
 
