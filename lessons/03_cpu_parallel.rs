@@ -9,7 +9,7 @@
 //! then times it with 1, 2, 4, ... threads: how the work scales.
 
 use clap::{Args as _, FromArgMatches as _};
-use lab::harness::exec::Timing;
+use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
 use lab::lesson::{CpuCheck, CpuLesson, CpuRun, Kind, Lesson, Peer, Program};
 use lab::report;

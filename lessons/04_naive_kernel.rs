@@ -9,7 +9,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use lab::harness::device::Gpu;
-use lab::harness::exec::{Launch, Timing};
+use lab::harness::exec::Launch;
+use lab::harness::timing::Timing;
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
 use lab::harness::program;

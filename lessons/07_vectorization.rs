@@ -148,7 +148,7 @@ fn measure_width(
     course: &lab::harness::paths::Course,
     shape: lab::harness::matrix::Shape,
     width: usize,
-) -> anyhow::Result<Option<lab::harness::exec::Timing>> {
+) -> anyhow::Result<Option<lab::harness::timing::Timing>> {
     let ctx = Ctx {
         info: &gpu.info,
         course,

@@ -6,11 +6,12 @@ use anyhow::Result;
 use opencl3::kernel::Kernel;
 
 use crate::harness::device::{DeviceInfo, Gpu};
-use crate::harness::exec::{self, Launch, RunOutput, Timing};
+use crate::harness::exec::{self, Launch, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::oclgrind::Counts;
 use crate::harness::paths::Course;
 use crate::harness::program::{Arg, Define};
+use crate::harness::timing::Timing;
 
 /// One rung of the ladder.
 pub struct Lesson {

@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness::exec::{RunOutput, Timing};
+use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Shape};
 use crate::harness::paths::Course;
 use crate::harness::program::Define;
+use crate::harness::timing::Timing;
 use crate::lesson::{Kind, Lesson};
 
 pub mod cpu;
