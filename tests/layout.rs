@@ -202,14 +202,43 @@ fn floor(module: &str) -> Option<usize> {
     FLOORS.iter().position(|f| f.contains(&module))
 }
 
-/// A file's code: comments and the unit tests at its end (`#[cfg(test)]`) left out, so that
-/// the check reads what the library itself depends on.
+/// A file's code: comments and unit-test modules (`#[cfg(test)] mod ... { ... }`) left out,
+/// so that the check reads what the library itself depends on.
 fn code(text: &str) -> String {
-    let text = text.split("#[cfg(test)]").next().unwrap_or("");
-    text.lines()
+    let text: String = text
+        .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        // The item the attribute is on, up to its matching closing brace.
+        let Some(open) = after.find('{') else {
+            rest = "";
+            break;
+        };
+        let mut depth = 0usize;
+        let mut end = after.len();
+        for (j, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The module a source file is, as a path from the crate's root (lessons are modules of
@@ -261,32 +290,42 @@ fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
                 base.pop();
                 rest = r;
             }
-            let tail: String = rest
-                .chars()
-                .take_while(|c| {
-                    word(*c)
-                        || *c == ':'
-                        || *c == '{'
-                        || *c == '}'
-                        || *c == ','
-                        || c.is_whitespace()
-                })
-                .collect();
-            let (head, group) = match tail.split_once('{') {
-                Some((h, g)) => (h, g.split('}').next().unwrap_or("")),
-                None => (tail.as_str(), ""),
-            };
+            // The path up to its end, then an `{a, b::c}` group if one follows.
+            let head: String = rest.chars().take_while(|c| word(*c) || *c == ':').collect();
+            // The group's items, split at its own commas (not those of a group inside it).
+            let mut items = Vec::new();
+            if let Some(g) = rest[head.len()..].strip_prefix('{') {
+                let (mut depth, mut item) = (0usize, String::new());
+                for c in g.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => items.push(std::mem::take(&mut item)),
+                        _ => {}
+                    }
+                    if depth > 0 || (c != ',' && c != '{') {
+                        item.push(c);
+                    }
+                }
+                items.push(item);
+            }
             let head: Vec<String> = head
                 .split("::")
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty() && p.chars().all(word))
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
                 .collect();
             let mut path = base.clone();
             path.extend(head);
-            if group.is_empty() {
+            if items.is_empty() {
                 out.push(path);
             } else {
-                for item in group.split(',') {
+                for item in &items {
+                    // `a::b as c` names a::b; `a::{b, c}` (a group in the group) names a.
+                    let item = item
+                        .split(|c: char| c == '{' || c.is_whitespace())
+                        .find(|x| !x.is_empty())
+                        .unwrap_or("");
                     let mut p = path.clone();
                     p.extend(
                         item.split("::")
@@ -455,6 +494,22 @@ fn the_import_check_sees_imports_and_circles() {
         &m("grade")
     )
     .is_empty());
+    assert_eq!(
+        imports_of("use crate::tools as t;", &m("grade")),
+        [m("tools")]
+    );
+    assert_eq!(
+        imports_of("use lab::{cli as c, run::{a, b}};", &m("bin")),
+        [m("cli"), m("run")]
+    );
+    // Code after the tests is code.
+    assert_eq!(
+        imports_of(
+            "#[cfg(test)]\nmod t { fn f() { if x { } } }\nuse crate::run;",
+            &m("grade")
+        ),
+        [m("run")]
+    );
     let e = |pairs: &[(&str, &str)]| -> BTreeSet<(String, String)> {
         pairs
             .iter()
