@@ -13,7 +13,6 @@ use crate::grade::{self, Options};
 use crate::harness::matrix::Shape;
 use crate::harness::paths::Course;
 use crate::harness::program::Define;
-use crate::lesson::Lesson;
 
 /// The configuration every program reads from its environment.
 #[derive(Clone, Debug)]
@@ -131,23 +130,7 @@ pub struct Common {
     pub record: Option<PathBuf>,
 }
 
-/// Parses `NAME=VALUE`.
-pub fn parse_define(s: &str) -> Result<Define, String> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=VALUE (for example TS=16)"))?;
-    let name = name.trim();
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("`{name}` is not a valid define name"));
-    }
-    let value = value.trim();
-    if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c == '"') {
-        return Err(format!(
-            "`{value}` is not a valid value for {name}: one word, such as 16"
-        ));
-    }
-    Ok(Define::new(name, value))
-}
+pub use crate::harness::program::parse_define;
 
 /// The largest dimension the course accepts: a 32768² f32 matrix is already 4 GiB.
 pub const MAX_DIM: usize = 32_768;
@@ -205,7 +188,7 @@ pub fn finish(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            match e.downcast_ref::<crate::run::LessonFailed>() {
+            match e.downcast_ref::<crate::report::LessonFailed>() {
                 Some(f) => eprintln!("{}", crate::report::failure_text(&f.0)),
                 None => eprintln!("error: {e:#}"),
             }
@@ -234,31 +217,6 @@ pub fn serve_if_worker() -> Option<ExitCode> {
             ExitCode::FAILURE
         }
     })
-}
-
-/// The `main` of a lesson program with no flags of its own.
-pub fn lesson_main(lesson: &'static Lesson) -> ExitCode {
-    use clap::{CommandFactory as _, FromArgMatches as _};
-    if let Some(served) = serve_if_worker() {
-        return served;
-    }
-    #[derive(clap::Parser)]
-    struct Flags {
-        #[command(flatten)]
-        common: Common,
-    }
-    let matches = Flags::command()
-        .name(lesson.name())
-        .about(format!(
-            "Lesson {}: runs your code (or --solution), checks it against the f64 reference, times it and compares it with the previous rung",
-            lesson.key
-        ))
-        .get_matches();
-    let flags = Flags::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    finish(
-        Edge::from_env()
-            .and_then(|edge| crate::run::run_lesson(lesson, &flags.common, &edge).map(|_| ())),
-    )
 }
 
 #[cfg(test)]

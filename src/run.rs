@@ -10,12 +10,12 @@ use anyhow::{bail, Context as _, Result};
 use crate::cli::{check_shape, Common, Edge};
 use crate::grade::{self, FailKind, Failure, Source};
 use crate::harness::device::{self, DeviceInfo};
-use crate::harness::exec::Timing;
 use crate::harness::matrix::Shape;
 use crate::harness::paths;
 use crate::harness::peak;
 use crate::harness::program::Define;
 use crate::harness::record::{self, LadderRow};
+use crate::harness::timing::Timing;
 use crate::ladder;
 use crate::lesson::{with_overrides, Ctx, Kind, Lesson};
 use crate::report::{gflops, ms};
@@ -44,17 +44,7 @@ pub struct Measurement {
     pub previous_note: Option<String>,
 }
 
-/// A failure of the code under test (as opposed to a problem with the set-up).
-#[derive(Debug)]
-pub struct LessonFailed(pub Failure);
-
-impl std::fmt::Display for LessonFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0.message)
-    }
-}
-
-impl std::error::Error for LessonFailed {}
+pub use crate::report::LessonFailed;
 
 /// Which code a lesson program runs: `--solution`, `--kernels DIR`, else `kernels/`.
 pub fn source(common: &Common, edge: &Edge) -> Source {

@@ -11,16 +11,19 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness::exec::{RunOutput, Timing};
+use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Shape};
 use crate::harness::paths::Course;
 use crate::harness::program::Define;
+use crate::harness::timing::Timing;
 use crate::lesson::{Kind, Lesson};
 
 pub mod cpu;
 mod judge;
 pub mod ocl;
+mod request;
 pub mod simulate;
+pub mod words;
 pub mod worker;
 
 /// How a verdict's note begins when a check could not judge because the machine gave it too

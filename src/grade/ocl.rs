@@ -235,7 +235,7 @@ pub fn time_within(
         |p, out| {
             verify(p, out, starter)
                 .map(|_| ())
-                .map_err(|f| crate::report::failure_text(&f))
+                .map_err(|f| super::words::failure_text(&f))
         },
     )
 }
