@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 use crate::grade::{FailKind, Failure, Verdict};
 use crate::harness::paths;
 
+pub mod oclgrind;
+
 /// GFLOP/s with a sensible number of digits.
 pub fn gflops(x: f64) -> String {
     if x >= 100.0 {

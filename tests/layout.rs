@@ -193,6 +193,9 @@ fn the_layers_import_only_downwards() {
     for f in ["report.rs", "measure.rs", "peers.rs"] {
         check(&src.join(f), &above_grade);
     }
+    for f in rust_files(&src.join("report")) {
+        check(&f, &above_grade);
+    }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
