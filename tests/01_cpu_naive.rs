@@ -3,11 +3,13 @@
 //! Rust is built as a crate of its own, so these also prove what that crate can and cannot
 //! do.
 
+mod common;
+
 #[path = "cases/01_cpu_naive.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/02_cpu_loop_order and tests/right/02_cpu_loop_order).
 
+mod common;
+
 #[path = "cases/02_cpu_loop_order.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

@@ -2,11 +2,13 @@
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/03_cpu_parallel and tests/right/03_cpu_parallel).
 
+mod common;
+
 #[path = "cases/03_cpu_parallel.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

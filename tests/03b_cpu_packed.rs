@@ -2,11 +2,13 @@
 //! tests/cases/03b_cpu_packed.rs (edits of the solution wrong on purpose, and correct ones
 //! in other styles) are graded as they expect.
 
+mod common;
+
 #[path = "cases/03b_cpu_packed.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! Lesson 04's grader: the reference passes; the cases of tests/cases/04_naive_kernel.rs
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect.
 
+mod common;
+
 #[path = "cases/04_naive_kernel.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! sizes that are not tile multiples are refused with a reason.
 
+mod common;
+
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
@@ -9,8 +11,8 @@ use lab::ladder;
 #[path = "cases/05_local_tiling.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

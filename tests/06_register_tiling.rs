@@ -3,6 +3,8 @@
 //! and correct ones in other styles) are graded as they expect; sizes that are not tile
 //! multiples are refused with a reason.
 
+mod common;
+
 use lab::grade::{self, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
@@ -13,8 +15,8 @@ use lab::report;
 #[path = "cases/06_register_tiling.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 fn defines(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Vec<Define> {

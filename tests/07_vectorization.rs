@@ -2,6 +2,8 @@
 //! cases of tests/cases/07_vectorization.rs (kernels wrong on purpose, and correct ones in
 //! other styles) are graded as they expect; sizes that are not tile multiples are refused.
 
+mod common;
+
 use lab::grade::{self, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
@@ -12,8 +14,8 @@ use lab::report;
 #[path = "cases/07_vectorization.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 fn passes_with(d: Vec<Define>) {

@@ -3,6 +3,8 @@
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! the variants measured beside it (no padding, zero-padded copies) give right answers.
 
+mod common;
+
 use lab::grade::{self, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
@@ -13,8 +15,8 @@ use lab::report;
 #[path = "cases/08_padding.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 fn passes_with(d: Vec<Define>) {

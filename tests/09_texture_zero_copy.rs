@@ -3,6 +3,8 @@
 //! on purpose are rejected with a message that says what is wrong; the zero-copy path never
 //! copies.
 
+mod common;
+
 use std::sync::{Mutex, MutexGuard};
 
 use lab::grade::{self, judge, FailKind, Options, Source};
@@ -17,8 +19,8 @@ use lab::report;
 #[path = "cases/09_texture_zero_copy.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 const LESSON: &str = "09";

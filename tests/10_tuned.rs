@@ -2,6 +2,8 @@
 //! multiples of 4; the cases of tests/cases/10_tuned.rs (kernels wrong on purpose, and
 //! correct ones in other styles) are graded as they expect.
 
+mod common;
+
 use lab::grade::{self, Source};
 use lab::harness::matrix::Shape;
 use lab::ladder;
@@ -11,8 +13,8 @@ use lab::report;
 #[path = "cases/10_tuned.rs"]
 mod cases;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

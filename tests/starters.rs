@@ -4,13 +4,15 @@
 //!
 //!     cargo test --release --test starters -- --ignored
 
+mod common;
+
 use std::path::Path;
 
 use lab::grade::{self, FailKind, Source};
 use lab::ladder::ALL;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 /// The file with every EXERCISE region's body removed (marker lines kept), or why the
