@@ -1,4 +1,4 @@
-//! Exploration harness for lesson 10 (its measurements are in results/perf-10/; not part of the course).
+//! Exploration harness for lesson 10 (its measurements are in research/perf-10/; not part of the course).
 //!
 //!     l10bench JOBS OUTDIR [TIME_MS]
 //!
