@@ -83,8 +83,17 @@ pub fn speed(v: &Verdict, asked: Shape) -> String {
     }
 }
 
-/// The student's status in a few words.
+/// The student's status in a few words, with the parts not checked (`unchecked: races`).
 pub fn status(v: &Verdict, asked: Shape) -> String {
+    let base = status_word(v, asked);
+    let unchecked = v.unchecked_words();
+    match v.kind() {
+        None if !unchecked.is_empty() => format!("{base} ({unchecked})"),
+        _ => base,
+    }
+}
+
+fn status_word(v: &Verdict, asked: Shape) -> String {
     match v.kind() {
         None => format!("done, {}", speed(v, asked)),
         Some(FailKind::NotStarted) => "not started".into(),

@@ -13,7 +13,7 @@ use crate::harness::paths::Course;
 use crate::harness::sandbox;
 use crate::lesson::{CpuLesson, Lesson};
 
-use super::{verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
+use super::{verify, CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
 
 mod checks;
 
@@ -119,7 +119,7 @@ pub(super) fn grade(
         }
     };
     if let Some(n) = sandbox::detect().notice() {
-        verdict.notes.push(n);
+        verdict.not_checked(Part::Sandbox, n);
     }
     let starter = std::fs::read_to_string(file)
         .ok()
@@ -167,7 +167,10 @@ pub(super) fn grade(
         }
     }
     progress("checking the technique".into());
-    if let Err(f) = checks::run(cpu, &built, opts, &mut verdict.notes) {
+    let mut notes = Notes::default();
+    let checked = checks::run(cpu, &built, opts, &mut notes);
+    verdict.absorb(notes);
+    if let Err(f) = checked {
         verdict.failure = Some(f);
         return verdict;
     }
