@@ -11,6 +11,14 @@ fn g() -> common::Grader {
     common::grader()
 }
 
+/// Your own kernels/ file, graded as `cargo lab 02` grades it, with the same report:
+/// `cargo test --test 02_cpu_loop_order -- --ignored` (`LAB_KERNELS=DIR` grades another folder).
+#[test]
+#[ignore = "grades your own file: cargo test -- --ignored"]
+fn your_kernel() -> Result<(), common::student::NotPassed> {
+    common::student::your_kernel("02")
+}
+
 #[test]
 fn solution_passes() {
     g().solution_passes("02");

@@ -11,6 +11,14 @@ fn g() -> common::Grader {
     common::grader()
 }
 
+/// Your own kernels/ file, graded as `cargo lab 03b` grades it, with the same report:
+/// `cargo test --test 03b_cpu_packed -- --ignored` (`LAB_KERNELS=DIR` grades another folder).
+#[test]
+#[ignore = "grades your own file: cargo test -- --ignored"]
+fn your_kernel() -> Result<(), common::student::NotPassed> {
+    common::student::your_kernel("03b")
+}
+
 #[test]
 fn solution_passes() {
     let v = g().solution_passes("03b");

@@ -19,6 +19,14 @@ fn g() -> common::Grader {
     common::grader()
 }
 
+/// Your own kernels/ file, graded as `cargo lab 08` grades it, with the same report:
+/// `cargo test --test 08_padding -- --ignored` (`LAB_KERNELS=DIR` grades another folder).
+#[test]
+#[ignore = "grades your own file: cargo test -- --ignored"]
+fn your_kernel() -> Result<(), common::student::NotPassed> {
+    common::student::your_kernel("08")
+}
+
 fn passes_with(d: Vec<Define>) {
     let opts = grade::Options {
         defines: d,

@@ -23,6 +23,14 @@ fn g() -> common::Grader {
     common::grader()
 }
 
+/// Your own kernels/ file, graded as `cargo lab 09` grades it, with the same report:
+/// `cargo test --test 09_texture_zero_copy -- --ignored` (`LAB_KERNELS=DIR` grades another folder).
+#[test]
+#[ignore = "grades your own file: cargo test -- --ignored"]
+fn your_kernel() -> Result<(), common::student::NotPassed> {
+    common::student::your_kernel("09")
+}
+
 const LESSON: &str = "09";
 
 #[test]

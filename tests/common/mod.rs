@@ -9,8 +9,12 @@
 //! each case a realistic mistake (or a correct kernel in another style) and what the grader
 //! must say about it. The lesson's test file checks its table with [`Grader::assert_cases`];
 //! `tests/suite.rs` grades every table and records the result.
+//!
+//! [`student`] grades the student's own files, one `your_kernel` test per lesson.
 
 #![allow(dead_code)]
+
+pub mod student;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
