@@ -18,10 +18,12 @@ use opencl3::types::{
     cl_image_desc, cl_image_format, cl_map_flags, cl_mem, cl_mem_flags, CL_BLOCKING,
 };
 
+use lab::grade::verify;
 use lab::harness::device::{DeviceInfo, Gpu};
 use lab::harness::exec::{self, GuardedC, Launch, RunOutput, Timing};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::program::Define;
+use lab::harness::timing;
 use lab::lesson::{define, require_multiple, round_up};
 
 mod adreno;
