@@ -4,6 +4,11 @@
 //!
 //! Every host-side enqueue goes through a [`Recorder`], which keeps a log of the operations
 //! and refuses to launch the kernel while a memory object is still mapped for the host.
+//!
+//! One file per part, beside this one: `shape` (the kernel's work-group and micro-tile on a
+//! device), `transfer` (how the host lays out and moves the matrices), `recorder` (every
+//! enqueue), `objects` (allocation and arguments), `run` (running and timing) and `adreno`
+//! (the Adreno blog's kernel, kept in `adreno_blog.cl`). They share the imports below.
 
 use std::ptr;
 use std::time::Instant;
