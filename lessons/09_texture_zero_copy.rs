@@ -338,7 +338,7 @@ fn measure_adreno_blog(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
         return Ok(None);
     }
     let defines = texture::adreno_blog_defines();
-    let origin = course.lessons().join("09_texture_zero_copy/texture.rs");
+    let origin = course.lessons().join("09_texture_zero_copy/adreno_blog.cl");
     let prog = program::build_source(
         gpu,
         &origin,

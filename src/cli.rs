@@ -2,17 +2,18 @@
 //! the course reads (each once, here, checked), and turning a result into an exit code.
 //! Nothing below this module reads the environment or ends the process.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 
-use crate::grade::{self, Options};
+use crate::grade::{self, Options, Source, Verdict};
 use crate::harness::matrix::Shape;
-use crate::harness::paths::Course;
+use crate::harness::paths::{self, Course};
 use crate::harness::program::Define;
+use crate::lesson::Lesson;
 
 /// The configuration every program reads from its environment.
 #[derive(Clone, Debug)]
@@ -29,6 +30,9 @@ pub struct Edge {
     pub clblast: Option<String>,
     /// `LAB_STRICT=1`: a part that could not be checked fails the lesson.
     pub strict: bool,
+    /// `LAB_KERNELS`: the student's folder of kernels, when not the course's kernels/ (what
+    /// `--kernels DIR` says on a command line, for runners that pass no flags: `cargo test`).
+    pub kernels: Option<PathBuf>,
 }
 
 /// Reads an environment variable that must be a whole number when set.
@@ -65,7 +69,26 @@ impl Edge {
                 Some(1) => true,
                 Some(n) => bail!("LAB_STRICT={n}: use 1 to fail what could not be checked, or 0"),
             },
+            kernels: text("LAB_KERNELS").map(|d| paths::absolute(Path::new(&d))),
         })
+    }
+
+    /// The student's folder of kernels: the `--kernels` flag, else `LAB_KERNELS`, else the
+    /// course's kernels/. An error when it is not a folder.
+    pub fn kernels(&self, flag: Option<&Path>) -> Result<PathBuf> {
+        let dir = flag
+            .map(paths::absolute)
+            .or_else(|| self.kernels.clone())
+            .unwrap_or_else(|| self.course.kernels());
+        if !dir.is_dir() {
+            let from = match (flag, &self.kernels) {
+                (Some(_), _) => " (--kernels)",
+                (None, Some(_)) => " (LAB_KERNELS)",
+                (None, None) => "",
+            };
+            bail!("{}{from} is not a folder of kernels", dir.display());
+        }
+        Ok(dir)
     }
 
     /// The device selector in force: the `--device` flag, else `LAB_DEVICE`.
@@ -85,6 +108,15 @@ impl Edge {
             ..Options::new(self.course.clone(), worker)
         }
     }
+}
+
+/// `cargo lab`'s grading of one lesson: its file in the student's folder `dir`, graded with
+/// `opts`, and the report the student reads. `cargo lab` and the student tests of `cargo test
+/// -- --ignored` both grade through here.
+pub fn grade_lesson(lesson: &Lesson, dir: &Path, opts: &Options) -> (Verdict, String) {
+    let v = grade::grade(lesson, &Source::Folder(dir.to_path_buf()), opts);
+    let text = crate::report::verdict(&v);
+    (v, text)
 }
 
 /// This program's own path: the grading worker is the program itself, started again.

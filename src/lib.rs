@@ -9,7 +9,7 @@
 //! - [`cli`]: the edge, flags and environment.
 //! - [`run`]: a lesson's standard run (check, time, compare with the previous rung).
 //! - The front ends: [`program`] (every lesson's program), [`scoreboard`], [`class`],
-//!   [`layout`], [`tools`], [`testing`].
+//!   [`layout`], [`tools`].
 //!
 //! tests/layout.rs checks these floors on every file, lessons/ included, and that no two
 //! modules import each other, directly or around a circle.
@@ -35,5 +35,4 @@ pub mod layout;
 pub mod program;
 pub mod run;
 pub mod scoreboard;
-pub mod testing;
 pub mod tools;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};
 use lab::cli::{self, Edge};
-use lab::grade::{self, Source};
+use lab::grade;
 use lab::harness::{device, matrix::Shape, paths, peak};
 use lab::lesson::Lesson;
 use lab::{class, ladder, report, scoreboard, tools};
@@ -154,14 +154,9 @@ fn pick(keys: &[String]) -> Result<Vec<&'static Lesson>> {
         .collect()
 }
 
-/// The folder to grade: --kernels DIR, else the course's kernels/.
+/// The folder to grade: --kernels DIR, else LAB_KERNELS, else the course's kernels/.
 fn folder(board: &Board, edge: &Edge) -> Result<PathBuf> {
-    let dir = match &board.kernels {
-        Some(d) => paths::absolute(d),
-        None => edge.course.kernels(),
-    };
-    anyhow::ensure!(dir.is_dir(), "{} is not a folder of kernels", dir.display());
-    Ok(dir)
+    edge.kernels(board.kernels.as_deref())
 }
 
 fn timing_shape(size: Option<usize>, info: &device::DeviceInfo) -> Result<Shape> {
@@ -222,8 +217,8 @@ fn grade_lessons(board: &Board, keys: &[String], edge: &Edge) -> Result<bool> {
     let mut next = None;
     for lesson in &lessons {
         eprintln!("grading lesson {} ...", lesson.key);
-        let v = grade::grade(lesson, &Source::Folder(dir.clone()), &opts);
-        println!("{}", report::verdict(&v));
+        let (v, text) = cli::grade_lesson(lesson, &dir, &opts);
+        println!("{text}");
         if v.passed() {
             passed += 1;
         } else if next.is_none() {

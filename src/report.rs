@@ -1,4 +1,5 @@
-//! Text the student reads: a grading verdict, a failure, numbers with sensible digits.
+//! Text the student reads: a grading verdict, a failure, numbers with sensible digits, and
+//! ([`oclgrind`]) what the OpenCL simulator found in a kernel.
 
 use std::fmt::Write as _;
 

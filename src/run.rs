@@ -46,14 +46,19 @@ pub struct Measurement {
 
 pub use crate::report::LessonFailed;
 
-/// Which code a lesson program runs: `--solution`, `--kernels DIR`, else `kernels/`.
+/// Which code a lesson program runs: `--solution`, `--kernels DIR`, `LAB_KERNELS`, else
+/// `kernels/`.
 pub fn source(common: &Common, edge: &Edge) -> Source {
     if common.solution {
         Source::Folder(edge.course.solutions())
     } else if let Some(dir) = &common.kernels {
         Source::Folder(paths::absolute(dir))
     } else {
-        Source::Folder(edge.course.kernels())
+        Source::Folder(
+            edge.kernels
+                .clone()
+                .unwrap_or_else(|| edge.course.kernels()),
+        )
     }
 }
 

@@ -2,14 +2,16 @@
 //! compile, one half done) graded by `lab class`, with a table, a ranking and a gradebook,
 //! each verdict the one `--kernels` gives that folder alone.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
 use lab::class::GradeRow;
 use lab::harness::record;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 fn copy(from: &Path, to: &Path, files: &[&str]) {

@@ -2,10 +2,12 @@
 //! OpenCL and a flood of printing each get a clear answer. (Lesson 04's kernels that are
 //! wrong on purpose are cases of its grader: tests/cases/04_naive_kernel.rs.)
 
+mod common;
+
 use lab::grade::FailKind;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 #[test]

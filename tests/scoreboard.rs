@@ -1,14 +1,16 @@
 //! The layout of the scoreboard and of a lesson's report, as snapshots with the numbers
 //! (and the device's name) filtered out.
 
+mod common;
+
 use lab::grade::{Options, Source};
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
 use lab::ladder;
 use lab::{run, scoreboard};
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 fn settings() -> insta::Settings {

@@ -1,16 +1,22 @@
 //! Keeps the starters honest: each differs from its solution only inside EXERCISE regions,
 //! and each fails its grader as "not started". Both tests read kernels/, which students edit,
-//! so they are ignored by a plain `cargo test` and run by `.ci/run` on a clean checkout:
+//! so they exist only with the `course-checks` feature (a student's `cargo test -- --ignored`
+//! grades their own files instead), and `.ci/run` runs them on a clean checkout:
 //!
-//!     cargo test --release --test starters -- --ignored
+//!     cargo test --release --features course-checks --test starters -- --ignored
+
+mod common;
 
 use std::path::Path;
 
+#[cfg(feature = "course-checks")]
 use lab::grade::{self, FailKind, Source};
+#[cfg(feature = "course-checks")]
 use lab::ladder::ALL;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+#[cfg(feature = "course-checks")]
+fn g() -> common::Grader {
+    common::grader()
 }
 
 /// The file with every EXERCISE region's body removed (marker lines kept), or why the
@@ -51,10 +57,12 @@ fn outside_exercises(path: &Path) -> Result<Vec<(usize, String)>, String> {
     Ok(out)
 }
 
+#[cfg(feature = "course-checks")]
 fn graded_lessons() -> impl Iterator<Item = &'static lab::lesson::Lesson> {
     ALL.iter().copied().filter(|l| l.graded())
 }
 
+#[cfg(feature = "course-checks")]
 #[test]
 #[ignore = "checks the pristine starters in kernels/: run by .ci/run"]
 fn starters_differ_from_solutions_only_inside_exercises() {
@@ -98,6 +106,7 @@ fn starters_differ_from_solutions_only_inside_exercises() {
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
+#[cfg(feature = "course-checks")]
 #[test]
 #[ignore = "grades the pristine starters in kernels/: run by .ci/run"]
 fn every_starter_fails_its_grader_as_not_started() {

@@ -3,17 +3,22 @@
 //! The tables are checked for consistency here on every `cargo test`; grading them all and
 //! recording the result is slower, and runs on request:
 //!
-//!     cargo test --release --test suite -- --ignored --nocapture
+//!     cargo test --release --features course-checks --test suite -- --ignored --nocapture
 //!
 //! which writes results/grader-suite.csv (one row per case: what the case expects, what the
 //! grader said, whether they agree) and prints, per lesson, how many wrong kernels were
 //! rejected and how many correct ones accepted, as the table the book's grading chapter
 //! shows.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use lab::testing::{Case, Class, Code, Expect, Outcome};
+#[cfg(feature = "course-checks")]
+use crate::common::Outcome;
+use crate::common::{Case, Class, Code, Expect};
+#[cfg(feature = "course-checks")]
 use serde::Serialize;
 
 // Every graded lesson's table, in ladder order (written from the ladder; the layout check
@@ -22,8 +27,8 @@ use serde::Serialize;
 mod all;
 use all::TABLES;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 /// Every graded lesson of the ladder has its table here, in ladder order, and no other.
@@ -138,6 +143,7 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 /// One row of results/grader-suite.csv.
+#[cfg(feature = "course-checks")]
 #[derive(Serialize)]
 struct Row {
     date: String,
@@ -152,6 +158,7 @@ struct Row {
 
 /// Per lesson: wrong cases rejected, wrong cases in all, correct cases accepted, correct
 /// cases in all, and the cases whose verdict is not what they expect.
+#[cfg(feature = "course-checks")]
 #[derive(Default)]
 struct Tally {
     rejected: usize,
@@ -161,6 +168,7 @@ struct Tally {
     disagreed: Vec<String>,
 }
 
+#[cfg(feature = "course-checks")]
 #[test]
 #[ignore = "grades every case of every lesson (minutes); writes results/grader-suite.csv"]
 fn record() {

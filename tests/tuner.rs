@@ -1,5 +1,7 @@
 //! The autotuner and the CLBlast peer, on whatever OpenCL device the machine has.
 
+mod common;
+
 use std::sync::{Mutex, MutexGuard};
 
 use lab::harness::device::Gpu;
@@ -7,8 +9,8 @@ use lab::harness::matrix::Shape;
 use lab::ladder::l10_tuned::tuner::{self, TuneOptions};
 use lab::peers;
 
-fn g() -> lab::testing::Grader {
-    lab::grader!()
+fn g() -> common::Grader {
+    common::grader()
 }
 
 /// One OpenCL user at a time: these tests share the process, and some drivers (PoCL among

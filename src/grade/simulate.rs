@@ -228,7 +228,7 @@ fn failure_from(report: &Report, probe: &Probe, file: &Path, source: &str) -> Op
     for f in faults.iter().take(shown) {
         text.push_str("\n\n");
         // A hint said once is enough.
-        let rendered = oclgrind::render(f, &paths::display(file), source);
+        let rendered = super::words::oclgrind::render(f, &paths::display(file), source);
         let kept: Vec<&str> = rendered
             .trim_end()
             .lines()

@@ -1,6 +1,8 @@
 //! A failure's words: its kind as a heading, and the failure as the student reads it. Here,
 //! beside the verdict, so that grading and every report word a failure alike.
 
+pub mod oclgrind;
+
 use super::{FailKind, Failure};
 
 /// A failure's kind as the heading of its message.

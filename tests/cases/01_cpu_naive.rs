@@ -2,8 +2,8 @@
 //! wrong, and the walls of the crate it is built in. Read by tests/01_cpu_naive.rs and
 //! tests/suite.rs.
 
+use crate::common::{Case, Class::*, Code::*};
 use lab::grade::FailKind;
-use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "01";
 

@@ -1,8 +1,8 @@
 //! Lesson 02's cases: loop orders and blocks gone wrong, each with what the grader must say.
 //! Read by tests/02_cpu_loop_order.rs and tests/suite.rs.
 
+use crate::common::{Case, Class::*, Code::*};
 use lab::grade::FailKind;
-use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "02";
 

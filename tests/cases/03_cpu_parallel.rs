@@ -1,8 +1,8 @@
 //! Lesson 03's cases: rows handed to threads gone wrong, each with what the grader must say.
 //! Read by tests/03_cpu_parallel.rs and tests/suite.rs.
 
+use crate::common::{Case, Class::*, Code::*};
 use lab::grade::FailKind;
-use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "03";
 

@@ -2,8 +2,8 @@
 //! the micro-tile, packing order, threads), and correct versions in other styles.
 //! Read by tests/03b_cpu_packed.rs and tests/suite.rs.
 
+use crate::common::{Case, Class::*, Code::*};
 use lab::grade::FailKind;
-use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "03b";
 

@@ -2,8 +2,8 @@
 //! what the grader must say, and correct kernels in other styles. Read by
 //! tests/09_texture_zero_copy.rs and tests/suite.rs.
 
+use crate::common::{Case, Class::*, Code::*};
 use lab::grade::FailKind;
-use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "09";
 

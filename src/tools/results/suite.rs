@@ -1,5 +1,5 @@
 //! The graders' own results: `results/grader-suite.csv`, written by
-//! `cargo test --release --test suite -- --ignored`, as the table of the grading chapter.
+//! `cargo test --release --features course-checks --test suite -- --ignored`, as the table of the grading chapter.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -39,7 +39,7 @@ pub fn page(results: &Path, note: &str) -> Result<String> {
     let path = results.join("grader-suite.csv");
     let mut s = String::from(note);
     if !path.is_file() {
-        s.push_str("\n*The graders' suite has not been recorded yet: `cargo test --release --test suite -- --ignored --nocapture` writes `results/grader-suite.csv`.*\n");
+        s.push_str("\n*The graders' suite has not been recorded yet: `cargo test --release --features course-checks --test suite -- --ignored --nocapture` writes `results/grader-suite.csv`.*\n");
         return Ok(s);
     }
     let rows: Vec<Graded> = record::read(&path)?;

@@ -1,23 +1,30 @@
 //! Helpers for the graders under `tests/`: grade a lesson's solution, or a file that is wrong
 //! on purpose, and assert what the student would read.
 //!
-//! A test makes its grader with [`grader!`](crate::grader), which names the course's own
-//! program as the grading worker (Cargo builds it for every integration test).
+//! A test makes its grader with [`grader`], which names the course's own program as the
+//! grading worker (Cargo builds it for every integration test). Each test file includes this
+//! module (`mod common;`) and uses a part of it, hence the `dead_code` allowance.
 //!
 //! The graders are proved on a suite of [`Case`]s: one table per lesson (`tests/cases/`),
 //! each case a realistic mistake (or a correct kernel in another style) and what the grader
 //! must say about it. The lesson's test file checks its table with [`Grader::assert_cases`];
 //! `tests/suite.rs` grades every table and records the result.
+//!
+//! [`student`] grades the student's own files, one `your_kernel` test per lesson.
+
+#![allow(dead_code)]
+
+pub mod student;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::cli::Edge;
-use crate::grade::{self, FailKind, Options, Source, Verdict};
-use crate::ladder;
-use crate::lesson::Lesson;
-use crate::report;
+use lab::cli::Edge;
+use lab::grade::{self, FailKind, Options, Source, Verdict};
+use lab::ladder;
+use lab::lesson::Lesson;
+use lab::report;
 
 /// How many times a case whose check found too few cores free is graded again, alone.
 const ALONE_TRIES: usize = 3;
@@ -28,12 +35,10 @@ pub struct Grader {
     pub opts: Options,
 }
 
-/// `Grader` for an integration test: `let g = lab::grader!();`.
-#[macro_export]
-macro_rules! grader {
-    () => {
-        $crate::testing::Grader::new(env!("CARGO_BIN_EXE_lab"))
-    };
+/// The grader of an integration test: the course's program, which Cargo builds for every
+/// integration test, is its worker.
+pub fn grader() -> Grader {
+    Grader::new(env!("CARGO_BIN_EXE_lab"))
 }
 
 impl Grader {
@@ -118,32 +123,6 @@ impl Grader {
     pub fn rejects(&self, key: &str, name: &str, kind: FailKind, words: &[&str]) -> Verdict {
         let file = self.wrong(key, name);
         self.rejects_file(key, name, file, kind, words)
-    }
-
-    /// Grades the [`mutant`] of the lesson's solution made by `edits`, and asserts that it
-    /// fails with `kind` and a message containing every one of `words`.
-    pub fn rejects_mutant(
-        &self,
-        key: &str,
-        name: &str,
-        edits: &[(&str, &str)],
-        kind: FailKind,
-        words: &[&str],
-    ) -> Verdict {
-        let file = mutant(&self.opts, key, name, edits);
-        self.rejects_file(key, name, file, kind, words)
-    }
-
-    /// Grades the mutant made by `edits` and asserts that it passes: a correct alternative.
-    pub fn accepts_mutant(&self, key: &str, name: &str, edits: &[(&str, &str)]) -> Verdict {
-        let file = mutant(&self.opts, key, name, edits);
-        let v = self.grade_file(key, file);
-        assert!(
-            v.passed(),
-            "{name} is correct and must pass:\n{}",
-            report::verdict(&v)
-        );
-        v
     }
 
     /// Grades `file` and asserts that it fails with `kind` and every one of `words`.
@@ -513,7 +492,7 @@ impl Grader {
         };
         let grader = match case.timed {
             Some(size) => grader.with(|o| {
-                o.time = Some(crate::harness::matrix::Shape::square(size));
+                o.time = Some(lab::harness::matrix::Shape::square(size));
             }),
             None => grader,
         };
@@ -524,7 +503,7 @@ impl Grader {
             Verdict::failed(
                 lesson,
                 &file,
-                crate::grade::Failure::new(
+                grade::Failure::new(
                     FailKind::Missing,
                     format!("the case's file {} does not exist", file.display()),
                 ),

@@ -1,0 +1,344 @@
+//! `roofline.md`: a roofline per device with a recorded peak, every rung as a dot.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+
+use super::*;
+
+impl Book<'_> {
+    pub(super) fn roofline_page(&mut self) -> Result<String> {
+        let mut s = String::from(NOTE);
+        let peak_lesson = device_lesson();
+        let _ = writeln!(
+            s,
+            "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
+             - **x**, arithmetic intensity: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). It is not the DRAM traffic a profiler would measure: caches serve repeated requests, so the true intensity is higher.\n\
+             - **y**: GFLOP/s from the median device time.\n\
+             - **Above the slanted roof**: possible, because the roof is drawn with the requested traffic: a dot above it shows that caches served part of what the kernel requested (the naive kernel's neighbouring work-items load the same rows of A and columns of B). The table's last column says by how much.\n\
+             - **The roofs**: the measured bandwidth times the intensity (slanted) and the measured FP32 peak (flat), from {peak_lesson}; they meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic.\n\
+             - **Hollow dots**: the row did not record the kernel's defines, so its position uses the defines the lesson's code chooses for that device (listed in the table).\n\
+             - **Dashed grey lines**: the peers at the same size, measured on the same device; their tiling is unknown, so they have no intensity.\n"
+        );
+        let files = self.files.clone();
+        let mut without: Vec<String> = Vec::new();
+        let mut any = false;
+        for file in &files {
+            let refs: Vec<&Row> = file.latest.iter().filter(|r| r.is_reference()).collect();
+            // Peaks in the order their rows appear.
+            let mut peaks: Vec<Peak> = Vec::new();
+            for r in &refs {
+                if let Some(p) = self.peaks.of(r) {
+                    if !peaks.contains(&p) {
+                        peaks.push(p);
+                    }
+                }
+            }
+            for p in &peaks {
+                any = true;
+                s.push_str(&self.roofline_of(file, p, &refs)?);
+            }
+            // Machines with rungs and no peak at all.
+            for m in file.machines() {
+                let mine: Vec<&Row> = refs.iter().filter(|r| r.machine() == m).copied().collect();
+                if mine.is_empty() || mine.iter().any(|r| self.peaks.of(r).is_some()) {
+                    continue;
+                }
+                let r = mine[0];
+                let on_other = peaks.iter().any(|p| !r.cpu && p.device == r.device);
+                if !on_other {
+                    without.push(format!(
+                        "{} (`results/{}`): {}",
+                        r.machine_words(),
+                        file.name,
+                        self.peaks.why_none(&mine).join("; ")
+                    ));
+                }
+            }
+        }
+        if !without.is_empty() {
+            let _ = writeln!(s, "\nNo roofline for:\n");
+            for w in &without {
+                let _ = writeln!(s, "- {w}.");
+            }
+        }
+        if !any && without.is_empty() {
+            let _ = writeln!(s, "\n*No measurement is recorded yet: run `cargo run --release --bin {} -- --record`, then `cargo run --release -- ladder`.*", ladder::device().name());
+        }
+        Ok(s)
+    }
+
+    fn roofline_of(&mut self, file: &File, p: &Peak, refs: &[&Row]) -> Result<String> {
+        let mut s = String::new();
+        let mine: Vec<&Row> = refs
+            .iter()
+            .filter(|r| self.peaks.of(r).as_ref() == Some(p))
+            .copied()
+            .collect();
+        let Some(size) = common_size(&mine) else {
+            return Ok(s);
+        };
+        let at: Vec<&Row> = mine
+            .iter()
+            .filter(|r| r.is_square() && r.m == size)
+            .copied()
+            .collect();
+        let (info, known) = intensity::device_info(&p.device, &p.kind, &self.tuned);
+        struct Point<'r> {
+            row: &'r Row,
+            lesson: &'static Lesson,
+            defines: String,
+            assumed: bool,
+            x: f64,
+        }
+        let mut points: Vec<Point> = Vec::new();
+        let mut unplaced: Vec<String> = Vec::new();
+        for r in &at {
+            let Some(lesson) = r.rung() else { continue };
+            // The row's own defines where they (or none) give the intensity; else, for a
+            // row that did not record them, those the lesson picks for the device.
+            let (defines, assumed) = if intensity::intensity(lesson.key, &r.defines).is_some()
+                || !r.defines.is_empty()
+            {
+                (r.defines.clone(), false)
+            } else {
+                (
+                    intensity::lesson_defines(
+                        self.course,
+                        lesson,
+                        &info,
+                        Shape::new(r.m, r.n, r.k),
+                    ),
+                    true,
+                )
+            };
+            match intensity::intensity(lesson.key, &defines) {
+                Some(x) => points.push(Point {
+                    row: r,
+                    lesson,
+                    defines,
+                    assumed,
+                    x,
+                }),
+                None => unplaced.push(format!("{} {}", lesson.key, lesson.title)),
+            }
+        }
+        points.sort_by_key(|pt| pt.lesson.key);
+        if points.is_empty() {
+            return Ok(s);
+        }
+        // A CPU device may have peaks on one core and on all of them: name which.
+        let device = &match p.units {
+            Some(u) if p.kind == "CPU" => format!(
+                "{}, {}",
+                p.device,
+                if u == 1 {
+                    "one core".to_string()
+                } else {
+                    format!("{u} cores")
+                }
+            ),
+            _ => p.device.clone(),
+        };
+        let used: Vec<&str> = {
+            let g: BTreeSet<&str> = points.iter().map(|pt| pt.row.group()).collect();
+            g.into_iter().collect()
+        };
+        let many_runs = used.len() > 1;
+        let peers: Vec<&Row> = file
+            .latest
+            .iter()
+            .filter(|r| {
+                r.peer.is_some()
+                    && r.is_square()
+                    && r.m == size
+                    && self.peaks.of(r).as_ref() == Some(p)
+            })
+            .collect();
+        let dots: Vec<Dot> = points
+            .iter()
+            .enumerate()
+            .map(|(i, pt)| Dot {
+                label: pt.lesson.key.to_string(),
+                name: format!(
+                    "{} {}{}",
+                    pt.lesson.key,
+                    pt.lesson.title,
+                    if many_runs {
+                        format!(" ({})", file.runs.letter(pt.row.group()))
+                    } else {
+                        String::new()
+                    }
+                ),
+                x: pt.x,
+                y: pt.row.gflops,
+                hollow: pt.assumed,
+                color: charts::PALETTE[i % charts::PALETTE.len()],
+            })
+            .collect();
+        let levels: Vec<Level> = peers
+            .iter()
+            .map(|r| Level {
+                label: format!(
+                    "{} {} GFLOP/s{}",
+                    r.name(),
+                    charts::rate(r.gflops),
+                    if many_runs {
+                        format!(" ({})", file.runs.letter(r.group()))
+                    } else {
+                        String::new()
+                    }
+                ),
+                y: r.gflops,
+            })
+            .collect();
+        let all_rows: Vec<&Row> = points
+            .iter()
+            .map(|pt| pt.row)
+            .chain(peers.iter().copied())
+            .collect();
+        // Where the dots ran: the device with its driver, and the host CPU's rungs.
+        let mut ran_on: Vec<String> = Vec::new();
+        if let Some(r) = points.iter().map(|pt| pt.row).find(|r| !r.cpu) {
+            ran_on.push(if r.driver.is_empty() {
+                r.device.clone()
+            } else {
+                format!("driver {}", r.driver)
+            });
+        }
+        if let Some(r) = points.iter().map(|pt| pt.row).find(|r| r.cpu) {
+            ran_on.push(format!("CPU rungs: {}", r.machine_words()));
+        }
+        let mut heading = vec![
+            format!("Roofline of {device}: every rung at {size}³"),
+            format!(
+                "{} · results/{} · measured {}",
+                ran_on.join(" · "),
+                file.name,
+                dates(&all_rows)
+            ),
+            format!(
+                "roofs: FP32 peak and bandwidth measured {} by {} (results/peak.csv)",
+                p.date,
+                device_lesson()
+            ),
+        ];
+        if many_runs {
+            heading.push(format!(
+                "runs (letter after each label): {}",
+                file.runs.short_legend(&used)
+            ));
+        }
+        let mut footer = vec![
+            "x: FLOP per byte of global memory the kernel requests (its loads of A and B, from its tiles), not DRAM traffic.".to_string(),
+        ];
+        if points.iter().any(|pt| pt.assumed) {
+            footer.push(
+                "Hollow: the row did not record its defines; placed with the ones the lesson's code picks for this device."
+                    .to_string(),
+            );
+        }
+        if !levels.is_empty() {
+            footer.push(format!(
+                "Dashed grey: peers at {size}³ on this device (no intensity: their tiling is unknown)."
+            ));
+        }
+        let svg = charts::roofline(&Roofline {
+            heading,
+            peak_gflops: p.gflops,
+            bandwidth_gbs: p.bandwidth_gbs,
+            dots,
+            levels,
+            footer,
+        })?;
+        let name = figure_name("roofline-", file, device);
+        self.figures.push((name.clone(), svg));
+        let _ = writeln!(s, "\n### {device}\n");
+        let _ = writeln!(
+            s,
+            "![Roofline of {device}: GFLOP/s of every rung at {size}³ against its arithmetic intensity, under the bandwidth roof and the FP32 peak]({})\n",
+            format_args!("figures/{name}")
+        );
+        let _ = writeln!(
+            s,
+            "Measured {} (`results/{}`); the roofs from {} on {}: {} GB/s and {} GFLOP/s, ridge at {} FLOP/byte. {}\n",
+            dates(&all_rows),
+            file.name,
+            device_lesson(),
+            p.date,
+            gflops(p.bandwidth_gbs),
+            gflops(p.gflops),
+            charts::axis_number_1(p.ridge()),
+            if many_runs {
+                format!("Runs: {}.", file.runs.legend(&used))
+            } else {
+                format!("One run: {}.", file.runs.legend(&used))
+            }
+        );
+        let _ = writeln!(
+            s,
+            "| rung | run | defines | intensity counted as | FLOP/byte | GFLOP/s | % of peak | roof at that intensity | % of that roof |\n|---|---|---|---|--:|--:|--:|--:|--:|"
+        );
+        for pt in &points {
+            let roof = (p.bandwidth_gbs * pt.x).min(p.gflops);
+            let bound = if p.bandwidth_gbs * pt.x < p.gflops {
+                "memory"
+            } else {
+                "FP32"
+            };
+            let _ = writeln!(
+                s,
+                "| {} {} | {} | {} | {} | {} | {} | {} | {} ({bound}) | {} |",
+                pt.lesson.key,
+                pt.lesson.title,
+                file.runs.letter(pt.row.group()),
+                if pt.defines.is_empty() {
+                    NONE.to_string()
+                } else if pt.assumed {
+                    format!("`{}` (assumed)", pt.defines)
+                } else {
+                    format!("`{}`", pt.defines)
+                },
+                intensity::rule(pt.lesson.key),
+                charts::axis_number_1(pt.x),
+                gflops(pt.row.gflops),
+                pct(100.0 * pt.row.gflops / p.gflops),
+                gflops(roof),
+                pct(100.0 * pt.row.gflops / roof)
+            );
+        }
+        let mut notes = Vec::new();
+        let top = top_lesson();
+        if points.iter().any(|pt| pt.assumed) {
+            notes.push(if known {
+                format!("Assumed defines: what each lesson's host code picks for {device} with the properties `results/tuned.csv` records for it ({top}: the configuration tuned nearest that size).")
+            } else {
+                format!("Assumed defines: what each lesson's host code picks for a {} that allows 1024-item work-groups and 48 KiB of local memory ({device}'s properties are not recorded; {top}: its tuned rows, else its defaults).", p.kind)
+            });
+        }
+        let missing: Vec<String> = mine
+            .iter()
+            .filter(|r| !at.iter().any(|a| a.lesson == r.lesson))
+            .filter_map(|r| r.rung())
+            .map(|l| format!("{} {}", l.key, l.title))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            notes.push(format!(
+                "Not measured at {size}³, so not shown: {}.",
+                missing.join(", ")
+            ));
+        }
+        if !unplaced.is_empty() {
+            notes.push(format!(
+                "No intensity (defines unknown): {}.",
+                unplaced.join(", ")
+            ));
+        }
+        if !notes.is_empty() {
+            let _ = writeln!(s, "\n{}", notes.join(" "));
+        }
+        Ok(s)
+    }
+}
