@@ -33,6 +33,9 @@ pub struct Edge {
     /// `LAB_KERNELS`: the student's folder of kernels, when not the course's kernels/ (what
     /// `--kernels DIR` says on a command line, for runners that pass no flags: `cargo test`).
     pub kernels: Option<PathBuf>,
+    /// The program that serves gradings as a worker: this program (every program of the course
+    /// is its own worker), unless a caller that is none of them (a test) names one.
+    pub worker: Option<PathBuf>,
 }
 
 /// Reads an environment variable that must be a whole number when set.
@@ -64,6 +67,7 @@ impl Edge {
             seed: number("LAB_SEED")?.unwrap_or(grade::SEED),
             timeout: Duration::from_secs(timeout),
             clblast: text("CLBLAST_LIBRARY"),
+            worker: None,
             strict: match number("LAB_STRICT")? {
                 None | Some(0) => false,
                 Some(1) => true,
@@ -122,6 +126,16 @@ pub fn grade_lesson(lesson: &Lesson, dir: &Path, opts: &Options) -> (Verdict, St
 /// This program's own path: the grading worker is the program itself, started again.
 pub fn this_program() -> Result<PathBuf> {
     std::env::current_exe().context("finding this program's own path")
+}
+
+impl Edge {
+    /// The grading worker: [`Edge::worker`], else this program.
+    pub fn worker_program(&self) -> Result<PathBuf> {
+        match &self.worker {
+            Some(w) => Ok(w.clone()),
+            None => this_program(),
+        }
+    }
 }
 
 /// Flags shared by every lesson program.

@@ -123,7 +123,7 @@ pub fn measure(
         time_exactly: true,
         simulate: false,
         technique: false,
-        ..edge.options(crate::cli::this_program()?, device_sel)
+        ..edge.options(edge.worker_program()?, device_sel)
     };
     let (device, driver, threads, defines, peak_gflops) = match lesson.kind {
         Kind::Device => bail!("lesson 00 has no code to run"),

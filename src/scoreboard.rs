@@ -69,8 +69,8 @@ pub fn collect(
     rows
 }
 
-/// A verdict's speed, at the asked size or the size it was timed at; `(wall clock)` where the
-/// device's clock could not be trusted.
+/// A verdict's speed, at the asked size or the size it was timed at; `(wall clock)` where an
+/// OpenCL device's clock could not be trusted.
 pub fn speed(v: &Verdict, asked: Shape) -> String {
     let Some((shape, t)) = &v.timing else {
         return "—".into();
@@ -86,7 +86,9 @@ pub fn speed(v: &Verdict, asked: Shape) -> String {
             s.push_str(&format!(" at {}×{}×{}", shape.m, shape.n, shape.k));
         }
     }
-    if t.clock == Clock::Wall {
+    // CPU code is timed by the wall clock by nature; a device whose clock was not believed
+    // says so.
+    if t.clock == Clock::Wall && v.device.is_some() {
         s.push_str(" (wall clock)");
     }
     s

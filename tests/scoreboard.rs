@@ -57,7 +57,10 @@ fn scoreboard_layout_for_a_teachers_folder() {
 
 #[test]
 fn lesson_report_layout() {
-    let edge = lab::cli::Edge::from_env().unwrap();
+    let edge = lab::cli::Edge {
+        worker: Some(env!("CARGO_BIN_EXE_lab").into()),
+        ..lab::cli::Edge::from_env().unwrap()
+    };
     let m = run::measure(
         ladder::get("04"),
         &Source::Folder(edge.course.solutions()),

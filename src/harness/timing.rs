@@ -123,17 +123,25 @@ pub fn drawn_shape(asked: Shape) -> Shape {
     Shape::new(grow(asked.m), grow(asked.n), grow(asked.k))
 }
 
-/// Whether a launch's device time is believable beside the wall-clock time around the same
-/// launch (enqueue to completion): positive, not longer than the launch took, and not a small
-/// fraction of a launch long enough that the enqueue's own cost cannot explain the difference.
-pub fn clock_believable(device_ms: f64, wall_ms: f64) -> bool {
-    if !device_ms.is_finite() || device_ms <= 0.0 || wall_ms <= 0.0 {
+/// Whether a measurement's device times are believable beside the wall-clock times around the
+/// same launches (enqueue to completion): every one positive and not longer than its launch
+/// took, and at least one not a small fraction of a launch long enough that the enqueue's own
+/// cost cannot explain the difference. The most favourable launch decides that last point: on
+/// a busy machine the host may wake late for any one launch, not for all of them.
+pub fn clock_believable(device_ms: &[f64], wall_ms: &[f64]) -> bool {
+    let pairs: Vec<(f64, f64)> = device_ms
+        .iter()
+        .copied()
+        .zip(wall_ms.iter().copied())
+        .collect();
+    if pairs.is_empty() {
         return false;
     }
-    if device_ms > wall_ms * 1.10 + 0.2 {
-        return false;
-    }
-    wall_ms < 5.0 || device_ms >= 0.25 * wall_ms
+    let each = pairs
+        .iter()
+        .all(|&(d, w)| d.is_finite() && d > 0.0 && w > 0.0 && d <= w * 1.10 + 0.5);
+    let some_close = pairs.iter().any(|&(d, w)| w < 20.0 || d >= 0.25 * w);
+    each && some_close
 }
 
 /// The fastest any device with these compute units and clock could run an FP32 product,
@@ -213,7 +221,7 @@ pub fn time_checked(
         });
         host.push(out.host_ms);
     }
-    let trusted = dev.iter().zip(&wall).all(|(&d, &w)| clock_believable(d, w));
+    let trusted = clock_believable(&dev, &wall);
     let (clock, mut times) = if trusted {
         (Clock::Device, dev)
     } else {
@@ -271,15 +279,26 @@ mod tests {
 
     #[test]
     fn a_clock_that_reads_zero_or_more_than_the_wall_is_not_believed() {
-        assert!(clock_believable(9.8, 10.0));
+        assert!(clock_believable(&[9.8, 9.9], &[10.0, 10.1]));
         assert!(
-            clock_believable(0.02, 0.3),
+            clock_believable(&[0.02], &[0.3]),
             "short launches pay the enqueue"
         );
-        assert!(!clock_believable(0.0, 266.0), "rusticl on llvmpipe reads 0");
-        assert!(!clock_believable(0.001, 266.0));
-        assert!(!clock_believable(50.0, 10.0), "longer than the launch took");
-        assert!(!clock_believable(f64::NAN, 10.0));
+        assert!(
+            clock_believable(&[30.0, 30.0, 30.0], &[200.0, 31.0, 150.0]),
+            "a busy host wakes late for some launches, not all"
+        );
+        assert!(
+            !clock_believable(&[0.0, 0.0], &[266.0, 270.0]),
+            "rusticl reads 0"
+        );
+        assert!(!clock_believable(&[0.001, 0.001], &[266.0, 266.0]));
+        assert!(
+            !clock_believable(&[50.0], &[10.0]),
+            "longer than the launch took"
+        );
+        assert!(!clock_believable(&[f64::NAN], &[10.0]));
+        assert!(!clock_believable(&[], &[]));
     }
 
     fn output(p: &Problem, kernel_ms: f64, wall_ms: f64) -> RunOutput {
