@@ -337,6 +337,8 @@ pub struct Case {
     pub printed: &'static [&'static str],
     /// A shorter watchdog, in seconds, for code meant to hang.
     pub watchdog: Option<u64>,
+    /// Also timed at this size once it passes: for code that cheats only when timed.
+    pub timed: Option<crate::harness::matrix::Shape>,
 }
 // ANCHOR_END: case
 
@@ -358,6 +360,7 @@ impl Case {
             expect: Expect::Reject(kind, words),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -378,6 +381,7 @@ impl Case {
             expect: Expect::RejectAny(kinds, words),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -391,6 +395,7 @@ impl Case {
             expect: Expect::Accept,
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -410,6 +415,7 @@ impl Case {
             expect: Expect::Gap(why),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -422,6 +428,12 @@ impl Case {
     /// The same case, graded with a watchdog of `secs` seconds per step.
     pub const fn watchdog(mut self, secs: u64) -> Case {
         self.watchdog = Some(secs);
+        self
+    }
+
+    /// The same case, also timed at `shape` once it passes.
+    pub const fn timed(mut self, shape: crate::harness::matrix::Shape) -> Case {
+        self.timed = Some(shape);
         self
     }
 
@@ -494,6 +506,10 @@ impl Grader {
             Some(secs) => self.clone().impatient(secs),
             None => self.clone(),
         };
+        let grader = match case.timed {
+            Some(shape) => grader.with(|o| o.time = Some(shape)),
+            None => grader,
+        };
         let verdict = if file.is_file() {
             grader.grade_file(case.lesson, file)
         } else {
@@ -517,18 +533,18 @@ impl Grader {
     }
 
     /// `o`, or, if it is not what its case expects because a check found too few cores free to
-    /// judge, the case graded again, up to [`ALONE_TRIES`] times.
+    /// judge, the case graded again, up to [`ALONE_TRIES`] times. Still unjudged then, it is
+    /// inconclusive: not the decoy's pass, nor the reference's failure.
     fn judged(&self, mut o: Outcome) -> Outcome {
+        let unjudged = |o: &Outcome| o.verdict.unchecked_parts().contains(&grade::Part::Threads);
         for _ in 0..ALONE_TRIES {
-            let unjudged = o
-                .verdict
-                .notes
-                .iter()
-                .any(|n| n.starts_with(grade::TOO_FEW_CORES));
-            if o.mismatch.is_none() || !unjudged {
-                break;
+            if o.mismatch.is_none() || !unjudged(&o) {
+                return o;
             }
             o = self.outcome(&o.case);
+        }
+        if o.mismatch.is_some() && unjudged(&o) && o.verdict.passed() {
+            o.mismatch = None;
         }
         o
     }

@@ -3,7 +3,7 @@
 //! call; two threads sharing it read as shared. Alone in its process, since the measurement
 //! sees every thread of the process.
 
-use lab::harness::cpu_driver::{measure_threads, thread_times_available};
+use lab::harness::cpu_watch::{measure_threads, thread_times_available};
 
 fn spin() -> u64 {
     let mut x = 0u64;
