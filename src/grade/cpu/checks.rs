@@ -592,6 +592,22 @@ mod tests {
     }
 
     #[test]
+    fn counts_below_any_product_mean_the_counting_was_off() {
+        let s = Shape::new(100, 100, 100);
+        let counts = |ir, dr| callgrind::Counts {
+            events: vec!["Ir".into(), "Dr".into()],
+            values: vec![ir, dr],
+        };
+        let off = too_little_work(&counts(10_000, 1_000), s, "f").unwrap();
+        assert_eq!(off.kind, FailKind::Technique);
+        assert!(off.message.contains("switched off"), "{}", off.message);
+        // The i-k-j loop: about three instructions and two reads per multiply-add.
+        assert!(too_little_work(&counts(3_000_000, 2_000_000), s, "f").is_none());
+        // A vectorised micro-kernel: an eighth of an instruction, a twelfth of a read.
+        assert!(too_little_work(&counts(125_000, 83_000), s, "f").is_none());
+    }
+
+    #[test]
     fn tries_settle_once_threads_ran_together_or_two_were_quiet() {
         assert!(watch::together_settled(&[try_of(1.3, 0.5)]));
         assert!(!watch::together_settled(&[

@@ -125,7 +125,7 @@ pub fn ceiling_gflops() -> f64 {
 /// lesson 03b has on any build; more than 1,024 columns; a depth past 256), and a small
 /// rectangle of any proportions.
 pub fn drawn_shapes(secret: u64) -> [Shape; 2] {
-    let mut rng = Rng::new(secret ^ 0x5AA9_E5);
+    let mut rng = Rng::new(secret ^ 0x005A_A9E5);
     let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
     let past = Shape::new(pick(49, 130), pick(1025, 1200), pick(257, 560));
     let small = Shape::new(pick(2, 90), pick(2, 90), pick(2, 90));
@@ -135,7 +135,7 @@ pub fn drawn_shapes(secret: u64) -> [Shape; 2] {
 /// A shape near `around`, each side drawn from `secret` between itself and a fifth more: the
 /// problem a technique check looks at, which no code can detect to change its ways.
 pub fn near(around: Shape, secret: u64) -> Shape {
-    let mut rng = Rng::new(secret ^ 0x0E4_5EA7);
+    let mut rng = Rng::new(secret ^ 0x00E4_5EA7);
     let mut grow = |x: usize| x + (rng.next_u64() % (x / 5 + 1) as u64) as usize;
     Shape::new(grow(around.m), grow(around.n), grow(around.k))
 }
