@@ -17,3 +17,4 @@ pub mod peak;
 pub mod program;
 pub mod record;
 pub mod sandbox;
+pub mod timing;

@@ -14,6 +14,7 @@ use crate::harness::exec::{median, RunOutput, Timing};
 use crate::harness::matrix::{Comparison, Problem, Shape};
 use crate::harness::paths::Course;
 use crate::harness::sandbox;
+use crate::harness::timing::Clock;
 use crate::lesson::{CpuLesson, Lesson};
 
 use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
@@ -214,7 +215,15 @@ pub(super) fn grade(
         let function = cpu.functions.last().expect("a CPU lesson has a function");
         progress(format!("timing `{function}` at {shape}"));
         match time_shape(&built, function, shape, 0, limit) {
-            Ok((t, _)) => verdict.timing = Some((shape, t)),
+            Ok((t, _)) => {
+                if t.checked == 0 {
+                    verdict.not_checked(
+                        Part::Speed,
+                        format!("not checked: the timed calls of `{function}` were not checked; the speed is shown, not proven"),
+                    );
+                }
+                verdict.timing = Some((shape, t));
+            }
             Err(f) => verdict.failure = Some(f),
         }
     }
@@ -292,6 +301,8 @@ fn time_shape(
         worst_ms: worst,
         host_ms: ms,
         reps: times.len(),
+        clock: Clock::Wall,
+        checked: 0,
     };
     Ok((timing, cmp))
 }
