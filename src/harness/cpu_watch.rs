@@ -183,20 +183,33 @@ mod linux {
             }
         }
 
-        /// Every living thread's CPU time but `skip`'s; a thread whose file no longer reads
-        /// has ended and is left out.
-        pub fn sample(&mut self, skip: i64) -> BTreeMap<i64, u64> {
-            if let Ok(dir) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) {
+        /// Every living thread's CPU time but `skip`'s, in the process and every process it
+        /// started (work handed to a child process is work too), and those processes; a
+        /// thread whose file no longer reads has ended and is left out.
+        pub fn sample(&mut self, skip: i64) -> (BTreeMap<i64, u64>, Vec<u32>) {
+            let mut pids = vec![self.pid];
+            let mut i = 0;
+            while i < pids.len() && pids.len() < 256 {
+                let pid = pids[i];
+                i += 1;
+                let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                    continue;
+                };
                 for e in dir.flatten() {
                     let Some(tid) = e.file_name().to_str().and_then(|s| s.parse::<i64>().ok())
                     else {
                         continue;
                     };
                     if tid != skip && !self.files.contains_key(&tid) {
-                        let path = format!("/proc/{}/task/{tid}/schedstat", self.pid);
+                        let path = format!("/proc/{pid}/task/{tid}/schedstat");
                         if let Ok(f) = File::open(path) {
                             self.files.insert(tid, f);
                         }
+                    }
+                    if let Ok(children) =
+                        std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))
+                    {
+                        pids.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
                     }
                 }
             }
@@ -208,7 +221,7 @@ mod linux {
                 }
                 None => false,
             });
-            now
+            (now, pids)
         }
     }
 
@@ -226,8 +239,8 @@ struct Sample {
     process: u64,
 }
 
-/// A process watched from outside: a thread of the grader reads every thread of it every
-/// 2 ms (so threads that start and end inside a call are seen while they live), until
+/// A process watched from outside, with every process it starts: a thread of the grader
+/// reads every thread of them every 2 ms (so threads that start and end inside a call are seen while they live), until
 /// [`Watch::window`] is asked for the time between two instants.
 pub struct Watch {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -248,7 +261,7 @@ impl Watch {
             let mut tasks = linux::Tasks::new(pid);
             let mut samples = Vec::new();
             let mut take = |tasks: &mut linux::Tasks| {
-                let threads = tasks.sample(me);
+                let (threads, pids) = tasks.sample(me);
                 // The watcher's own time is not the watched code's: subtracted when watching
                 // this very process.
                 let own = if pid == std::process::id() {
@@ -259,7 +272,12 @@ impl Watch {
                 } else {
                     0
                 };
-                let process = linux::process_cpu(pid).unwrap_or(0).saturating_sub(own);
+                // The processes' own clocks keep the time of their threads that ended.
+                let process = pids
+                    .iter()
+                    .filter_map(|&p| linux::process_cpu(p))
+                    .sum::<u64>()
+                    .saturating_sub(own);
                 samples.push(Sample {
                     at: Instant::now(),
                     threads,

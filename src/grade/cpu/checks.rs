@@ -154,7 +154,7 @@ fn thread_tries(
             let seed = seeds.next_u64();
             let (p, called) = driver.call(shape, seed, limit, true);
             let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
-            let cmp = honest::check_call(&p, &r.c, seed ^ secret);
+            let cmp = honest::check_call(&p, &r.c, secret_seed());
             if !cmp.passed() {
                 return Err(Failure::new(
                 FailKind::Wrong,
@@ -303,7 +303,7 @@ fn caches_check(
             .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
     let student = match counted {
         Simulated::Counted(c, p, out) => {
-            if !honest::check_call(&p, &out, secret).passed() {
+            if !honest::check_call(&p, &out, secret_seed()).passed() {
                 return Err(Failure::new(
                     FailKind::Wrong,
                     format!("`{function}` passed the graded problems, but gave a wrong C under the cache simulator: code must compute the same way whenever it is called."),

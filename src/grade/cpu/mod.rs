@@ -98,7 +98,9 @@ pub fn outcome(
     }
 }
 
-/// A call's C checked, as every call's is: the verdict's failure if it is wrong.
+/// A call's C checked, as every call's is: the verdict's failure if it is wrong. `secret`
+/// chooses the points and the vector of the check: drawn apart from the inputs' seed, which
+/// the student's process is told.
 fn checked(
     p: &Problem,
     c: Vec<f32>,
@@ -173,11 +175,11 @@ pub(super) fn grade(
         };
         for (case, &shape) in shapes.iter().enumerate() {
             progress(format!("running `{function}` at {shape}"));
-            let (p, called) = driver.call(shape, opts.problem_seed(case), limit, false);
-            let result =
-                outcome(called, function, shape, starter, limit.as_secs_f64()).and_then(|r| {
-                    checked(&p, r.c, r.ms, secret ^ case as u64, starter).map(|c| (c, r.ms))
-                });
+            // Inputs no code can predict: the course's seed mixed with one drawn now.
+            let seed = opts.problem_seed(case) ^ secret;
+            let (p, called) = driver.call(shape, seed, limit, false);
+            let result = outcome(called, function, shape, starter, limit.as_secs_f64())
+                .and_then(|r| checked(&p, r.c, r.ms, secret_seed(), starter).map(|c| (c, r.ms)));
             match result {
                 Ok((cmp, ms)) => verdict.cases.push(CaseReport {
                     shape,
@@ -261,7 +263,7 @@ fn time_shape(
     let mut call = |n: usize, driver: &mut Driver| -> Result<(f64, Comparison), Failure> {
         let (p, called) = driver.call(shape, seeds.next_u64(), limit, false);
         let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
-        let cmp = checked(&p, r.c, r.ms, secret ^ n as u64, None).map_err(|mut f| {
+        let cmp = checked(&p, r.c, r.ms, secret_seed(), None).map_err(|mut f| {
             f.message = format!(
                 "`{function}` passed the graded problems, but {} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled with NaN, and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
                 if n == 0 {
