@@ -209,7 +209,11 @@ mod linux {
                     if let Ok(children) =
                         std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))
                     {
-                        pids.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+                        pids.extend(
+                            children
+                                .split_whitespace()
+                                .filter_map(|c| c.parse::<u32>().ok()),
+                        );
                     }
                 }
             }
