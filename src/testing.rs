@@ -260,6 +260,9 @@ pub enum Class {
     Decoy,
     /// Printing that imitates the grader.
     Forged,
+    /// Work skipped where the grader is not expected to look: on the timed call, at the timed
+    /// shape, when C already holds numbers, outside the sampled elements.
+    Cheat,
     /// Code that does not build, or not with the lesson's signature.
     Build,
     /// Code that never finishes or crashes.
@@ -283,6 +286,7 @@ impl Class {
             Class::Uninitialised => "uninitialised",
             Class::Decoy => "decoy",
             Class::Forged => "forged output",
+            Class::Cheat => "cheat",
             Class::Build => "build",
             Class::Runaway => "hang or crash",
             Class::WrongResult => "result",
@@ -337,8 +341,9 @@ pub struct Case {
     pub printed: &'static [&'static str],
     /// A shorter watchdog, in seconds, for code meant to hang.
     pub watchdog: Option<u64>,
-    /// Also timed at this size once it passes: for code that cheats only when timed.
-    pub timed: Option<crate::harness::matrix::Shape>,
+    /// Also time the code, at this square size, as the scoreboard does: for code whose
+    /// cheat shows only on timed calls.
+    pub timed: Option<usize>,
 }
 // ANCHOR_END: case
 
@@ -431,9 +436,9 @@ impl Case {
         self
     }
 
-    /// The same case, also timed at `shape` once it passes.
-    pub const fn timed(mut self, shape: crate::harness::matrix::Shape) -> Case {
-        self.timed = Some(shape);
+    /// The same case, also timed at `size`³ as the scoreboard times a passing kernel.
+    pub const fn timed(mut self, size: usize) -> Case {
+        self.timed = Some(size);
         self
     }
 
@@ -507,7 +512,9 @@ impl Grader {
             None => self.clone(),
         };
         let grader = match case.timed {
-            Some(shape) => grader.with(|o| o.time = Some(shape)),
+            Some(size) => grader.with(|o| {
+                o.time = Some(crate::harness::matrix::Shape::square(size));
+            }),
             None => grader,
         };
         let verdict = if file.is_file() {

@@ -364,7 +364,7 @@ pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Resul
 // ANCHOR_END: run_guarded
 
 /// Runs a kernel with the standard arguments on buffers of exactly the matrices' sizes, C
-/// filled with NaN: for the simulator, which reports any access past an allocation's end
+/// uninitialised: for the simulator, which reports any access past an allocation's end
 /// (the guard zones of [`run_guarded`] would hide a write just past C).
 pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
     let exact = |data: &[f32], what: &str| -> Result<Buffer<f32>> {
@@ -385,7 +385,18 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
     };
     let a = exact(&p.a, "A")?;
     let b = exact(&p.b, "B")?;
-    let c = exact(&vec![f32::NAN; p.shape.m * p.shape.n], "C")?;
+    // C is left uninitialised: the simulator then reports a kernel that reads C before
+    // writing it (one that skips work when C already holds numbers, or adds into C without
+    // clearing it), wherever the value read goes.
+    let c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            (p.shape.m * p.shape.n).max(1),
+            ptr::null_mut(),
+        )
+    }
+    .context("allocating C")?;
     set_standard_args(kernel, p.shape, &a, &b, &c)?;
     let kernel_ms = launch(gpu, kernel, l)?;
     let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];

@@ -3,7 +3,6 @@
 //! tests/suite.rs.
 
 use lab::grade::FailKind;
-use lab::harness::matrix::Shape;
 use lab::testing::{Case, Class::*, Code::*};
 
 const L: &str = "01";
@@ -127,7 +126,7 @@ pub const CASES: &[Case] = &[
             "remembers an earlier call",
         ],
     )
-    .timed(Shape::square(64)),
+    .timed(64),
     Case::rejects(
         L,
         "skips_square_problems",
@@ -136,7 +135,7 @@ pub const CASES: &[Case] = &[
         FailKind::Wrong,
         &["`matmul`", "gave a wrong C", "some sizes"],
     )
-    .timed(Shape::square(256)),
+    .timed(256),
     Case::rejects(
         L,
         "computes_only_the_sampled_elements",
@@ -145,7 +144,7 @@ pub const CASES: &[Case] = &[
         FailKind::Wrong,
         &["`matmul`", "gave a wrong C", "some elements"],
     )
-    .timed(Shape::square(576)),
+    .timed(576),
     Case::rejects_any(
         L,
         "works_on_the_first_call_only",
@@ -161,7 +160,6 @@ pub const CASES: &[Case] = &[
         "skips_when_c_holds_numbers",
         File("skips_when_c_holds_numbers"),
     )
-    .timed(Shape::square(128)),
-    Case::accepts(L, "remembers_by_checksum", File("remembers_by_checksum"))
-        .timed(Shape::square(128)),
+    .timed(128),
+    Case::accepts(L, "remembers_by_checksum", File("remembers_by_checksum")).timed(128),
 ];
