@@ -258,7 +258,7 @@ pub enum Class {
     Uninitialised,
     /// A right answer that only looks like the lesson's technique.
     Decoy,
-    /// Printing that imitates the grader.
+    /// Printing or writing that imitates the grader (its verdicts, its driver's answers).
     Forged,
     /// Work skipped where the grader is not expected to look: on the timed call, at the timed
     /// shape, when C already holds numbers, outside the sampled elements.

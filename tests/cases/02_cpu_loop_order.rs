@@ -104,7 +104,7 @@ pub const CASES: &[Case] = &[
     Case::rejects(
         L,
         "counts_switched_off",
-        Forged,
+        Cheat,
         File("counts_switched_off"),
         FailKind::Technique,
         &["`matmul_ikj`", "valgrind", "switches its counting off"],
@@ -114,7 +114,7 @@ pub const CASES: &[Case] = &[
     Case::rejects(
         L,
         "loop_order_only_at_the_checked_sizes",
-        Decoy,
+        Cheat,
         File("loop_order_only_at_the_checked_sizes"),
         FailKind::Technique,
         &["loop order", "`matmul_ikj`", "drawn at grading time"],
