@@ -3,8 +3,9 @@
 //! starts it once per grading step, confined: `driver serve|callgrind FUNCTION THREADS`.
 //!
 //! The driver is a server with no say in the verdict. For each line `call SEED M N K` on its
-//! stdin it makes A and B from the seed, answers `ready`, calls the student's function on a C
-//! filled with NaN, and answers `done BYTES` followed by C (or `panic MESSAGE`). Answers go
+//! stdin it makes A and B from the seed and a C filled with NaN, answers `ready`, waits for
+//! `go`, calls the student's function, and answers `done BYTES` followed by C (or
+//! `panic MESSAGE`). Answers go
 //! to the stdout the driver was started with; the student's own printing is moved to stderr,
 //! which the grader only shows. Everything else (every time, every thread's CPU time, whether
 //! C is right) is measured by the grader from outside this process
@@ -229,7 +230,8 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
         }
     }));
     let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
+    let mut lines = stdin.lock().lines();
+    while let Some(line) = lines.next() {
         let Ok(line) = line else { return 2 };
         let Some(call) = Call::parse(&line) else {
             return 2;
@@ -242,6 +244,11 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             .is_err()
         {
             return 2;
+        }
+        // The grader's clock starts when it says `go`.
+        match lines.next() {
+            Some(Ok(go)) if go == "go" => {}
+            _ => return 2,
         }
         if mode == Mode::Callgrind {
             valgrind::request(valgrind::START_INSTRUMENTATION);

@@ -2,13 +2,11 @@
 //! asks it for calls one at a time, and measures each from outside its process.
 //!
 //! Every call is a fresh problem: the grader draws a seed, the driver makes A and B from it
-//! (so the inputs exist only once the call is asked for) and answers `ready`, runs the
-//! student's function on a C filled with NaN, and sends C back. The grader times the call on
-//! its own clock. The driver's two marks are believed only as far as the grader can bound
-//! them: `ready` counts as the start only if it came about as soon after the request as making
-//! the inputs takes the grader itself, and the end of the computation only if C followed as
-//! soon as sending it takes; otherwise the call is timed from the request to the last byte of
-//! C. Code that forges the marks can make its time longer, never shorter.
+//! (so the inputs exist only once the call is asked for) and a C of NaN, and answers `ready`;
+//! the grader says `go`, and the call is timed on the grader's own clock from that moment to
+//! the last byte of C it receives (a late reading only makes a call longer). The driver's CPU
+//! time, read from outside, says whether anything beyond making the inputs ran before `go`:
+//! code that starts computing while the inputs are made is timed from the request instead.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -29,10 +27,10 @@ const MAX_C_BYTES: usize = 1 << 28;
 
 /// What the driver's answer channel carried.
 enum Answer {
-    Ready(Instant),
+    Ready,
     /// `done`: the student's function returned; C follows.
-    Computed(Instant),
-    C(Vec<f32>, Instant),
+    Computed,
+    C(Vec<f32>),
     Panic(String),
     /// Something that is not the driver's protocol.
     Garbled(String),
@@ -53,10 +51,9 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
                 }
                 Ok(_) => {}
             }
-            let now = Instant::now();
             let line = line.trim_end();
             let answer = if line == "ready" {
-                Answer::Ready(now)
+                Answer::Ready
             } else if let Some(msg) = line.strip_prefix("panic ") {
                 Answer::Panic(msg.to_string())
             } else if let Some(len) = line
@@ -64,7 +61,7 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|&n| n % 4 == 0 && n <= MAX_C_BYTES)
             {
-                let _ = tx.send(Answer::Computed(now));
+                let _ = tx.send(Answer::Computed);
                 let mut bytes = vec![0u8; len];
                 if r.read_exact(&mut bytes).is_err() {
                     let _ = tx.send(Answer::Closed);
@@ -74,7 +71,7 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
                     .chunks_exact(4)
                     .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                     .collect();
-                Answer::C(c, Instant::now())
+                Answer::C(c)
             } else {
                 Answer::Garbled(line.chars().take(80).collect())
             };
@@ -210,60 +207,84 @@ impl Session {
             n: s.n,
             k: s.k,
         };
-        let watcher = if watch {
-            self.driver_pid().map(Watch::start)
-        } else {
-            None
-        };
-        let sent = self
-            .stdin
-            .as_mut()
-            .map(|w| w.write_all(call.line().as_bytes()).and_then(|()| w.flush()));
-        let t0 = Instant::now();
-        if !matches!(sent, Some(Ok(()))) {
+        let pid = self.driver_pid();
+        let cpu = |pid: Option<u32>| pid.and_then(super::cpu_watch::process_cpu);
+        let cpu_before = cpu(pid);
+        let asked = Instant::now();
+        let deadline = asked + limit;
+        if !self.send(&call.line()) {
             return self.ended();
         }
-        let deadline = t0 + limit;
-        let (mut ready, mut computed) = (None, None);
-        let (c, arrived) = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.answers.recv_timeout(left) {
-                Ok(Answer::Ready(t)) if ready.is_none() => ready = Some(t),
-                Ok(Answer::Computed(t)) if computed.is_none() && ready.is_some() => {
-                    computed = Some(t)
-                }
-                Ok(Answer::C(c, t)) if computed.is_some() => break (c, t),
-                Ok(Answer::Panic(m)) => {
-                    self.stop();
-                    return Called::Panicked(m);
-                }
-                Ok(Answer::Closed) => return self.ended(),
-                Ok(Answer::Garbled(line)) => {
-                    self.stop();
-                    return Called::Garbled(line);
-                }
-                Ok(_) => {
-                    self.stop();
-                    return Called::Garbled("an answer out of order".into());
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    self.stop();
-                    return Called::TimedOut;
-                }
-                Err(RecvTimeoutError::Disconnected) => return self.ended(),
+        match self.next_answer(deadline) {
+            Ok(Answer::Ready) => {}
+            Ok(other) => return self.unexpected(other),
+            Err(called) => return called,
+        }
+        let cpu_ready = cpu(pid);
+        let watcher = if watch { pid.map(Watch::start) } else { None };
+        if !self.send("go\n") {
+            return self.ended();
+        }
+        let go = Instant::now();
+        let c = loop {
+            match self.next_answer(deadline) {
+                Ok(Answer::Computed) => {}
+                Ok(Answer::C(c)) => break c,
+                Ok(other) => return self.unexpected(other),
+                Err(called) => return called,
             }
         };
+        // Timestamped only once all of C was read here: late, never early.
+        let arrived = Instant::now();
         if c.len() != s.m * s.n {
             self.stop();
             return Called::Garbled(format!("a C of {} values for {s}", c.len()));
         }
-        let (start, end) = believed(t0, ready, computed, arrived, gen_ms, c.len());
-        let threads = watcher.map(|w| w.window(start, end));
+        let prepared_ns = match (cpu_before, cpu_ready) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+            _ => None,
+        };
+        let start = start_of(asked, go, prepared_ns, gen_ms);
+        let threads = watcher.map(|w| w.window(start, arrived));
         Called::Done {
             c,
-            ms: end.duration_since(start).as_secs_f64() * 1e3,
+            ms: arrived.duration_since(start).as_secs_f64() * 1e3,
             threads,
         }
+    }
+
+    fn send(&mut self, line: &str) -> bool {
+        let sent = self
+            .stdin
+            .as_mut()
+            .map(|w| w.write_all(line.as_bytes()).and_then(|()| w.flush()));
+        matches!(sent, Some(Ok(())))
+    }
+
+    /// The next answer before `deadline`, or how the call ended without one.
+    fn next_answer(&mut self, deadline: Instant) -> Result<Answer, Called> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.answers.recv_timeout(left) {
+            Ok(Answer::Panic(m)) => {
+                self.stop();
+                Err(Called::Panicked(m))
+            }
+            Ok(Answer::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
+            Ok(Answer::Garbled(line)) => {
+                self.stop();
+                Err(Called::Garbled(line))
+            }
+            Ok(a) => Ok(a),
+            Err(RecvTimeoutError::Timeout) => {
+                self.stop();
+                Err(Called::TimedOut)
+            }
+        }
+    }
+
+    fn unexpected(&mut self, _answer: Answer) -> Called {
+        self.stop();
+        Called::Garbled("an answer out of order".into())
     }
 
     /// How the driver ended, once its answer channel closed.
@@ -315,27 +336,16 @@ impl Drop for Session {
     }
 }
 
-/// The start and end of a call as far as the grader can vouch for them (see the module's
-/// text): the driver's `ready` only if it came within four times the grader's own time to
-/// make the inputs (and 5 ms), the end of the computation only if C followed within 5 ms and
-/// 4 ns a byte.
-fn believed(
-    sent: Instant,
-    ready: Option<Instant>,
-    computed: Option<Instant>,
-    arrived: Instant,
-    gen_ms: f64,
-    values: usize,
-) -> (Instant, Instant) {
-    let gen_bound = Duration::from_secs_f64((4.0 * gen_ms + 5.0) * 1e-3);
-    let start = ready
-        .filter(|&r| r.saturating_duration_since(sent) <= gen_bound)
-        .unwrap_or(sent);
-    let send_bound = Duration::from_nanos(5_000_000 + 16 * values as u64);
-    let end = computed
-        .filter(|&e| e >= start && arrived.saturating_duration_since(e) <= send_bound)
-        .unwrap_or(arrived);
-    (start, end)
+/// When a call started: at `go`, if the driver's CPU time while it made the inputs
+/// (`prepared_ns`, read from outside) is what making them takes (four times the grader's own
+/// `gen_ms`, and 5 ms, for a busy machine); else at the request (`asked`), since something
+/// else ran before `go`: code that began the product early.
+fn start_of(asked: Instant, go: Instant, prepared_ns: Option<u64>, gen_ms: f64) -> Instant {
+    let allowed = (4.0 * gen_ms + 5.0) * 1e6;
+    match prepared_ns {
+        Some(ns) if (ns as f64) <= allowed => go,
+        _ => asked,
+    }
 }
 
 /// A fresh problem for a call, from a seed, and how long making its inputs took here (the
@@ -414,17 +424,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn forged_marks_only_lengthen_a_call() {
-        let t0 = Instant::now();
-        let ms = |x: u64| t0 + Duration::from_millis(x);
-        // Honest: ready after 2 ms of making 1 ms of inputs, C 1 ms after the end.
-        let (s, e) = believed(t0, Some(ms(2)), Some(ms(50)), ms(51), 1.0, 1000);
-        assert_eq!((s, e), (ms(2), ms(50)));
-        // `ready` sent only after computing: not believed, the call starts at the request.
-        let (s, _) = believed(t0, Some(ms(45)), Some(ms(50)), ms(51), 1.0, 1000);
-        assert_eq!(s, t0);
-        // `done` sent early, C long after: the call ends when C arrived.
-        let (_, e) = believed(t0, Some(ms(2)), Some(ms(3)), ms(50), 1.0, 1000);
-        assert_eq!(e, ms(50));
+    fn work_before_go_times_the_call_from_the_request() {
+        let asked = Instant::now();
+        let go = asked + Duration::from_millis(3);
+        // 2 ms of CPU making 1 ms worth of inputs: the call starts at `go`.
+        assert_eq!(start_of(asked, go, Some(2_000_000), 1.0), go);
+        // 40 ms of CPU before `go`: the product began early.
+        assert_eq!(start_of(asked, go, Some(40_000_000), 1.0), asked);
+        // No reading of the driver's CPU time: the safe side.
+        assert_eq!(start_of(asked, go, None, 1.0), asked);
     }
 }
