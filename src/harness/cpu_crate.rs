@@ -130,8 +130,9 @@ fn main_rs(source: &Path, driver: &Path, functions: &[&str]) -> String {
 }
 
 /// Pulls the rendered errors out of cargo's JSON messages, and explains the ones that point
-/// into the generated `main` (a missing, private or mistyped function).
-fn errors(json: &str, functions: &[&str]) -> String {
+/// into the generated `main` (a missing, private or mistyped function). `None`: cargo gave
+/// no compiler message, so it failed before reaching the student's code.
+fn errors(json: &str, functions: &[&str]) -> Option<String> {
     let mut out = Vec::new();
     let mut generated = false;
     for line in json.lines() {
@@ -166,11 +167,7 @@ fn errors(json: &str, functions: &[&str]) -> String {
             wanted.join("\n")
         );
     }
-    if text.is_empty() {
-        "cargo failed without a compiler message".into()
-    } else {
-        text
-    }
+    (!text.is_empty()).then_some(text)
 }
 
 impl Builder {
@@ -227,14 +224,14 @@ impl Builder {
             None => bail!("building {} took more than 10 minutes", source.display()),
             Some(s) if s.success() => {}
             Some(_) => {
-                let errs = errors(json, functions);
-                if errs.starts_with("cargo failed") {
-                    // Not the student's code: cargo itself could not run (offline, no rayon).
+                let Some(errs) = errors(json, functions) else {
+                    // No compiler message: not the student's code, cargo itself could not
+                    // run (offline, no rayon).
                     bail!(
                         "cargo could not build the CPU lessons' crate: {}\n(The grader builds offline with the course's versions; run `cargo build --release` in the course once with network access.)",
                         ended.stderr.shortened(10)
                     );
-                }
+                };
                 return Err(RustBuildFailed {
                     path: source,
                     messages: errs,
@@ -392,7 +389,7 @@ pub fn run_callgrind(
     threads: usize,
     limit: Duration,
 ) -> Result<Simulated> {
-    let Ok(valgrind) = which("valgrind") else {
+    let Some(valgrind) = crate::harness::paths::on_path("valgrind") else {
         return Ok(Simulated::NotMeasured(
             "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
         ));
@@ -448,14 +445,6 @@ pub fn run_callgrind(
     }
 }
 
-fn which(name: &str) -> Result<PathBuf, ()> {
-    let path = std::env::var_os("PATH").ok_or(())?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .ok_or(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,8 +470,11 @@ mod tests {
     #[test]
     fn errors_in_the_generated_main_name_the_wanted_signature() {
         let json = r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0425]: cannot find function `b`","spans":[{"is_primary":true,"file_name":"/x/main.rs"}]}}"#;
-        let e = errors(json, &["b"]);
+        let e = errors(json, &["b"]).unwrap();
         assert!(e.contains("pub fn b(a: &[f32]"), "{e}");
         assert!(e.contains("E0425"), "{e}");
+        // No compiler message at all: cargo's own failure, not a compile error.
+        let artifact = r#"{"reason":"build-finished","success":false}"#;
+        assert_eq!(errors(artifact, &["b"]), None);
     }
 }

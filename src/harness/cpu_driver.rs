@@ -5,7 +5,7 @@
 //! The driver is a server with no say in the verdict. For each line `call SEED M N K` on its
 //! stdin it makes A and B from the seed and a C filled with NaN, answers `ready`, waits for
 //! `go`, calls the student's function, and answers `done BYTES` followed by C (or
-//! `panic MESSAGE`). Answers go
+//! `panic MESSAGE`, `todo MESSAGE` for `todo!()`). Answers go
 //! to the stdout the driver was started with; the student's own printing is moved to stderr,
 //! which the grader only shows. Everything else (every time, every thread's CPU time, whether
 //! C is right) is measured by the grader from outside this process
@@ -211,8 +211,9 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
     }
     // Every worker of the pool exists before the first call.
     rayon::broadcast(|_| ());
-    // A panic is the student's failure to report, not ours: keep its message quietly.
-    let message = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    // A panic is the student's failure to report, not ours: keep its message quietly, and
+    // whether it is `todo!()`'s (the starter's body: not a crash, a function not written).
+    let message = std::sync::Arc::new(std::sync::Mutex::new(None::<(bool, String)>));
     let slot = std::sync::Arc::clone(&message);
     std::panic::set_hook(Box::new(move |info| {
         let text = info
@@ -225,8 +226,9 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
+        let todo = text == "not yet implemented" || text.starts_with("not yet implemented: ");
         if let Ok(mut m) = slot.lock() {
-            m.get_or_insert(format!("{text}{place}"));
+            m.get_or_insert((todo, format!("{text}{place}")));
         }
     }));
     let stdin = std::io::stdin();
@@ -260,10 +262,15 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             valgrind::request(valgrind::STOP_INSTRUMENTATION);
         }
         if r.is_err() {
-            let m = message.lock().ok().and_then(|m| m.clone());
+            let (todo, m) = message
+                .lock()
+                .ok()
+                .and_then(|m| m.clone())
+                .unwrap_or_default();
             let text = format!(
-                "panic `{name}` panicked: {}\n",
-                m.unwrap_or_default().replace('\n', " ")
+                "{} `{name}` panicked: {}\n",
+                if todo { "todo" } else { "panic" },
+                m.replace('\n', " ")
             );
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
             return 3;

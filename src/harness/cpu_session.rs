@@ -31,7 +31,8 @@ enum Answer {
     /// `done`: the student's function returned; C follows.
     Computed,
     C(Vec<f32>),
-    Panic(String),
+    /// A panic: its message, and whether it was `todo!()`'s.
+    Panic(String, bool),
     /// Something that is not the driver's protocol.
     Garbled(String),
     /// The channel closed.
@@ -55,7 +56,9 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
             let answer = if line == "ready" {
                 Answer::Ready
             } else if let Some(msg) = line.strip_prefix("panic ") {
-                Answer::Panic(msg.to_string())
+                Answer::Panic(msg.to_string(), false)
+            } else if let Some(msg) = line.strip_prefix("todo ") {
+                Answer::Panic(msg.to_string(), true)
             } else if let Some(len) = line
                 .strip_prefix("done ")
                 .and_then(|n| n.parse::<usize>().ok())
@@ -93,8 +96,9 @@ pub enum Called {
         ms: f64,
         threads: Option<ThreadTimes>,
     },
-    /// The student's code panicked: its message.
-    Panicked(String),
+    /// The student's code panicked: its message, and whether it was `todo!()`'s (a function
+    /// not written yet).
+    Panicked { message: String, todo: bool },
     /// The driver died: how.
     Crashed(String),
     /// No answer within the limit; the driver was stopped.
@@ -265,9 +269,9 @@ impl Session {
     fn next_answer(&mut self, deadline: Instant) -> Result<Answer, Called> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.answers.recv_timeout(left) {
-            Ok(Answer::Panic(m)) => {
+            Ok(Answer::Panic(message, todo)) => {
                 self.stop();
-                Err(Called::Panicked(m))
+                Err(Called::Panicked { message, todo })
             }
             Ok(Answer::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
             Ok(Answer::Garbled(line)) => {
