@@ -309,8 +309,9 @@ fn time_shape(
         worst_ms: worst,
         host_ms: ms,
         reps: times.len(),
+        // The grader's own clock around each call, and every call checked.
         clock: Clock::Wall,
-        checked: 0,
+        checked: times.len(),
     };
     Ok((timing, cmp))
 }
