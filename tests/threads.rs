@@ -1,9 +1,9 @@
 //! The measurement behind the CPU lessons' thread check, on this machine: one thread doing
 //! all the work reads as one thread, also when it hides in a thread that ends inside the
-//! call; two threads sharing it read as shared. Alone in its process, since the measurement
-//! sees every thread of the process.
+//! call or in a child process; two threads sharing it read as shared. Alone in its process,
+//! since the measurement sees every thread of the process.
 
-use lab::harness::cpu_driver::{measure_threads, thread_times_available};
+use lab::harness::cpu_watch::{measure_threads, thread_times_available};
 
 fn spin() -> u64 {
     let mut x = 0u64;
@@ -31,4 +31,13 @@ fn the_busiest_thread_is_measured() {
         })
     });
     assert!(shared.busiest_share() < 0.75, "{shared:?}");
+    // Work handed to a child process is seen too, on the child's thread.
+    let (_, child) = measure_threads(|| {
+        std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap()
+    });
+    assert!(child.total() > 50_000_000, "{child:?}");
+    assert!(child.busiest_share() > 0.9, "{child:?}");
 }

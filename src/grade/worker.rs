@@ -80,7 +80,8 @@ fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict
                 Event::Done(v) => verdict = Some(*v),
             }
         }
-        if verdict.is_none() && last.elapsed() > opts.step_timeout {
+        // Silence ends the worker even after a verdict: a real one is followed by its exit.
+        if last.elapsed() > opts.step_timeout {
             Tick::Kill
         } else {
             Tick::Continue
@@ -99,7 +100,10 @@ fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict
             Event::Done(v) => verdict = Some(*v),
         }
     }
-    if let Some(mut v) = verdict {
+    // A verdict counts only from a worker that finished by itself: one that was killed or
+    // died may not have written the last line of its file.
+    let finished = ended.status.is_some_and(|s| s.success());
+    if let (Some(mut v), true) = (verdict, finished) {
         add_printed(&mut v, &ended.stdout);
         return Ok(v);
     }

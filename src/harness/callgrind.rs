@@ -9,7 +9,7 @@
 //! ```text
 //! valgrind --tool=callgrind --cache-sim=yes \
 //!     --I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64 \
-//!     --instr-atstart=no --callgrind-out-file=OUT  DRIVER REQUEST RESPONSE
+//!     --instr-atstart=no --callgrind-out-file=OUT  DRIVER callgrind FUNCTION THREADS
 //! ```
 //!
 //! The cache geometry is given, never taken from the host, so the counts are the same on

@@ -65,14 +65,14 @@ impl Captured {
 type Kept = Arc<Mutex<(Vec<u8>, Vec<u8>, u64)>>;
 
 /// Reads a stream to its end in a thread, keeping its head and tail.
-struct Drain {
+pub struct Drain {
     thread: JoinHandle<()>,
     data: Kept,
     keep: usize,
 }
 
 impl Drain {
-    fn start(mut stream: impl Read + Send + 'static, keep: usize) -> Drain {
+    pub fn start(mut stream: impl Read + Send + 'static, keep: usize) -> Drain {
         let data = Arc::new(Mutex::new((Vec::new(), Vec::new(), 0u64)));
         let shared = Arc::clone(&data);
         let thread = std::thread::spawn(move || {
@@ -97,7 +97,7 @@ impl Drain {
         Drain { thread, data, keep }
     }
 
-    fn finish(self) -> Captured {
+    pub fn finish(self) -> Captured {
         let _ = self.thread.join();
         let d = self.data.lock().expect("capture lock");
         let tail_start = d.1.len().saturating_sub(self.keep);
@@ -186,7 +186,9 @@ pub fn run_with_limit(cmd: Command, limit: Duration, keep: usize) -> Result<Ende
     })
 }
 
-fn kill_group(child: &mut Child) {
+/// Kills a child started with [`supervise`] or in a process group of its own, and everything
+/// it started, and reaps it.
+pub fn kill_group(child: &mut Child) {
     #[cfg(unix)]
     {
         // SAFETY: kill(2) with a negative pid signals the process group the child leads

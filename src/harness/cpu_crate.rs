@@ -17,10 +17,11 @@ use anyhow::{bail, Context as _, Result};
 
 use super::callgrind::{self, Counts as CallgrindCounts};
 use super::child::{self, Captured, Scratch};
-use super::cpu_driver::{self, Job, Mode, TryReport};
-use super::matrix::Problem;
+use super::cpu_driver::{self, Mode};
+use super::cpu_session::{self, Called, Launch, Session};
+use super::matrix::{Problem, Shape};
 use super::paths;
-use super::sandbox;
+use super::sandbox::View;
 
 /// The code generation flags of every student crate (as CARGO_ENCODED_RUSTFLAGS, separated
 /// by 0x1f): the machine's own CPU, so that the compiler may use the vector instructions it
@@ -36,6 +37,8 @@ pub struct Builder {
     pub cache: PathBuf,
     /// The course's Cargo.lock: the student's rayon is the course's rayon.
     pub lockfile: PathBuf,
+    /// Folders the student's running code must not see (the course's answers).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The student's file did not compile; carries rustc's messages.
@@ -67,6 +70,8 @@ pub struct Built {
     pub binary: PathBuf,
     pub source: PathBuf,
     pub functions: Vec<String>,
+    /// Folders hidden from it when it runs.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// A short stable name for a file: 16 hex digits of FNV-1a over its canonical path.
@@ -243,226 +248,74 @@ impl Builder {
             binary,
             source,
             functions: functions.iter().map(|f| f.to_string()).collect(),
+            hidden: self.hidden.clone(),
         })
     }
 }
 
-/// One run of a student's function.
-#[derive(Debug)]
-pub enum CpuRun {
-    Finished(Finished),
-    /// The student's code panicked: its message.
-    Panicked {
-        message: String,
-        /// The panic was `todo!()`'s: the function is not written yet.
-        todo: bool,
-        printed: Captured,
-    },
-    /// The process died: a stack overflow, an abort, a signal.
-    Crashed {
-        status: String,
-        printed: Captured,
-        stderr: Captured,
-    },
-    /// It did not finish in time and was stopped.
-    TimedOut {
-        printed: Captured,
-    },
+/// A student's function served by its driver, confined, in a scratch folder of its own.
+pub struct Driver {
+    session: Session,
+    _scratch: Scratch,
 }
 
-/// A run that returned.
-#[derive(Debug)]
-pub struct Finished {
-    pub c: Vec<f32>,
-    /// Wall time of each call, ms: the first (checked) one, then the timed repetitions.
-    pub times_ms: Vec<f64>,
-    /// For each try of a [`Mode::Threads`] run: how the work was shared among threads and
-    /// whether they ran at the same time.
-    pub tries: Vec<TryReport>,
-    /// What the student's code printed (stdout, then stderr).
-    pub printed: Captured,
-}
-
-/// How to run a built file's function.
-#[derive(Clone, Copy, Debug)]
-pub struct Spec {
-    pub mode: Mode,
-    /// Timed repetitions after the first call ([`Mode::Time`]), or tries
-    /// ([`Mode::Threads`]).
-    pub reps: usize,
-    /// Threads of rayon's pool; 0 leaves rayon's default.
-    pub threads: usize,
-}
-
-impl Spec {
-    pub fn time(reps: usize, threads: usize) -> Spec {
-        Spec {
-            mode: Mode::Time,
-            reps,
-            threads,
-        }
+/// What the driver may see: the built program, its scratch folder, nothing of the course's
+/// answers.
+fn view<'a>(built: &'a Built, readable: &'a [&'a Path], writable: &'a [&'a Path]) -> View<'a> {
+    View {
+        readable,
+        writable,
+        hidden: &built.hidden,
     }
 }
 
-/// The files of one run: the request, the response, a scratch working folder.
-struct Files {
-    scratch: Scratch,
-    request: PathBuf,
-    response: PathBuf,
-    work: PathBuf,
-}
-
-fn prepare(built: &Built, function: &str, p: &Problem, spec: Spec) -> Result<Files> {
-    let Some(index) = built.functions.iter().position(|f| f == function) else {
-        bail!("{} was not built with `{function}`", built.source.display());
-    };
-    let s = p.shape;
-    let scratch = Scratch::new("cpu")?;
-    let work = scratch.dir.join("work");
-    std::fs::create_dir_all(&work).context("creating a scratch folder")?;
-    let (request, response) = (scratch.dir.join("request"), scratch.dir.join("response"));
-    let job = Job {
-        mode: spec.mode,
-        function: index,
-        m: s.m,
-        n: s.n,
-        k: s.k,
-        reps: spec.reps,
-        threads: spec.threads,
-    };
-    let mut bytes = job.header().into_bytes();
-    for v in p.a.iter().chain(&p.b) {
-        bytes.extend_from_slice(&v.to_le_bytes());
+impl Driver {
+    /// Starts `function` of a built file on a pool of `threads` rayon threads (0: rayon's
+    /// default).
+    pub fn start(built: &Built, function: &str, threads: usize) -> Result<Driver> {
+        let index = index(built, function)?;
+        let scratch = Scratch::new("cpu")?;
+        let work = scratch.dir.join("work");
+        std::fs::create_dir_all(&work).context("creating a scratch folder")?;
+        let args = cpu_session::driver_args(Mode::Serve, index, threads);
+        let session = Session::start(Launch {
+            program: &built.binary,
+            args,
+            cwd: &work,
+            view: view(built, &[], &[&work]),
+        })?;
+        Ok(Driver {
+            session,
+            _scratch: scratch,
+        })
     }
-    std::fs::write(&request, bytes).context("writing the problem for your code")?;
-    Ok(Files {
-        scratch,
-        request,
-        response,
-        work,
-    })
-}
 
-/// Runs a built file's `function` on a problem as `spec` says, confined as the machine
-/// allows.
-pub fn run(
-    built: &Built,
-    function: &str,
-    p: &Problem,
-    spec: Spec,
-    limit: Duration,
-) -> Result<CpuRun> {
-    let f = prepare(built, function, p, spec)?;
-    let cmd = sandbox::command(
-        sandbox::detect(),
-        &built.binary,
-        &[f.request.as_os_str(), f.response.as_os_str()],
-        &f.work,
-        &[],
-        &[&f.scratch.dir],
-    );
-    let ended = child::run_with_limit(cmd, limit, child::KEEP)?;
-    finish(ended, &f.response, p)
-}
+    /// One call on a fresh problem of `shape` made from `seed`; `watch` also measures where
+    /// its CPU time went.
+    pub fn call(
+        &mut self,
+        shape: Shape,
+        seed: u64,
+        limit: Duration,
+        watch: bool,
+    ) -> (Problem, Called) {
+        let (p, gen_ms) = cpu_session::problem(shape, seed);
+        let called = self.session.call(&p, seed, gen_ms, limit, watch);
+        (p, called)
+    }
 
-fn finish(ended: child::Ended, resp: &Path, p: &Problem) -> Result<CpuRun> {
-    let s = p.shape;
-    let printed = merge(&ended.stdout, &ended.stderr);
-    if ended.killed() {
-        return Ok(CpuRun::TimedOut { printed });
-    }
-    let status = ended.status.expect("not killed");
-    let response = std::fs::read(resp).ok();
-    let Some(response) = response.filter(|_| status.success()) else {
-        return Ok(CpuRun::Crashed {
-            status: describe(status),
-            printed: ended.stdout,
-            stderr: ended.stderr,
-        });
-    };
-    parse_response(&response, s.m * s.n, printed)
-}
-
-fn merge(out: &Captured, err: &Captured) -> Captured {
-    if err.is_empty() {
-        return out.clone();
-    }
-    if out.is_empty() {
-        return err.clone();
-    }
-    Captured {
-        head: format!("{}{}", out.head, err.head),
-        tail: format!("{}{}", out.tail, err.tail),
-        total: out.total + err.total,
+    /// Ends the driver; what the student's code printed.
+    pub fn finish(self) -> Captured {
+        self.session.finish(Duration::from_secs(2)).0
     }
 }
 
-fn describe(status: std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt as _;
-        if let Some(sig) = status.signal() {
-            let name = match sig {
-                libc::SIGSEGV => "SIGSEGV, a segmentation fault (often a stack overflow)",
-                libc::SIGABRT => "SIGABRT, an abort (a double panic or an allocation failure)",
-                libc::SIGKILL => "SIGKILL, killed (possibly out of memory)",
-                libc::SIGILL => "SIGILL, an illegal instruction",
-                _ => "a signal",
-            };
-            return format!("ended by signal {sig}: {name}");
-        }
-    }
-    format!("exited with {status}")
-}
-
-fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun> {
-    let marker = b"\ndata\n";
-    let at = bytes
-        .windows(marker.len())
-        .position(|w| w == marker)
-        .context("the driver's response has no data")?;
-    let text = String::from_utf8_lossy(&bytes[..at]).to_string();
-    let data = &bytes[at + marker.len()..];
-    let mut status = String::new();
-    let mut times_ms = Vec::new();
-    let mut tries = Vec::new();
-    for line in text.lines() {
-        if let Some(s) = line.strip_prefix("status ") {
-            status = s.to_string();
-        } else if let Some(t) = line.strip_prefix("times") {
-            times_ms = t
-                .split_whitespace()
-                .filter_map(|x| x.parse::<f64>().ok())
-                .map(|ns| ns * 1e-6)
-                .collect();
-        } else if let Some(w) = line.strip_prefix("shares") {
-            tries = w.split_whitespace().filter_map(TryReport::parse).collect();
-        }
-    }
-    for (prefix, todo) in [("panic ", false), ("todo ", true)] {
-        if let Some(msg) = status.strip_prefix(prefix) {
-            return Ok(CpuRun::Panicked {
-                message: msg.to_string(),
-                todo,
-                printed,
-            });
-        }
-    }
-    anyhow::ensure!(status == "ok", "the driver answered `{status}`");
-    anyhow::ensure!(
-        data.len() == 4 * len,
-        "the driver returned a C of the wrong size"
-    );
-    let c = data
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    Ok(CpuRun::Finished(Finished {
-        c,
-        times_ms,
-        tries,
-        printed,
-    }))
+fn index(built: &Built, function: &str) -> Result<usize> {
+    built
+        .functions
+        .iter()
+        .position(|f| f == function)
+        .with_context(|| format!("{} was not built with `{function}`", built.source.display()))
 }
 
 /// The driver's function type, re-exported for the generated `main`.
@@ -515,32 +368,37 @@ pub fn valgrind() -> Result<String, String> {
 }
 
 /// What one call did under callgrind's simulated caches.
-#[derive(Debug)]
 pub enum Simulated {
-    Counted(CallgrindCounts),
+    /// The counts of the call, and its C.
+    Counted(CallgrindCounts, Problem, Vec<f32>),
     /// The run could not be measured (the sentence says why), or did not finish.
     NotMeasured(String),
-    /// The student's code failed: a panic, a crash, a wrong result.
-    Failed(CpuRun),
+    /// The student's code failed: a panic, a crash, garbled answers.
+    Failed(Called, Captured),
 }
 
-/// Runs one call of `function` under valgrind's callgrind with `caches`, on a pool of
-/// `threads` rayon threads, and returns the event totals of the call alone.
+/// Runs one call of `function` on a fresh problem of `shape` from `seed` under valgrind's
+/// callgrind with `caches`, on a pool of `threads` rayon threads, and returns the event totals
+/// of the call alone.
 pub fn run_callgrind(
     built: &Built,
     function: &str,
-    p: &Problem,
+    shape: Shape,
+    seed: u64,
     caches: Caches,
     threads: usize,
     limit: Duration,
 ) -> Result<Simulated> {
-    let spec = Spec {
-        mode: Mode::Callgrind,
-        reps: 0,
-        threads,
+    let Some(valgrind) = crate::harness::paths::on_path("valgrind") else {
+        return Ok(Simulated::NotMeasured(
+            "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
+        ));
     };
-    let f = prepare(built, function, p, spec)?;
-    let out = f.scratch.dir.join("callgrind.out");
+    let index = index(built, function)?;
+    let scratch = Scratch::new("cpu")?;
+    let work = scratch.dir.join("work");
+    std::fs::create_dir_all(&work).context("creating a scratch folder")?;
+    let out = scratch.dir.join("callgrind.out");
     let mut args: Vec<String> = vec![
         "--tool=callgrind".into(),
         "--cache-sim=yes".into(),
@@ -549,39 +407,40 @@ pub fn run_callgrind(
     ];
     args.extend(caches.args());
     args.push(built.binary.display().to_string());
-    args.push(f.request.display().to_string());
-    args.push(f.response.display().to_string());
-    let Some(valgrind) = crate::harness::paths::on_path("valgrind") else {
-        return Ok(Simulated::NotMeasured(
-            "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
-        ));
+    args.extend(cpu_session::driver_args(Mode::Callgrind, index, threads));
+    let mut session = Session::start(Launch {
+        program: &valgrind,
+        args,
+        cwd: &work,
+        view: view(built, &[&built.binary], &[&scratch.dir]),
+    })?;
+    let (p, gen_ms) = cpu_session::problem(shape, seed);
+    // Valgrind makes the inputs fifty times slower than the grader does.
+    let called = session.call(&p, seed, gen_ms * 100.0, limit, false);
+    let (printed, status) = session.finish(limit);
+    let stderr = format!("{}{}", printed.head, printed.tail);
+    let c = match called {
+        Called::Done { c, .. } => c,
+        Called::TimedOut => {
+            return Ok(Simulated::NotMeasured(format!(
+                "the run under valgrind did not finish within {:.0} s",
+                limit.as_secs_f64()
+            )))
+        }
+        other => {
+            if let Some(why) = callgrind::run_problem(&stderr, false) {
+                return Ok(Simulated::NotMeasured(why));
+            }
+            return Ok(Simulated::Failed(other, printed));
+        }
     };
-    let cmd = sandbox::command(
-        sandbox::detect(),
-        &valgrind,
-        &args,
-        &f.work,
-        &[&built.binary],
-        &[&f.scratch.dir],
-    );
-    let ended = child::run_with_limit(cmd, limit, child::KEEP)?;
-    if ended.killed() {
-        return Ok(Simulated::NotMeasured(format!(
-            "the run under valgrind did not finish within {:.0} s",
-            limit.as_secs_f64()
-        )));
-    }
-    let ok = ended.status.is_some_and(|s| s.success());
-    let stderr = format!("{}{}", ended.stderr.head, ended.stderr.tail);
-    if let Some(why) = callgrind::run_problem(&stderr, true) {
+    let ok = status.is_some_and(|s| s.success());
+    if let Some(why) = callgrind::run_problem(&stderr, ok) {
         return Ok(Simulated::NotMeasured(why));
-    }
-    if !ok {
-        return Ok(Simulated::Failed(finish(ended, &f.response, p)?));
     }
     let text = std::fs::read_to_string(&out).context("reading callgrind's output")?;
     match callgrind::parse_totals(&text) {
-        Ok(c) => Ok(Simulated::Counted(c)),
+        Ok(counts) => Ok(Simulated::Counted(counts, p, c)),
         Err(e) => Ok(Simulated::NotMeasured(e.to_string())),
     }
 }

@@ -6,6 +6,8 @@ pub mod callgrind;
 pub mod child;
 pub mod cpu_crate;
 pub mod cpu_driver;
+pub mod cpu_session;
+pub mod cpu_watch;
 pub mod device;
 pub mod exec;
 pub mod matrix;

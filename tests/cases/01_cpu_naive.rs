@@ -93,4 +93,73 @@ pub const CASES: &[Case] = &[
     )
     .printing(&["LAB-EVENT"]),
     Case::accepts(L, "prints_while_right", File("prints_while_right")).printing(&["computing a"]),
+    // Reaching past the sandbox: the grader's processes and files are out of sight, and
+    // only the grader's own clock and checks count.
+    Case::rejects(
+        L,
+        "forges_a_verdict_through_proc",
+        Forged,
+        File("forges_a_verdict_through_proc"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "answers_in_the_drivers_place",
+        Forged,
+        File("answers_in_the_drivers_place"),
+        FailKind::Crash,
+        &["`matmul`", "channel", "println!"],
+    ),
+    // Speed without the work: every timed call has fresh inputs and a C of NaN, and is
+    // checked before its time counts.
+    Case::rejects(
+        L,
+        "remembers_by_address",
+        Cheat,
+        File("remembers_by_address"),
+        FailKind::Wrong,
+        &[
+            "`matmul`",
+            "timed call",
+            "gave a wrong C",
+            "remembers an earlier call",
+        ],
+    )
+    .timed(64),
+    Case::rejects(
+        L,
+        "skips_square_problems",
+        Cheat,
+        File("skips_square_problems"),
+        FailKind::Wrong,
+        &["`matmul`", "gave a wrong C", "some sizes"],
+    )
+    .timed(256),
+    Case::rejects(
+        L,
+        "computes_only_the_sampled_elements",
+        Cheat,
+        File("computes_only_the_sampled_elements"),
+        FailKind::Wrong,
+        &["`matmul`", "gave a wrong C", "some elements"],
+    )
+    .timed(576),
+    Case::rejects_any(
+        L,
+        "works_on_the_first_call_only",
+        Cheat,
+        File("works_on_the_first_call_only"),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["`matmul`"],
+    ),
+    // Shortcuts that never fire, since no call finds numbers in C or meets inputs it has seen:
+    // right, at their honest speed.
+    Case::accepts(
+        L,
+        "skips_when_c_holds_numbers",
+        File("skips_when_c_holds_numbers"),
+    )
+    .timed(128),
+    Case::accepts(L, "remembers_by_checksum", File("remembers_by_checksum")).timed(128),
 ];

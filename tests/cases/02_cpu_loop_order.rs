@@ -100,4 +100,23 @@ pub const CASES: &[Case] = &[
             ("pub const BN: usize = 128;", "pub const BN: usize = 200;"),
         ]),
     ),
+    // The cache simulator's counting switched off from inside the crate.
+    Case::rejects(
+        L,
+        "counts_switched_off",
+        Cheat,
+        File("counts_switched_off"),
+        FailKind::Technique,
+        &["`matmul_ikj`", "valgrind", "switches its counting off"],
+    ),
+    // The technique only at the sizes an earlier check looked at: it looks at a size drawn
+    // at grading time, and its message names none to special-case.
+    Case::rejects(
+        L,
+        "loop_order_only_at_the_checked_sizes",
+        Cheat,
+        File("loop_order_only_at_the_checked_sizes"),
+        FailKind::Technique,
+        &["loop order", "`matmul_ikj`", "drawn at grading time"],
+    ),
 ];

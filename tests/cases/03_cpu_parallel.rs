@@ -129,4 +129,14 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["threads took turns", "joining each thread"],
     ),
+    // One thread, and a forged report of threads sharing the work written where an earlier
+    // driver wrote its own: the threads are measured from outside the student's process.
+    Case::rejects(
+        L,
+        "sequential_forges_thread_shares",
+        Forged,
+        File("sequential_forges_thread_shares"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread"],
+    ),
 ];

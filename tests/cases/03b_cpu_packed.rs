@@ -191,4 +191,39 @@ pub const CASES: &[Case] = &[
         "scoped_threads_small_tiles",
         File("scoped_threads_small_tiles"),
     ),
+    // Mistakes that show only past a column panel (N > NC = 1,024): graded at a size drawn
+    // past every block size.
+    Case::rejects(
+        L,
+        "b_packed_from_the_first_panel",
+        Edge,
+        Mutant(&[(
+            "pack_b(&b[pc * n + jc..], n, kc, nc, b_panel);",
+            "pack_b(&b[pc * n..], n, kc, nc, b_panel);",
+        )]),
+        FailKind::Wrong,
+        &["`matmul_packed`", "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "b_rows_strided_by_the_panel",
+        Edge,
+        Mutant(&[(
+            "pack_b(&b[pc * n + jc..], n, kc, nc, b_panel);",
+            "pack_b(&b[pc * n + jc..], nc, kc, nc, b_panel);",
+        )]),
+        FailKind::Wrong,
+        &["`matmul_packed`", "expected", "got"],
+    ),
+    Case::rejects_any(
+        L,
+        "c_panel_offset_dropped",
+        Edge,
+        Mutant(&[(
+            "macro_kernel(a_block, b_panel, &mut c_rows[jc..], n, blk);",
+            "macro_kernel(a_block, b_panel, c_rows, n, blk);",
+        )]),
+        &[FailKind::Wrong, FailKind::Unwritten],
+        &["`matmul_packed`"],
+    ),
 ];

@@ -237,7 +237,7 @@ pub enum Class {
     Uninitialised,
     /// A right answer that only looks like the lesson's technique.
     Decoy,
-    /// Printing that imitates the grader.
+    /// Printing or writing that imitates the grader (its verdicts, its driver's answers).
     Forged,
     /// Work skipped where the grader is not expected to look: on the timed call, at the timed
     /// shape, when C already holds numbers, outside the sampled elements.
@@ -519,18 +519,18 @@ impl Grader {
     }
 
     /// `o`, or, if it is not what its case expects because a check found too few cores free to
-    /// judge, the case graded again, up to [`ALONE_TRIES`] times.
+    /// judge, the case graded again, up to [`ALONE_TRIES`] times. Still unjudged then, it is
+    /// inconclusive: not the decoy's pass, nor the reference's failure.
     fn judged(&self, mut o: Outcome) -> Outcome {
+        let unjudged = |o: &Outcome| o.verdict.unchecked_parts().contains(&grade::Part::Threads);
         for _ in 0..ALONE_TRIES {
-            let unjudged = o
-                .verdict
-                .notes
-                .iter()
-                .any(|n| n.starts_with(grade::TOO_FEW_CORES));
-            if o.mismatch.is_none() || !unjudged {
-                break;
+            if o.mismatch.is_none() || !unjudged(&o) {
+                return o;
             }
             o = self.outcome(&o.case);
+        }
+        if o.mismatch.is_some() && unjudged(&o) && o.verdict.passed() {
+            o.mismatch = None;
         }
         o
     }

@@ -8,21 +8,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::harness::callgrind::{self, Judgement};
-use crate::harness::cpu_crate::{self, Built, Caches, CpuRun, Simulated, Spec};
-use crate::harness::cpu_driver::{self, Mode, TryReport};
+use crate::harness::cpu_crate::{self, Built, Caches, Driver, Simulated};
+use crate::harness::cpu_session::{secret_seed, Called};
+use crate::harness::cpu_watch::{self as watch, TryReport, TryTimes};
 use crate::harness::matrix::{Problem, Shape};
 use crate::lesson::{CpuCheck, CpuLesson, Lesson, Level};
 
 use super::super::{FailKind, Failure, Notes, Options, Part, TOO_FEW_CORES};
-use super::{builder, outcome};
+use super::{builder, honest, outcome};
 
 static THREAD_CHECK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Calls shorter than this (CPU time) are too short to tell how the work was shared.
 const MIN_THREAD_NS: u64 = 50_000_000;
 
-// The driver repeats a short call until a try has gathered this much CPU time.
-const _: () = assert!(cpu_driver::THREADS_TRY_CPU_NS > MIN_THREAD_NS);
+// A short call is repeated until a try has gathered this much CPU time.
+const _: () = assert!(watch::THREADS_TRY_CPU_NS > MIN_THREAD_NS);
 
 /// Runs every check of the lesson on the built file. `Err` is a failure the student reads;
 /// notes say what was measured or why something was not checked.
@@ -78,32 +79,22 @@ fn threads(
     opts: &Options,
     notes: &mut Notes,
 ) -> Result<(), Failure> {
-    if !cpu_driver::thread_times_available() {
+    if !watch::thread_times_available() {
         notes.not_checked(Part::Threads, format!(
             "not checked: that `{function}` shares its work among threads. Measuring each thread's CPU time needs Linux's /proc/<pid>/task/<tid>/schedstat; your result is checked, the use of threads is not"
         ));
         return Ok(());
     }
-    let p = Problem::random(shape, opts.seed);
-    let spec = Spec {
-        mode: Mode::Threads,
-        reps: tries,
-        threads: pool,
-    };
     // One thread check at a time in this process: graders running side by side (the course's
     // tests grade several cases at once) would otherwise take each other's cores.
-    let run = {
+    let tries = {
         let _alone = THREAD_CHECK.lock().unwrap_or_else(|e| e.into_inner());
-        cpu_crate::run(built, function, &p, spec, opts.step_timeout)
-    }
-    .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
-    let finished =
-        outcome(run, function, shape, None, opts.step_timeout.as_secs_f64()).map_err(|e| e.0)?;
+        thread_tries(built, function, shape, pool, tries, opts)?
+    };
     // The best try decides: a kernel in which one thread does the product has that thread do
     // all of it in every try, so more tries can only rescue a parallel kernel that was
     // scheduled unluckily once, never pass a sequential one.
-    let judged: Vec<TryReport> = finished
-        .tries
+    let judged: Vec<TryReport> = tries
         .iter()
         .copied()
         .filter(|t| t.total >= MIN_THREAD_NS)
@@ -141,6 +132,79 @@ fn threads(
     together(function, shape, &judged, notes)
 }
 
+/// The tries of the thread check, each measured from outside the driver: [`TryReport`]s of
+/// calls repeated until a try has [`watch::THREADS_TRY_CPU_NS`] of CPU time, with the
+/// machine's free cores probed around each; more tries (up to [`watch::THREADS_MAX_TRIES`])
+/// while they do not settle whether the threads ran together. Every call's C is checked.
+fn thread_tries(
+    built: &Built,
+    function: &str,
+    shape: Shape,
+    pool: usize,
+    tries: usize,
+    opts: &Options,
+) -> Result<Vec<TryReport>, Failure> {
+    let limit = opts.step_timeout;
+    let mut driver = Driver::start(built, function, pool)
+        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
+    let secret = secret_seed();
+    let mut seeds = crate::harness::matrix::Rng::new(secret);
+    let mut call =
+        |driver: &mut Driver| -> Result<crate::harness::cpu_watch::ThreadTimes, Failure> {
+            let seed = seeds.next_u64();
+            let (p, called) = driver.call(shape, seed, limit, true);
+            let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+            let cmp = honest::check_call(&p, &r.c, secret_seed());
+            if !cmp.passed() {
+                return Err(Failure::new(
+                FailKind::Wrong,
+                format!("`{function}` passed the graded problems, but gave a wrong C at {shape} while its threads were measured: code must compute the same way on every call."),
+            ));
+            }
+            Ok(r.threads.unwrap_or_default())
+        };
+    // The first call pays for page faults and the pool's start: not measured.
+    call(&mut driver)?;
+    let started = std::time::Instant::now();
+    let mut reports = Vec::new();
+    for n in 0..watch::THREADS_MAX_TRIES.max(tries) {
+        if n >= tries.max(1)
+            && (watch::together_settled(&reports)
+                || started.elapsed().as_millis() >= watch::THREADS_MAX_MS)
+        {
+            break;
+        }
+        let free_before = watch::free_cores(watch::PROBE_MS);
+        let idle_before = watch::idle_ns();
+        let try_start = std::time::Instant::now();
+        let mut t = TryTimes::default();
+        // A fast or busy machine gives one call too little CPU time to tell how the work was
+        // shared: call again until the try has gathered enough.
+        for _ in 0..watch::THREADS_TRY_CALLS {
+            t.add(&call(&mut driver)?);
+            if t.total >= watch::THREADS_TRY_CPU_NS
+                || try_start.elapsed().as_millis() >= watch::THREADS_TRY_MAX_MS
+            {
+                break;
+            }
+        }
+        let try_wall = try_start.elapsed().as_nanos() as f64;
+        let idle = match (idle_before, watch::idle_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / try_wall.max(1.0),
+            _ => 0.0,
+        };
+        reports.push(TryReport {
+            share: t.busiest_share(),
+            total: t.total,
+            wall: t.wall,
+            free: free_before.min(watch::free_cores(watch::PROBE_MS)),
+            idle,
+        });
+    }
+    drop(driver.finish());
+    Ok(reports)
+}
+
 /// Threads that share the work must also run at the same time. Each try reports how many
 /// cores it kept busy (CPU time over wall time), how many two spinning threads got just
 /// before and just after it, and how many cores sat idle during it. One try in which the
@@ -167,7 +231,7 @@ fn together(
         return Ok(());
     }
     let quiet: Vec<&TryReport> = tries.iter().filter(|t| t.quiet()).collect();
-    if quiet.len() < cpu_driver::TOGETHER_QUIET_TRIES {
+    if quiet.len() < watch::TOGETHER_QUIET_TRIES {
         notes.not_checked(Part::Threads, format!(
             "{TOO_FEW_CORES}: that `{function}`'s threads ran at the same time. They kept {:.1} cores busy, and the machine had no core to spare: two spinning threads got at most {:.1} cores around each try, and at most {:.1} cores sat idle during one (other work was running, or the machine has one core)",
             most.cores_used(),
@@ -220,18 +284,36 @@ fn caches_check(
             return Ok(());
         }
     };
-    let p = Problem::random(shape, opts.seed);
-    let per = |c: &callgrind::Counts| {
-        let f = callgrind::per_fma(c, shape.m, shape.n, shape.k);
+    if let Some(f) = client_requests(built, function, what, refs.good.0, opts) {
+        return Err(f);
+    }
+    // The student's code is measured at a shape drawn now, near the references' one: per
+    // multiply-add, the counts of the two hardly differ, and no code can tell it is looked at.
+    let secret = secret_seed();
+    let drawn = honest::near(shape, secret);
+    let per = |c: &callgrind::Counts, s: Shape| {
+        let f = callgrind::per_fma(c, s.m, s.n, s.k);
         match level {
             Level::L1 => f.d1_miss,
             Level::Last => f.ll_miss,
         }
     };
-    let student = match cpu_crate::run_callgrind(built, function, &p, caches, 1, opts.step_timeout)
-        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?
-    {
-        Simulated::Counted(c) => per(&c),
+    let counted =
+        cpu_crate::run_callgrind(built, function, drawn, secret, caches, 1, opts.step_timeout)
+            .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
+    let student = match counted {
+        Simulated::Counted(c, p, out) => {
+            if !honest::check_call(&p, &out, secret_seed()).passed() {
+                return Err(Failure::new(
+                    FailKind::Wrong,
+                    format!("`{function}` passed the graded problems, but gave a wrong C under the cache simulator: code must compute the same way whenever it is called."),
+                ));
+            }
+            if let Some(f) = too_little_work(&c, drawn, function) {
+                return Err(f);
+            }
+            per(&c, drawn)
+        }
         Simulated::NotMeasured(why) => {
             notes.not_checked(
                 Part::Technique,
@@ -239,10 +321,11 @@ fn caches_check(
             );
             return Ok(());
         }
-        Simulated::Failed(run) => return Err(failed(run, function, shape, opts)),
+        Simulated::Failed(called, _) => return Err(failed(called, function, drawn, opts)),
     };
+    let p = Problem::random(shape, opts.seed);
     let reference = |(lesson, f): (&'static Lesson, &'static str)| -> Result<f64, String> {
-        reference_misses(lesson, f, &p, caches, &version, opts).map(|c| per(&c))
+        reference_misses(lesson, f, &p, caches, &version, opts).map(|c| per(&c, shape))
     };
     let (good, bad) = match (reference(refs.good), reference(refs.bad)) {
         (Ok(g), Ok(b)) => (g, b),
@@ -261,7 +344,7 @@ fn caches_check(
     match callgrind::judge(student, good, bad, callgrind::MIN_GAP) {
         Judgement::Uses { value, .. } => {
             notes.say(format!(
-                "technique: the {what} of `{function}`: {value:.4} misses of {level_name} per multiply-add (simulated {}, {shape}); the course's {} gets {good:.4}, its {} {bad:.4}",
+                "technique: the {what} of `{function}`: {value:.4} misses of {level_name} per multiply-add (simulated {}, on a problem drawn at grading time); the course's {} gets {good:.4}, its {} {bad:.4}",
                 caches.describe(),
                 refs.good.1,
                 refs.bad.1
@@ -271,7 +354,7 @@ fn caches_check(
         Judgement::DoesNot { value, threshold } => Err(Failure::new(
             FailKind::Technique,
             format!(
-                "lesson {} is about {what}, but your `{function}` misses {level_name} {value:.4} times per multiply-add (simulated {}, {shape}); the course's {} misses {good:.4} times, its {} {bad:.4}, and the line between them is {threshold:.4}.\nHint: {hint}",
+                "lesson {} is about {what}, but your `{function}` misses {level_name} {value:.4} times per multiply-add (simulated {}, on a problem of a size drawn at grading time, different at every grading); the course's {} misses {good:.4} times, its {} {bad:.4}, and the line between them is {threshold:.4}.\nHint: {hint}",
                 refs.good.0.key,
                 caches.describe(),
                 refs.good.1,
@@ -287,14 +370,85 @@ fn caches_check(
     }
 }
 
-fn failed(run: CpuRun, function: &str, shape: Shape, opts: &Options) -> Failure {
-    match outcome(run, function, shape, None, opts.step_timeout.as_secs_f64()) {
-        Err((f, _)) => f,
+fn failed(called: Called, function: &str, shape: Shape, opts: &Options) -> Failure {
+    match outcome(
+        called,
+        function,
+        shape,
+        None,
+        opts.step_timeout.as_secs_f64(),
+    ) {
+        Err(f) => f,
         Ok(_) => Failure::new(
             FailKind::Crash,
-            format!("{shape}: `{function}` failed under valgrind"),
+            format!("`{function}` failed under valgrind"),
         ),
     }
+}
+
+/// The least a product of M·N·K multiply-adds makes the simulator count, whatever the code:
+/// one instruction per 16 of them (the widest vector of multiply-adds, 512 bits of f32), one
+/// data read per 64 (a register-blocked micro-kernel loads a few vectors per hundred or so).
+/// Fewer means the simulator was not counting while the product ran.
+fn too_little_work(c: &callgrind::Counts, s: Shape, function: &str) -> Option<Failure> {
+    let macs = (s.m * s.n * s.k) as f64;
+    let (ir, dr) = (c.get("Ir") as f64, c.get("Dr") as f64);
+    (ir < macs / 16.0 || dr < macs / 64.0).then(|| {
+        Failure::new(
+            FailKind::Technique,
+            format!(
+                "the cache simulator saw less work than a product needs: while `{function}` ran, it counted {:.3} instructions and {:.4} data reads per multiply-add, and no code does a multiply-add with fewer than 1/16 of an instruction and 1/64 of a read. The simulator's counting was switched off while your code ran (a valgrind client request such as CALLGRIND_STOP_INSTRUMENTATION or a toggle of collection): the grader counts the whole call, and your code must leave that alone.",
+                ir / macs,
+                dr / macs
+            ),
+        )
+    })
+}
+
+/// Valgrind's client requests begin with this instruction sequence on x86-64 (`rol rdi` by 3,
+/// 13, 61 and 51 bits: no change, a marker valgrind recognises).
+const CLIENT_REQUEST_X86_64: [u8; 16] = [
+    0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d, 0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33,
+];
+
+fn client_request_count(binary: &Path) -> Option<usize> {
+    let bytes = std::fs::read(binary).ok()?;
+    Some(
+        bytes
+            .windows(CLIENT_REQUEST_X86_64.len())
+            .filter(|w| *w == CLIENT_REQUEST_X86_64)
+            .count(),
+    )
+}
+
+/// A student's crate with more valgrind client requests in it than the course's own driver
+/// has (its reference, built from the solution, holds only the driver's): code that talks to
+/// the cache simulator, to switch its counting off or on.
+fn client_requests(
+    built: &Built,
+    function: &str,
+    what: &str,
+    reference: &Lesson,
+    opts: &Options,
+) -> Option<Failure> {
+    if !cfg!(target_arch = "x86_64") {
+        return None;
+    }
+    let theirs = client_request_count(&built.binary)?;
+    let lesson = reference;
+    let cpu = lesson.cpu()?;
+    let file = opts.course.solutions().join(lesson.file_name());
+    let reference = builder(&opts.course).build(&file, cpu.functions).ok()?;
+    let ours = client_request_count(&reference.binary)?;
+    (theirs > ours).then(|| {
+        Failure::new(
+            FailKind::Technique,
+            format!(
+                "your crate sends requests to valgrind of its own ({} beyond the {ours} of the grader's driver): the {what} of `{function}` is measured with valgrind's cache simulator, and code that switches its counting off or on (CALLGRIND_STOP_INSTRUMENTATION, CALLGRIND_TOGGLE_COLLECT and the like) cannot be graded. Remove them.",
+                theirs - ours
+            ),
+        )
+    })
 }
 
 /// A reference function's counts: measured once per build of it, valgrind version, shape
@@ -334,14 +488,23 @@ fn reference_misses(
             values: c.1.clone(),
         });
     }
-    match cpu_crate::run_callgrind(&built, function, p, caches, 1, opts.step_timeout * 4) {
-        Ok(Simulated::Counted(c)) => {
+    let counted = cpu_crate::run_callgrind(
+        &built,
+        function,
+        p.shape,
+        opts.seed,
+        caches,
+        1,
+        opts.step_timeout * 4,
+    );
+    match counted {
+        Ok(Simulated::Counted(c, ..)) => {
             cache.insert(key, (c.events.clone(), c.values.clone()));
             save(&store, &cache);
             Ok(c)
         }
         Ok(Simulated::NotMeasured(why)) => Err(why),
-        Ok(Simulated::Failed(_)) => Err(format!("the reference {function} failed under valgrind")),
+        Ok(Simulated::Failed(..)) => Err(format!("the reference {function} failed under valgrind")),
         Err(e) => Err(format!("{e:#}")),
     }
 }
@@ -429,23 +592,29 @@ mod tests {
     }
 
     #[test]
-    fn a_try_report_round_trips_through_the_response() {
-        let t = TryReport {
-            share: 0.25,
-            total: 123_456_789,
-            wall: 98_765_432,
-            free: 1.875,
-            idle: 0.5,
+    fn counts_below_any_product_mean_the_counting_was_off() {
+        let s = Shape::new(100, 100, 100);
+        let counts = |ir, dr| callgrind::Counts {
+            events: vec!["Ir".into(), "Dr".into()],
+            values: vec![ir, dr],
         };
-        assert_eq!(TryReport::parse(&t.word()), Some(t));
-        assert_eq!(TryReport::parse("0.25:1:2:1.0"), None);
-        assert_eq!(TryReport::parse("0.25:1:2:1.0:0.5:9"), None);
-        assert!(cpu_driver::together_settled(&[try_of(1.3, 0.5)]));
-        assert!(!cpu_driver::together_settled(&[
+        let off = too_little_work(&counts(10_000, 1_000), s, "f").unwrap();
+        assert_eq!(off.kind, FailKind::Technique);
+        assert!(off.message.contains("switched off"), "{}", off.message);
+        // The i-k-j loop: about three instructions and two reads per multiply-add.
+        assert!(too_little_work(&counts(3_000_000, 2_000_000), s, "f").is_none());
+        // A vectorised micro-kernel: an eighth of an instruction, a twelfth of a read.
+        assert!(too_little_work(&counts(125_000, 83_000), s, "f").is_none());
+    }
+
+    #[test]
+    fn tries_settle_once_threads_ran_together_or_two_were_quiet() {
+        assert!(watch::together_settled(&[try_of(1.3, 0.5)]));
+        assert!(!watch::together_settled(&[
             try_of(1.0, 1.9),
             try_of(1.0, 1.0)
         ]));
-        assert!(cpu_driver::together_settled(&[
+        assert!(watch::together_settled(&[
             try_of(1.0, 1.9),
             try_of(1.0, 1.7)
         ]));

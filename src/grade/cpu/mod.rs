@@ -1,26 +1,31 @@
 //! Grading a CPU lesson: the student's file is built as a crate of its own
-//! ([`crate::harness::cpu_crate`]) and run once per problem in a child process, confined
-//! where the machine allows; its C is checked and judged here, in the grader.
+//! ([`crate::harness::cpu_crate`]) and served by its driver in a child process, confined
+//! where the machine allows; every call gets fresh inputs, and its C is checked and judged
+//! here, in the grader, as its time and threads are measured here ([`honest`]).
 
 use std::path::Path;
+use std::time::Duration;
 
 use crate::harness::child::Captured;
-use crate::harness::cpu_crate::{self, Builder, CpuRun, RustBuildFailed, Spec};
+use crate::harness::cpu_crate::{self, Builder, Driver, RustBuildFailed};
+use crate::harness::cpu_session::{secret_seed, Called};
+use crate::harness::cpu_watch::ThreadTimes;
 use crate::harness::exec::{median, RunOutput};
-use crate::harness::matrix::Comparison;
-use crate::harness::matrix::{Problem, Shape};
+use crate::harness::matrix::{Comparison, Problem, Shape};
 use crate::harness::paths::Course;
 use crate::harness::sandbox;
 use crate::harness::timing::Clock;
 use crate::harness::timing::Timing;
 use crate::lesson::{CpuLesson, Lesson};
 
-use super::{verify, CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
+use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
 
 mod checks;
+pub mod honest;
 
 /// The sizes the CPU lessons are checked at: one element, sizes that fit no block, and one
-/// larger than the blocks of lessons 02 and 03b.
+/// larger than the blocks of lessons 02 and 03b; two more are drawn at grading time
+/// ([`honest::drawn_shapes`]).
 pub const CPU_SHAPES: [Shape; 5] = [
     Shape::new(1, 1, 1),
     Shape::new(7, 13, 5),
@@ -34,6 +39,7 @@ pub fn builder(course: &Course) -> Builder {
     Builder {
         cache: course.student_builds(),
         lockfile: course.lockfile(),
+        hidden: vec![course.solutions()],
     }
 }
 
@@ -46,61 +52,81 @@ fn printed(c: &Captured) -> String {
     }
 }
 
-/// The failure for a run that did not return, or the output of one that did.
+/// A call that returned: its C, its time on the grader's clock, its threads when watched.
+pub struct Returned {
+    pub c: Vec<f32>,
+    pub ms: f64,
+    pub threads: Option<ThreadTimes>,
+}
+
+/// The failure for a call that did not return, or what one that did returned.
 pub fn outcome(
-    run: CpuRun,
+    called: Called,
     function: &str,
     shape: Shape,
     starter: Option<&str>,
     limit_s: f64,
-) -> Result<cpu_crate::Finished, (Failure, String)> {
-    match run {
-        CpuRun::Finished(f) => Ok(f),
-        CpuRun::Panicked {
-            message,
-            todo,
-            printed: p,
-        } => {
-            let failure = if todo {
-                Failure::new(
-                    FailKind::NotStarted,
-                    format!(
-                        "`{function}` still says `todo!()`.\nHint: {}",
-                        starter.unwrap_or("write the function's loops")
-                    ),
-                )
-            } else {
-                Failure::new(FailKind::Crash, format!("{shape}: {message}"))
-            };
-            Err((failure, printed(&p)))
-        }
-        CpuRun::Crashed {
-            status,
-            printed: p,
-            stderr,
-        } => Err((
+) -> Result<Returned, Failure> {
+    match called {
+        Called::Done { c, ms, threads } => Ok(Returned { c, ms, threads }),
+        Called::Panicked { message, todo } => Err(if todo {
             Failure::new(
-                FailKind::Crash,
+                FailKind::NotStarted,
                 format!(
-                    "{shape}: your program {status} while running `{function}`.{}",
-                    if stderr.is_empty() {
-                        String::new()
-                    } else {
-                        format!("\nIts last words:\n{}", stderr.shortened(5))
-                    }
+                    "`{function}` still says `todo!()`.\nHint: {}",
+                    starter.unwrap_or("write the function's loops")
                 ),
-            ),
-            printed(&p),
+            )
+        } else {
+            Failure::new(FailKind::Crash, format!("{shape}: {message}"))
+        }),
+        Called::Crashed(status) => Err(Failure::new(
+            FailKind::Crash,
+            format!("{shape}: your program {status} while running `{function}`."),
         )),
-        CpuRun::TimedOut { printed: p } => Err((
-            Failure::new(
-                FailKind::Hang,
-                format!(
-                    "{shape}: `{function}` did not finish within {limit_s:.0} s and was stopped. Look for a loop that never ends (a counter that is never incremented, a wrong bound)."
-                ),
+        Called::TimedOut => Err(Failure::new(
+            FailKind::Hang,
+            format!(
+                "{shape}: `{function}` did not finish within {limit_s:.0} s and was stopped. Look for a loop that never ends (a counter that is never incremented, a wrong bound)."
             ),
-            printed(&p),
         )),
+        Called::Garbled(what) => Err(Failure::new(
+            FailKind::Crash,
+            format!(
+                "{shape}: while running `{function}`, the channel on which the grader's driver answers carried something else than its answers ({what}). Your code wrote to it: print with `println!` or `eprintln!` only, and leave the process's descriptors alone."
+            ),
+        )),
+    }
+}
+
+/// A call's C checked, as every call's is: the verdict's failure if it is wrong. `secret`
+/// chooses the points and the vector of the check: drawn apart from the inputs' seed, which
+/// the student's process is told.
+fn checked(
+    p: &Problem,
+    c: Vec<f32>,
+    ms: f64,
+    secret: u64,
+    starter: Option<&str>,
+) -> Result<Comparison, Failure> {
+    let cmp = honest::check_call(p, &c, secret);
+    let out = RunOutput::plain(c, ms);
+    match super::judge(p.shape, &out, &cmp, starter) {
+        Some(f) => Err(f),
+        None => Ok(cmp),
+    }
+}
+
+/// Starts a driver, or the failure to report.
+fn start(built: &cpu_crate::Built, function: &str, threads: usize) -> Result<Driver, Failure> {
+    Driver::start(built, function, threads)
+        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))
+}
+
+/// What the student's code printed, with a crash's last words, for the verdict.
+fn add_printed(verdict: &mut Verdict, c: &Captured) {
+    if verdict.printed.is_empty() {
+        verdict.printed = printed(c);
     }
 }
 
@@ -131,34 +157,32 @@ pub(super) fn grade(
         .ok()
         .filter(|t| super::is_starter(t))
         .map(|_| lesson.hint);
-    let shapes = opts.shapes.clone().unwrap_or_else(|| CPU_SHAPES.to_vec());
+    let secret = secret_seed();
+    let shapes = opts.shapes.clone().unwrap_or_else(|| {
+        let mut all = CPU_SHAPES.to_vec();
+        all.extend(honest::drawn_shapes(secret));
+        all
+    });
     let limit = opts.step_timeout;
     for &function in cpu.functions {
+        // One driver serves every shape: code that works only on its first call fails on
+        // the second.
+        let mut driver = match start(&built, function, 0) {
+            Ok(d) => d,
+            Err(f) => {
+                verdict.failure = Some(f);
+                return verdict;
+            }
+        };
         for (case, &shape) in shapes.iter().enumerate() {
             progress(format!("running `{function}` at {shape}"));
-            let p = Problem::random(shape, opts.problem_seed(case));
-            let run = match cpu_crate::run(&built, function, &p, Spec::time(0, 0), limit) {
-                Ok(r) => r,
-                Err(e) => {
-                    verdict.failure = Some(Failure::new(FailKind::Runtime, format!("{e:#}")));
-                    return verdict;
-                }
-            };
-            let finished = match outcome(run, function, shape, starter, limit.as_secs_f64()) {
-                Ok(f) => f,
-                Err((failure, out)) => {
-                    verdict.failure = Some(failure);
-                    verdict.printed = out;
-                    return verdict;
-                }
-            };
-            if verdict.printed.is_empty() {
-                verdict.printed = printed(&finished.printed);
-            }
-            let ms = finished.times_ms.first().copied().unwrap_or(0.0);
-            let out = RunOutput::plain(finished.c, ms);
-            match verify(&p, &out, starter) {
-                Ok(cmp) => verdict.cases.push(CaseReport {
+            // Inputs no code can predict: the course's seed mixed with one drawn now.
+            let seed = opts.problem_seed(case) ^ secret;
+            let (p, called) = driver.call(shape, seed, limit, false);
+            let result = outcome(called, function, shape, starter, limit.as_secs_f64())
+                .and_then(|r| checked(&p, r.c, r.ms, secret_seed(), starter).map(|c| (c, r.ms)));
+            match result {
+                Ok((cmp, ms)) => verdict.cases.push(CaseReport {
                     shape,
                     with: format!("`{function}`"),
                     max_rel_err: cmp.max_rel_err,
@@ -166,12 +190,22 @@ pub(super) fn grade(
                     checked: cmp.checked,
                 }),
                 Err(mut f) => {
-                    f.message = format!("`{function}`: {}", f.message);
+                    if !f.message.starts_with('`') {
+                        f.message = format!("`{function}`: {}", f.message);
+                    }
+                    let printed = driver.finish();
+                    add_printed(&mut verdict, &printed);
+                    if f.kind == FailKind::Crash && !printed.is_empty() {
+                        f.message
+                            .push_str(&format!("\nIts last words:\n{}", printed.shortened(5)));
+                    }
                     verdict.failure = Some(f);
                     return verdict;
                 }
             }
         }
+        let printed = driver.finish();
+        add_printed(&mut verdict, &printed);
     }
     progress("checking the technique".into());
     let mut notes = Notes::default();
@@ -188,13 +222,12 @@ pub(super) fn grade(
     if let Some(shape) = opts.time {
         let function = cpu.functions.last().expect("a CPU lesson has a function");
         progress(format!("timing `{function}` at {shape}"));
-        let p = Problem::random(shape, opts.problem_seed(999));
-        match time(&built, function, &p, 0, limit) {
+        match time_shape(&built, function, shape, 0, limit) {
             Ok((t, _)) => {
                 if t.checked == 0 {
                     verdict.not_checked(
                         Part::Speed,
-                        format!("not checked: the timed calls of `{function}` repeat the first call's inputs and their results are not checked; the speed is shown, not proven"),
+                        format!("not checked: the timed calls of `{function}` were not checked; the speed is shown, not proven"),
                     );
                 }
                 verdict.timing = Some((shape, t));
@@ -205,30 +238,70 @@ pub(super) fn grade(
     verdict
 }
 
-/// Times a built function: one checked call, then as many repetitions as fit two seconds
-/// (at least two), with `threads` rayon threads (0: rayon's default).
+/// How long the timed calls of one timing may take together, ms.
+const BUDGET_MS: f64 = 2000.0;
+
+/// Times a built function at `p`'s shape (its values are not used: every call gets fresh
+/// inputs): a checked warm-up call, then as many checked calls as fit two seconds (at least
+/// three, at most ten), each on fresh inputs into a C filled with NaN, timed on the grader's
+/// clock, with `threads` rayon threads (0: rayon's default). The median decides; a call
+/// faster than this machine can compute fails the timing.
 pub fn time(
     built: &cpu_crate::Built,
     function: &str,
     p: &Problem,
     threads: usize,
-    limit: std::time::Duration,
+    limit: Duration,
 ) -> Result<(Timing, Comparison), Failure> {
-    // A first call tells how many repetitions fit.
-    let first = cpu_crate::run(built, function, p, Spec::time(0, threads), limit)
-        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
-    let first = outcome(first, function, p.shape, None, limit.as_secs_f64()).map_err(|e| e.0)?;
-    let one = first.times_ms.first().copied().unwrap_or(1.0);
-    let out = RunOutput::plain(first.c, one);
-    let cmp = verify(p, &out, None)?;
-    let reps = ((2000.0 / one.max(1e-3)) as usize).clamp(2, 10);
-    let run = cpu_crate::run(built, function, p, Spec::time(reps, threads), limit)
-        .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
-    let f = outcome(run, function, p.shape, None, limit.as_secs_f64()).map_err(|e| e.0)?;
-    // The first call of a process pays for page faults and thread start-up: not timed.
-    let mut times: Vec<f64> = f.times_ms.iter().skip(1).copied().collect();
+    time_shape(built, function, p.shape, threads, limit)
+}
+
+fn time_shape(
+    built: &cpu_crate::Built,
+    function: &str,
+    shape: Shape,
+    threads: usize,
+    limit: Duration,
+) -> Result<(Timing, Comparison), Failure> {
+    let mut driver = start(built, function, threads)?;
+    let secret = secret_seed();
+    let mut seeds = crate::harness::matrix::Rng::new(secret);
+    let mut call = |n: usize, driver: &mut Driver| -> Result<(f64, Comparison), Failure> {
+        let (p, called) = driver.call(shape, seeds.next_u64(), limit, false);
+        let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+        let cmp = checked(&p, r.c, r.ms, secret_seed(), None).map_err(|mut f| {
+            f.message = format!(
+                "`{function}` passed the graded problems, but {} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled with NaN, and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
+                if n == 0 {
+                    "the first timed call (a warm-up on fresh inputs)".to_string()
+                } else {
+                    format!("timed call {n} (each on fresh inputs)")
+                },
+                f.message
+            );
+            f
+        })?;
+        Ok((r.ms, cmp))
+    };
+    let (one, cmp) = call(0, &mut driver)?;
+    let calls = ((BUDGET_MS / one.max(1e-3)) as usize).clamp(3, 10);
+    let mut times = Vec::with_capacity(calls);
+    for n in 1..=calls {
+        times.push(call(n, &mut driver)?.0);
+    }
+    drop(driver.finish());
     let best = times.iter().copied().fold(f64::INFINITY, f64::min);
     let worst = times.iter().copied().fold(0.0, f64::max);
+    let ceiling = honest::ceiling_gflops();
+    let fastest = shape.flops() / (best.max(1e-9) * 1e-3) / 1e9;
+    if fastest > ceiling {
+        return Err(Failure::new(
+            FailKind::Wrong,
+            format!(
+                "`{function}` at {shape}: faster than this machine can compute: a timed call ran at {fastest:.0} GFLOP/s, and this CPU cannot exceed {ceiling:.0} GFLOP/s (its cores × its widest multiply-adds × its highest clock, doubled). No speed is recorded."
+            ),
+        ));
+    }
     let ms = median(&mut times);
     let timing = Timing {
         device_ms: ms,
@@ -236,8 +309,9 @@ pub fn time(
         worst_ms: worst,
         host_ms: ms,
         reps: times.len(),
+        // The grader's own clock around each call, and every call checked.
         clock: Clock::Wall,
-        checked: 0,
+        checked: times.len(),
     };
     Ok((timing, cmp))
 }

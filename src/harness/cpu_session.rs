@@ -1,0 +1,441 @@
+//! The grader's side of a student's CPU driver ([`super::cpu_driver`]): starts it confined,
+//! asks it for calls one at a time, and measures each from outside its process.
+//!
+//! Every call is a fresh problem: the grader draws a seed, the driver makes A and B from it
+//! (so the inputs exist only once the call is asked for) and a C of NaN, and answers `ready`;
+//! the grader says `go`, and the call is timed on the grader's own clock from that moment to
+//! the last byte of C it receives (a late reading only makes a call longer). The driver's CPU
+//! time, read from outside, says whether anything beyond making the inputs ran before `go`:
+//! code that starts computing while the inputs are made is timed from the request instead.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+
+use super::child::{self, Captured, Drain};
+use super::cpu_driver::{Call, Mode};
+use super::cpu_watch::{ThreadTimes, Watch};
+use super::matrix::{Problem, Shape};
+
+/// The most bytes of C the grader reads from a driver: a 8192×8192 C, far past any graded
+/// size. A driver that announces more is garbled, not believed.
+const MAX_C_BYTES: usize = 1 << 28;
+
+/// What the driver's answer channel carried.
+enum Answer {
+    Ready,
+    /// `done`: the student's function returned; C follows.
+    Computed,
+    C(Vec<f32>),
+    /// A panic: its message, and whether it was `todo!()`'s.
+    Panic(String, bool),
+    /// Something that is not the driver's protocol.
+    Garbled(String),
+    /// The channel closed.
+    Closed,
+}
+
+fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(out);
+        loop {
+            let mut line = String::new();
+            match r.read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    let _ = tx.send(Answer::Closed);
+                    return;
+                }
+                Ok(_) => {}
+            }
+            let line = line.trim_end();
+            let answer = if line == "ready" {
+                Answer::Ready
+            } else if let Some(msg) = line.strip_prefix("panic ") {
+                Answer::Panic(msg.to_string(), false)
+            } else if let Some(msg) = line.strip_prefix("todo ") {
+                Answer::Panic(msg.to_string(), true)
+            } else if let Some(len) = line
+                .strip_prefix("done ")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n % 4 == 0 && n <= MAX_C_BYTES)
+            {
+                let _ = tx.send(Answer::Computed);
+                let mut bytes = vec![0u8; len];
+                if r.read_exact(&mut bytes).is_err() {
+                    let _ = tx.send(Answer::Closed);
+                    return;
+                }
+                let c = bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                Answer::C(c)
+            } else {
+                Answer::Garbled(line.chars().take(80).collect())
+            };
+            if tx.send(answer).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// How one call ended.
+#[derive(Debug)]
+pub enum Called {
+    /// C came back: its time on the grader's clock, and where the call's CPU time went when
+    /// the call was watched.
+    Done {
+        c: Vec<f32>,
+        ms: f64,
+        threads: Option<ThreadTimes>,
+    },
+    /// The student's code panicked: its message, and whether it was `todo!()`'s (a function
+    /// not written yet).
+    Panicked { message: String, todo: bool },
+    /// The driver died: how.
+    Crashed(String),
+    /// No answer within the limit; the driver was stopped.
+    TimedOut,
+    /// The answer channel carried something else than the driver's answers: the student's
+    /// code wrote to it.
+    Garbled(String),
+}
+
+/// A running driver.
+pub struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    answers: Receiver<Answer>,
+    stderr: Option<Drain>,
+    /// The driver's process id as this process sees it, once found.
+    pid: Option<u32>,
+    confined: bool,
+    /// The driver has ended or was stopped: no more calls.
+    over: bool,
+}
+
+/// The pieces of a driver's command line.
+pub struct Launch<'a> {
+    /// The program to start (the driver, or valgrind with the driver as its argument).
+    pub program: &'a Path,
+    pub args: Vec<String>,
+    pub cwd: &'a Path,
+    pub view: super::sandbox::View<'a>,
+}
+
+impl Session {
+    /// Starts the driver confined as the machine allows.
+    pub fn start(launch: Launch) -> Result<Session> {
+        let confinement = super::sandbox::detect();
+        let confined = matches!(confinement, super::sandbox::Confinement::Bubblewrap(..));
+        let mut cmd: Command = super::sandbox::command(
+            confinement,
+            launch.program,
+            &launch.args,
+            launch.cwd,
+            &launch.view,
+        );
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt as _;
+            cmd.process_group(0);
+        }
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", launch.program.display()))?;
+        let answers = read_answers(child.stdout.take().expect("piped stdout"));
+        let stderr = Some(Drain::start(
+            child.stderr.take().expect("piped stderr"),
+            child::KEEP,
+        ));
+        Ok(Session {
+            stdin: child.stdin.take(),
+            child,
+            answers,
+            stderr,
+            pid: None,
+            confined,
+            over: false,
+        })
+    }
+
+    /// The driver's process, found once: the child itself, or under bubblewrap the first
+    /// process below it that is not bubblewrap's own.
+    fn driver_pid(&mut self) -> Option<u32> {
+        if self.pid.is_some() || !self.confined {
+            return self.pid.or(Some(self.child.id()));
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            let mut pid = self.child.id();
+            for _ in 0..4 {
+                let Some(next) = first_child(pid) else { break };
+                pid = next;
+                if comm(pid).is_some_and(|c| c != "bwrap") {
+                    self.pid = Some(pid);
+                    return self.pid;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        None
+    }
+
+    /// Asks for one call of the function on a fresh problem (`seed`), waits at most `limit`
+    /// for its answer, and times it; `watch` also measures where its CPU time went.
+    pub fn call(
+        &mut self,
+        p: &Problem,
+        seed: u64,
+        gen_ms: f64,
+        limit: Duration,
+        watch: bool,
+    ) -> Called {
+        if self.over {
+            return Called::Crashed("the driver had already stopped".into());
+        }
+        let s = p.shape;
+        let call = Call {
+            seed,
+            m: s.m,
+            n: s.n,
+            k: s.k,
+        };
+        let pid = self.driver_pid();
+        let cpu = |pid: Option<u32>| pid.and_then(super::cpu_watch::process_cpu);
+        let cpu_before = cpu(pid);
+        let asked = Instant::now();
+        let deadline = asked + limit;
+        if !self.send(&call.line()) {
+            return self.ended();
+        }
+        match self.next_answer(deadline) {
+            Ok(Answer::Ready) => {}
+            Ok(other) => return self.unexpected(other),
+            Err(called) => return called,
+        }
+        let cpu_ready = cpu(pid);
+        let watcher = if watch { pid.map(Watch::start) } else { None };
+        if !self.send("go\n") {
+            return self.ended();
+        }
+        let go = Instant::now();
+        let c = loop {
+            match self.next_answer(deadline) {
+                Ok(Answer::Computed) => {}
+                Ok(Answer::C(c)) => break c,
+                Ok(other) => return self.unexpected(other),
+                Err(called) => return called,
+            }
+        };
+        // Timestamped only once all of C was read here: late, never early.
+        let arrived = Instant::now();
+        if c.len() != s.m * s.n {
+            self.stop();
+            return Called::Garbled(format!("a C of {} values for {s}", c.len()));
+        }
+        let prepared_ns = match (cpu_before, cpu_ready) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+            _ => None,
+        };
+        let start = start_of(asked, go, prepared_ns, gen_ms);
+        let threads = watcher.map(|w| w.window(start, arrived));
+        Called::Done {
+            c,
+            ms: arrived.duration_since(start).as_secs_f64() * 1e3,
+            threads,
+        }
+    }
+
+    fn send(&mut self, line: &str) -> bool {
+        let sent = self
+            .stdin
+            .as_mut()
+            .map(|w| w.write_all(line.as_bytes()).and_then(|()| w.flush()));
+        matches!(sent, Some(Ok(())))
+    }
+
+    /// The next answer before `deadline`, or how the call ended without one.
+    fn next_answer(&mut self, deadline: Instant) -> Result<Answer, Called> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.answers.recv_timeout(left) {
+            Ok(Answer::Panic(message, todo)) => {
+                self.stop();
+                Err(Called::Panicked { message, todo })
+            }
+            Ok(Answer::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
+            Ok(Answer::Garbled(line)) => {
+                self.stop();
+                Err(Called::Garbled(line))
+            }
+            Ok(a) => Ok(a),
+            Err(RecvTimeoutError::Timeout) => {
+                self.stop();
+                Err(Called::TimedOut)
+            }
+        }
+    }
+
+    fn unexpected(&mut self, _answer: Answer) -> Called {
+        self.stop();
+        Called::Garbled("an answer out of order".into())
+    }
+
+    /// How the driver ended, once its answer channel closed.
+    fn ended(&mut self) -> Called {
+        self.over = true;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Called::Crashed(describe(status)),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => {
+                    self.stop();
+                    return Called::Crashed("stopped answering".into());
+                }
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        self.over = true;
+        child::kill_group(&mut self.child);
+    }
+
+    /// Ends the driver (its stdin closed, then stopped if it lingers) and returns what the
+    /// student's code printed, and how the driver exited where it did by itself.
+    pub fn finish(mut self, grace: Duration) -> (Captured, Option<ExitStatus>) {
+        self.stdin = None;
+        let deadline = Instant::now() + grace;
+        let mut status = None;
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Whatever it started ends with it.
+        child::kill_group(&mut self.child);
+        let printed = self.stderr.take().map(Drain::finish).unwrap_or_default();
+        (printed, status)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        child::kill_group(&mut self.child);
+    }
+}
+
+/// When a call started: at `go`, if the driver's CPU time while it made the inputs
+/// (`prepared_ns`, read from outside) is what making them takes (four times the grader's own
+/// `gen_ms`, and 5 ms, for a busy machine); else at the request (`asked`), since something
+/// else ran before `go`: code that began the product early.
+fn start_of(asked: Instant, go: Instant, prepared_ns: Option<u64>, gen_ms: f64) -> Instant {
+    let allowed = (4.0 * gen_ms + 5.0) * 1e6;
+    match prepared_ns {
+        Some(ns) if (ns as f64) <= allowed => go,
+        _ => asked,
+    }
+}
+
+/// A fresh problem for a call, from a seed, and how long making its inputs took here (the
+/// driver makes the same ones).
+pub fn problem(shape: Shape, seed: u64) -> (Problem, f64) {
+    let t = Instant::now();
+    let p = Problem::random(shape, seed);
+    (p, t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// The arguments of a driver: mode, the function's index, rayon's threads.
+pub fn driver_args(mode: Mode, function: usize, threads: usize) -> Vec<String> {
+    vec![
+        mode.word().to_string(),
+        function.to_string(),
+        threads.to_string(),
+    ]
+}
+
+fn first_child(pid: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn comm(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+fn describe(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                libc::SIGSEGV => "SIGSEGV, a segmentation fault (often a stack overflow)",
+                libc::SIGABRT => "SIGABRT, an abort (a double panic or an allocation failure)",
+                libc::SIGKILL => "SIGKILL, killed (possibly out of memory)",
+                libc::SIGILL => "SIGILL, an illegal instruction",
+                _ => "a signal",
+            };
+            return format!("ended by signal {sig}: {name}");
+        }
+    }
+    format!("exited with {status}")
+}
+
+/// A seed no code under test can predict: 8 bytes of the operating system's randomness (the
+/// time and process id where it cannot be read).
+pub fn secret_seed() -> u64 {
+    let mut b = [0u8; 8];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut b))
+        .is_ok()
+    {
+        return u64::from_le_bytes(b);
+    }
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_before_go_times_the_call_from_the_request() {
+        let asked = Instant::now();
+        let go = asked + Duration::from_millis(3);
+        // 2 ms of CPU making 1 ms worth of inputs: the call starts at `go`.
+        assert_eq!(start_of(asked, go, Some(2_000_000), 1.0), go);
+        // 40 ms of CPU before `go`: the product began early.
+        assert_eq!(start_of(asked, go, Some(40_000_000), 1.0), asked);
+        // No reading of the driver's CPU time: the safe side.
+        assert_eq!(start_of(asked, go, None, 1.0), asked);
+    }
+}
