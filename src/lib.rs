@@ -7,7 +7,7 @@
 //!   [`report`], the text a student reads; [`measure`] and [`peers`], checked timings.
 //! - [`ladder`]: the lessons themselves, declared once each in `lessons/NN_name.rs`.
 //! - The front ends: [`cli`] (the edge: flags and environment), [`run`] (a lesson's
-//!   program), [`scoreboard`], [`class`], [`layout`], [`tools`], [`testing`].
+//!   program), [`scoreboard`], [`class`], [`autograde`], [`layout`], [`tools`], [`testing`].
 
 // Lesson files are compiled both as their own programs and as modules of this library;
 // they name the library `lab` in both.
@@ -24,6 +24,7 @@ pub mod report;
 
 pub mod ladder;
 
+pub mod autograde;
 pub mod class;
 pub mod cli;
 pub mod layout;
