@@ -52,7 +52,7 @@ impl Journal {
     pub fn load(&self, name: &str, key: &str) -> Option<Student> {
         let text = std::fs::read_to_string(self.file(name)).ok()?;
         let e: Entry = serde_json::from_str(&text).ok()?;
-        (e.key == key && e.name == name && e.verdicts.len() == e.beside.len()).then(|| Student {
+        (e.key == key && e.name == name && e.verdicts.len() == e.beside.len()).then_some(Student {
             name: e.name,
             folder: e.folder,
             verdicts: e.verdicts,
