@@ -54,6 +54,7 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::Setup => "CANNOT GRADE",
         FailKind::Unchecked => "NOT CHECKED",
+        FailKind::TooFast => "FASTER THAN POSSIBLE",
     }
 }
 

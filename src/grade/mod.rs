@@ -89,6 +89,8 @@ pub enum FailKind {
     Unsupported,
     /// The lesson cannot be graded as asked (e.g. a size it does not handle, bad defines).
     Setup,
+    /// A timed call ran faster than the device can compute: no speed is recorded.
+    TooFast,
     /// It passed what could be checked, a part could not be checked, and the grading was asked
     /// to count that as a failure ([`Options::strict`]).
     Unchecked,

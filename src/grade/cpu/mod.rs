@@ -11,6 +11,7 @@ use crate::harness::matrix::Comparison;
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::paths::Course;
 use crate::harness::sandbox;
+use crate::harness::timing::Clock;
 use crate::lesson::{CpuLesson, Lesson};
 
 use super::{verify, CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
@@ -179,7 +180,15 @@ pub(super) fn grade(
         progress(format!("timing `{function}` at {shape}"));
         let p = Problem::random(shape, opts.problem_seed(999));
         match time(&built, function, &p, 0, limit) {
-            Ok((t, _)) => verdict.timing = Some((shape, t)),
+            Ok((t, _)) => {
+                if t.checked == 0 {
+                    verdict.not_checked(
+                        Part::Speed,
+                        format!("not checked: the timed calls of `{function}` repeat the first call's inputs and their results are not checked; the speed is shown, not proven"),
+                    );
+                }
+                verdict.timing = Some((shape, t));
+            }
             Err(f) => verdict.failure = Some(f),
         }
     }
@@ -217,6 +226,8 @@ pub fn time(
         worst_ms: worst,
         host_ms: ms,
         reps: times.len(),
+        clock: Clock::Wall,
+        checked: 0,
     };
     Ok((timing, cmp))
 }
