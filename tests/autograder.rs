@@ -171,7 +171,7 @@ fn a_kernel_that_skips_work_when_c_holds_numbers_never_leads_the_leaderboard() {
         &root,
         &[(
             "04_naive_kernel.cl",
-            course().join("tests/fixtures/autograder/04_returns_when_c_holds_numbers.cl"),
+            course().join("tests/wrong/04_naive_kernel/skip_when_c_holds_numbers.cl"),
         )],
     );
     if let Some(cheat) = leaderboard(&cheating, "04") {
