@@ -61,8 +61,9 @@ pub fn lessons(only: &[&'static Lesson]) -> Vec<&'static Lesson> {
 }
 
 /// Grades one student's folder on `lessons`, and times the reference beside each verdict that
-/// passed with a timing, so that a machine busier for one student than for the next does not
-/// reorder the class. The one grading path of `class` and of the autograders.
+/// passed with a timing (before and after it), so that a machine busier for one student than
+/// for the next does not reorder the class. The one grading path of `class` and of the
+/// autograders.
 pub fn grade_student(
     name: &str,
     folder: &Path,
@@ -76,15 +77,28 @@ pub fn grade_student(
         strict: false,
         ..opts.clone()
     };
+    let reference = |lesson: &Lesson| {
+        gflops_of(&grade::grade(
+            lesson,
+            &Source::Folder(opts.course.solutions()),
+            &quick,
+        ))
+    };
     let mut verdicts = Vec::new();
     let mut beside = Vec::new();
     for &lesson in lessons {
         progress(lesson);
+        // The reference is timed just before and just after the student's code, and their
+        // mean taken: a machine that grew busier or quieter during the student's timing
+        // moves both sides alike.
+        let before = match opts.time {
+            Some(_) => reference(lesson),
+            None => None,
+        };
         let v = grade::grade(lesson, &Source::Folder(folder.to_path_buf()), opts);
-        let reference = match &v.timing {
-            Some(_) if v.passed() => {
-                let r = grade::grade(lesson, &Source::Folder(opts.course.solutions()), &quick);
-                gflops_of(&r)
+        let reference = match (&v.timing, before) {
+            (Some(_), Some(before)) if v.passed() => {
+                reference(lesson).map(|after| (before + after) / 2.0)
             }
             _ => None,
         };
@@ -212,7 +226,7 @@ fn gflops_of(v: &Verdict) -> Option<f64> {
 }
 
 /// What ranks a class, said once under its table.
-pub const RANKED_BY: &str = "ranked by speed over the reference timed beside each student on the same machine (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed";
+pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed";
 
 /// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
 /// sandbox could not be checked is not ranked unless `rank_unchecked`.
@@ -274,7 +288,7 @@ pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
                 lesson,
                 result: if v.passed() { "pass" } else { "fail" }.into(),
                 kind: v.kind().map(report::kind_word).unwrap_or_default(),
-                gflops: speed.map(|g| (g * 10.0).round() / 10.0),
+                gflops: speed.map(|g| (g * 100.0).round() / 100.0),
                 rank,
                 why: v
                     .failure
