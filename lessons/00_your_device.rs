@@ -6,15 +6,12 @@
 //! cargo run --release --bin 00_your_device [-- --record]
 //! ```
 
-use std::process::ExitCode;
-
 use anyhow::Result;
-use clap::Parser;
-use lab::cli::Edge;
+use clap::{Args as _, FromArgMatches as _};
 use lab::harness::device::{self, DeviceInfo, Gpu};
 use lab::harness::paths;
 use lab::harness::peak::{self, vector_type};
-use lab::lesson::{Kind, Lesson};
+use lab::lesson::{Kind, Lesson, Program, Session};
 
 #[path = "00_your_device/microbench.rs"]
 pub mod microbench;
@@ -29,12 +26,21 @@ pub static LESSON: Lesson = Lesson {
         "what the device is and its two ceilings, peak FP32 rate and memory bandwidth: the roofline",
     hint: "run `cargo run --release --bin 00_your_device` to measure your device's peak",
     kind: Kind::Device,
+    intensity: None,
+    peers: &[],
+    top: false,
+    program: Some(&PROGRAM),
 };
 
-#[derive(Parser)]
-#[command(
-    about = "Lesson 00: lists your device's properties and measures its peak FP32 rate and memory bandwidth"
-)]
+/// The program: no standard run, its own flags.
+static PROGRAM: Program = Program {
+    about: "Lesson 00: lists your device's properties and measures its peak FP32 rate and memory bandwidth",
+    flags: Args::augment_args,
+    standard: false,
+    then: |matches, session| run(&Args::from_arg_matches(matches)?, session),
+};
+
+#[derive(clap::Args)]
 struct Args {
     /// Device: index or part of its name (also: LAB_DEVICE; default: the first GPU).
     #[arg(long)]
@@ -50,21 +56,18 @@ struct Args {
     quick: bool,
 }
 
-pub fn main() -> ExitCode {
-    lab::cli::finish(Edge::from_env().and_then(|edge| run(&Args::parse(), &edge)))
-}
-
-fn run(args: &Args, edge: &Edge) -> Result<()> {
+fn run(args: &Args, session: &Session) -> Result<()> {
     if args.list_devices {
         print!("{}", device::list_table()?);
         return Ok(());
     }
-    let gpu = Gpu::open(edge.device(args.device.as_deref()).as_deref())?;
+    let device = args.device.clone().or_else(|| session.device.clone());
+    let gpu = Gpu::open(device.as_deref())?;
     print!("{}", properties(&gpu.info));
 
     let opts = Options {
         quick: args.quick,
-        kernels: microbench::kernel_path(&edge.course.solutions()),
+        kernels: microbench::kernel_path(&session.course.solutions()),
     };
     println!(
         "\nPeak FP32: chains of multiply-adds (`mad`), 2 FLOP each{}",
@@ -106,7 +109,7 @@ fn run(args: &Args, edge: &Edge) -> Result<()> {
     print!("{}", roofline(&p));
 
     if args.record {
-        let results = edge.course.results();
+        let results = session.course.results();
         peak::save(&results, &p)?;
         println!("\nRecorded in {}.", paths::display(&peak::file(&results)));
     } else {

@@ -7,7 +7,7 @@
 //!
 //! runs your `matmul` (or the reference), checks it against the f64 reference and times it.
 
-use lab::lesson::{CpuLesson, Kind, Lesson};
+use lab::lesson::{CpuLesson, Kind, Lesson, Peer};
 
 pub static LESSON: Lesson = Lesson {
     key: "01",
@@ -16,6 +16,13 @@ pub static LESSON: Lesson = Lesson {
     teaches: "the i-j-k triple loop, and how to check a product against a reference",
     hint: "in kernels/01_cpu_naive.rs, write the three loops: for each row i and column j of C, sum A[i][k]·B[k][j] over k, then store the sum in C[i*n + j].",
     kind: Kind::Cpu(&CPU),
+    intensity: Some(lab::lesson::Intensity {
+        rule: "A and B loaded per multiply-add: 2 FLOP / 8 B",
+        of: |_| Some(0.25),
+    }),
+    peers: &[Peer::Matrixmultiply],
+    top: false,
+    program: None,
 };
 
 pub static CPU: CpuLesson = CpuLesson {
@@ -23,8 +30,6 @@ pub static CPU: CpuLesson = CpuLesson {
     checks: &[],
     not_checked: "",
     serial: true,
+    variants: None,
 };
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -9,7 +9,7 @@
 
 use lab::harness::cpu_crate::Caches;
 use lab::harness::matrix::Shape;
-use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level};
+use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level, Peer};
 
 pub static LESSON: Lesson = Lesson {
     key: "02",
@@ -18,6 +18,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "i-k-j order, which streams rows of B and C, then cache blocking",
     hint: "in kernels/02_cpu_loop_order.rs, start with `matmul_ikj`: clear row i of C, then for each k add A[i][k] times row k of B into it. Then `matmul_blocked`: the same loops, over blocks.",
     kind: Kind::Cpu(&CPU),
+    intensity: Some(INTENSITY),
+    peers: &[Peer::Matrixmultiply],
+    top: false,
+    program: None,
 };
 
 /// The simulated caches: a common 32 KiB first level, and a 1 MiB last level (about a
@@ -53,6 +57,13 @@ static BLOCKING: CpuCheck = CpuCheck::Caches {
     hint: "keep a block of B (the book's 128×128 floats, 64 KiB) in cache while every row of A uses it: loop over blocks of k and j outside, and run the i-k-j loop inside one block. Blocks as large as B, or no blocks, do not reuse it.",
 };
 
+/// i-k-j: B[p][j] loaded, C[i][j] loaded and stored for each multiply-add, A[i][p] in a
+/// register (lesson 03 keeps the same loop on each thread).
+pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
+    rule: "B loaded, C loaded and stored per multiply-add: 2 FLOP / 12 B",
+    of: |_| Some(2.0 / 12.0),
+};
+
 pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_ikj", "matmul_blocked"],
     checks: &[
@@ -62,8 +73,6 @@ pub static CPU: CpuLesson = CpuLesson {
     ],
     not_checked: "",
     serial: true,
+    variants: None,
 };
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -8,13 +8,10 @@
 //! runs your `matmul_parallel` (or the reference), checks it, times it against lesson 02,
 //! then times it with 1, 2, 4, ... threads: how the work scales.
 
-use std::process::ExitCode;
-
-use clap::Parser;
-use lab::cli::{Common, Edge};
-use lab::harness::exec::Timing;
+use clap::{Args as _, FromArgMatches as _};
+use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
-use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson};
+use lab::lesson::{CpuCheck, CpuLesson, CpuRun, Kind, Lesson, Peer, Program};
 use lab::report;
 
 pub static LESSON: Lesson = Lesson {
@@ -24,6 +21,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "rayon over rows of C, and how the speed scales with threads",
     hint: "in kernels/03_cpu_parallel.rs, split C into rows with `c.par_chunks_mut(n)` and run lesson 02's i-k-j loop on each row.",
     kind: Kind::Cpu(&CPU),
+    intensity: Some(lab::ladder::l02_cpu_loop_order::INTENSITY),
+    peers: &[Peer::Matrixmultiply],
+    top: false,
+    program: Some(&PROGRAM),
 };
 
 pub static CPU: CpuLesson = CpuLesson {
@@ -31,6 +32,7 @@ pub static CPU: CpuLesson = CpuLesson {
     checks: &[("matmul_parallel", &THREADS)],
     not_checked: "",
     serial: false,
+    variants: Some(scaling),
 };
 
 /// Threads show in where the CPU time goes: with rayon's pool of 8 threads, a product split
@@ -43,30 +45,35 @@ static THREADS: CpuCheck = CpuCheck::Threads {
     max_share: 0.75,
 };
 
-#[derive(Parser)]
-#[command(
-    about = "Lesson 03: runs your code, checks it against the CPU reference, times it and measures thread scaling"
-)]
-struct Args {
-    #[command(flatten)]
-    common: Common,
-    /// Skip the thread-scaling table.
-    #[arg(long)]
-    no_scaling: bool,
-}
-
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    lab::cli::finish(Edge::from_env().and_then(|edge| {
-        let Some(m) = lab::run::run_lesson(&LESSON, &args.common, &edge)? else {
+/// The program: the standard run, then the thread-scaling table.
+static PROGRAM: Program = Program {
+    about: "Lesson 03: runs your code, checks it against the CPU reference, times it and measures thread scaling",
+    flags: Args::augment_args,
+    standard: true,
+    then: |matches, session| {
+        let args = Args::from_arg_matches(matches)?;
+        let Some((shape, _)) = &session.measured else {
             return Ok(());
         };
         if !args.no_scaling {
-            let table = scaling(&LESSON, &args.common, &edge, m.shape)?;
-            print!("{}", scaling_table(m.shape, &table));
+            let run = CpuRun {
+                course: session.course,
+                file: &session.file,
+                shape: *shape,
+                timeout: session.timeout,
+            };
+            let table = scaling(&LESSON, &run)?;
+            print!("{}", scaling_table(*shape, &table));
         }
         Ok(())
-    }))
+    },
+};
+
+#[derive(clap::Args)]
+struct Args {
+    /// Skip the thread-scaling table.
+    #[arg(long)]
+    no_scaling: bool,
 }
 
 /// Thread counts to try: 1, 2, 4, ... up to the machine's count, and that count itself.
@@ -81,32 +88,26 @@ pub fn thread_counts() -> Vec<usize> {
     counts
 }
 
-/// Times the lesson's function at `shape` with each of [`thread_counts`] threads.
-pub fn scaling(
-    lesson: &Lesson,
-    common: &Common,
-    edge: &Edge,
-    shape: Shape,
-) -> anyhow::Result<Vec<(usize, Timing)>> {
-    let source = lab::run::source(common, edge);
+/// Times the lesson's function at the run's size with each of [`thread_counts`] threads:
+/// the lesson's variants, `threads=T`, which `lab ladder` records beside the reference.
+pub fn scaling(lesson: &Lesson, run: &CpuRun) -> anyhow::Result<Vec<(String, usize, Timing)>> {
     let cpu = lesson.cpu().expect("lesson 03 is a CPU lesson");
-    let file = source.path(lesson);
-    let built = lab::grade::cpu::builder(&edge.course).build(&file, cpu.functions)?;
-    let p = Problem::random(shape, 5);
+    let built = lab::grade::cpu::builder(run.course).build(run.file, cpu.functions)?;
+    let p = Problem::random(run.shape, 5);
     let function = cpu.functions[0];
     let mut out = Vec::new();
     for t in thread_counts() {
-        let (timing, _) = lab::grade::cpu::time(&built, function, &p, t, edge.timeout)
+        let (timing, _) = lab::grade::cpu::time(&built, function, &p, t, run.timeout)
             .map_err(|f| anyhow::anyhow!("{}", f.message))?;
-        out.push((t, timing));
+        out.push((format!("threads={t}"), t, timing));
     }
     Ok(out)
 }
 
-fn scaling_table(shape: Shape, table: &[(usize, Timing)]) -> String {
-    let one = table[0].1.device_ms;
+fn scaling_table(shape: Shape, table: &[(String, usize, Timing)]) -> String {
+    let one = table[0].2.device_ms;
     let mut s = String::from("\n  threads   time (median)   GFLOP/s   speed-up over 1 thread\n");
-    for (t, timing) in table {
+    for (_, t, timing) in table {
         s.push_str(&format!(
             "  {t:>7}   {:<14}  {:>7}   {:.2}×\n",
             report::ms(timing.device_ms),

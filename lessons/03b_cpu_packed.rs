@@ -11,7 +11,7 @@
 
 use lab::harness::cpu_crate::Caches;
 use lab::harness::matrix::Shape;
-use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level};
+use lab::lesson::{CpuCheck, CpuLesson, Kind, Lesson, Level, Peer};
 
 pub static LESSON: Lesson = Lesson {
     key: "03b",
@@ -20,6 +20,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "packed panels of A and B, a register-blocked micro-kernel, cache blocking and threads over macro-tiles",
     hint: "in kernels/03b_cpu_packed.rs, start with the micro-kernel (03b.3): an MR×NR array of accumulators updated from one sliver of A and one of B. Then pack A and B into slivers (03b.1, 03b.2), loop over the slivers of a block (03b.4), and finally the blocked loops with rayon over blocks of rows (03b.5).",
     kind: Kind::Cpu(&CPU),
+    intensity: Some(INTENSITY),
+    peers: &[Peer::Matrixmultiply],
+    top: false,
+    program: None,
 };
 
 /// The work is shared among threads (on a problem large enough that a fast kernel still
@@ -46,13 +50,24 @@ static REUSE: CpuCheck = CpuCheck::Caches {
     hint: "pack A into slivers of MR rows and B into slivers of NR columns, and let the micro-kernel read one sliver of A (it stays in L1) against every sliver of B of the packed panel.",
 };
 
+/// The micro-kernel's MR×NR tile of C stays in registers while each step along K loads MR
+/// values of A and NR of B. The course builds CPU code without AVX-512
+/// (`cpu_crate::RUSTFLAGS`), so the tile is that of 16 registers of 8 floats, 6×16, unless a
+/// row records other MR and NR.
+pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
+    rule: "MR×NR = 6×16 micro-tile: 2·MR·NR / (4·(MR+NR))",
+    of: |d| {
+        let mr = lab::lesson::positive(d, "MR").unwrap_or(6.0);
+        let nr = lab::lesson::positive(d, "NR").unwrap_or(16.0);
+        Some(lab::lesson::register_tile(mr, nr))
+    },
+};
+
 pub static CPU: CpuLesson = CpuLesson {
     functions: &["matmul_packed"],
     checks: &[("matmul_packed", &THREADS), ("matmul_packed", &REUSE)],
     not_checked: "register blocking itself: how many values the micro-kernel keeps in registers depends on the compiler and the vector width, so it is judged by the speed beside matrixmultiply, not by a count",
     serial: false,
+    variants: None,
 };
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use anyhow::Result;
 use lab::harness::device::Gpu;
-use lab::harness::exec::{Launch, Timing};
+use lab::harness::exec::Launch;
+use lab::harness::timing::Timing;
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
 use lab::harness::program;
@@ -24,6 +25,13 @@ pub static LESSON: Lesson = Lesson {
     teaches: "one work-item per element of C, the host code around it, and coalescing",
     hint: "in kernels/04_naive_kernel.cl, read your column from get_global_id(0) and your row from get_global_id(1), sum A[row*K + k] * B[k*N + col] over k, and store the sum in C[row*N + col].",
     kind: Kind::OpenCl(&NAIVE),
+    intensity: Some(lab::lesson::Intensity {
+        rule: "A and B loaded per multiply-add: 2 FLOP / 8 B",
+        of: |_| Some(0.25),
+    }),
+    peers: &[],
+    top: false,
+    program: None,
 };
 
 /// One work-item per element of C: any size, the driver picks the work-group.
@@ -63,6 +71,7 @@ pub static NAIVE: OclLesson = OclLesson {
     behaviour: None,
     host: BUFFERS,
     sized: None,
+    any_size: false,
     variants: &[Variant {
         name: "row-as-dim0",
         about: "the same kernel with get_global_id(0) as the row (seed 004's mapping): uncoalesced",
@@ -86,6 +95,3 @@ fn row_as_dim0(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing
     Ok(Some(t))
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -20,6 +20,13 @@ pub static LESSON: Lesson = Lesson {
     teaches: "TS×TS tiles of A and B shared through __local memory, with barriers",
     hint: "in kernels/05_local_tiling.cl, loop over the tiles of K: each work-item loads one element of A's tile and one of B's into the __local arrays, barrier, accumulate TS products from local memory, barrier again.",
     kind: Kind::OpenCl(&TILED),
+    intensity: Some(lab::lesson::Intensity {
+        rule: "TS×TS tiles: TS/4",
+        of: |d| Some(lab::lesson::positive(d, "TS")? / 4.0),
+    }),
+    peers: &[],
+    top: false,
+    program: None,
 };
 
 pub static TILED: OclLesson = OclLesson {
@@ -79,6 +86,7 @@ pub static TILED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    any_size: false,
     variants: &[],
 };
 
@@ -100,6 +108,3 @@ fn tiled(m: &Measured, probe: &Probe) -> Result<String, String> {
     }
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -21,6 +21,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "a WPTM×WPTN block of C per work-item, kept in registers (1D, then 2D)",
     hint: "in kernels/06_register_tiling.cl, share the loads of each TSM×TSK tile of A and TSK×TSN tile of B among the work-items (LPTA and LPTB elements each), barrier, then for every k read WPTN values of B into Breg and one value of A at a time, and add the WPTM×WPTN products into acc; barrier again; finally store acc.",
     kind: Kind::OpenCl(&REGISTER),
+    intensity: Some(lab::lesson::REGISTER_TILE),
+    peers: &[],
+    top: false,
+    program: None,
 };
 
 /// The tile defines: a work-group computes TSM×TSN of C, TSK deep along K, and each of its
@@ -169,6 +173,7 @@ pub static REGISTER: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    any_size: false,
     variants: &[Variant {
         name: "1d",
         about: "the same kernel with WPTN = 1: WPTM results per work-item along one column of C",
@@ -220,6 +225,3 @@ pub fn register_blocks(m: &Measured, probe: &Probe) -> Result<String, String> {
     ))
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -20,6 +20,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "float4 (and float2, float8) loads and stores from global and local memory",
     hint: "in kernels/07_vectorization.cl, first make floatX views of A, B and C (`const __global floatX* Av = (const __global floatX*)A;`), then load the tiles one vector at a time (A's lanes go to WIDTH rows of Asub, B's vectors go to Bsub as they are), accumulate with a float times a vector, and store C as vectors.",
     kind: Kind::OpenCl(&VECTORIZED),
+    intensity: Some(lab::lesson::REGISTER_TILE),
+    peers: &[],
+    top: false,
+    program: None,
 };
 
 /// Lesson 06's tiles, with float4 accesses: 16 bytes is the widest single load most GPUs
@@ -124,6 +128,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    any_size: false,
     variants: &[
         Variant {
             name: "float2",
@@ -143,7 +148,7 @@ fn measure_width(
     course: &lab::harness::paths::Course,
     shape: lab::harness::matrix::Shape,
     width: usize,
-) -> anyhow::Result<Option<lab::harness::exec::Timing>> {
+) -> anyhow::Result<Option<lab::harness::timing::Timing>> {
     let ctx = Ctx {
         info: &gpu.info,
         course,
@@ -193,6 +198,3 @@ pub fn vectors(m: &Measured, probe: &Probe) -> Result<String, String> {
     ))
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

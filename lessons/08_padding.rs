@@ -12,7 +12,8 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use lab::grade::verify;
 use lab::harness::device::Gpu;
-use lab::harness::exec::{self, event_ms, Launch, RunOutput, Timing};
+use lab::harness::exec::{self, event_ms, Launch, RunOutput};
+use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::{self, Define};
@@ -32,6 +33,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "any M, N, K with guarded edge tiles (or zero-padding), and padded local tiles against bank conflicts",
     hint: "in kernels/08_padding.cl, decide once whether the work-group's tile lies inside C; load tiles with vectors there, and elsewhere element by element with 0.0f for anything outside A or B; store vectors inside C and, on the edges, only the elements with row < M and column < N.",
     kind: Kind::OpenCl(&PADDED),
+    intensity: Some(lab::lesson::REGISTER_TILE),
+    peers: &[],
+    top: false,
+    program: None,
 };
 
 fn padded_defines(ctx: &Ctx) -> Vec<Define> {
@@ -121,6 +126,7 @@ pub static PADDED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    any_size: true,
     variants: &[
         Variant {
             name: "pad-0",
@@ -191,9 +197,6 @@ fn padded(m: &Measured, probe: &Probe) -> Result<String, String> {
     ))
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}
 
 /// Runs lesson 07's kernel on zero-padded copies, made on the device: fill the padded
 /// buffers with zeros, copy A and B in as rectangles, run, copy C's rectangle out. Device

@@ -7,21 +7,21 @@
 //! cargo run --release --bin 09_texture_zero_copy [-- --solution --path both --search]
 //! ```
 
-use std::process::ExitCode;
+use std::path::Path;
 
 use anyhow::{Context as _, Result};
-use clap::Parser;
-use lab::cli::{Common, Edge};
-use lab::grade::{verify, Source};
+use clap::{Args as _, FromArgMatches as _};
+use lab::grade::verify;
 use lab::harness::device::Gpu;
-use lab::harness::exec::{Launch, Timing};
+use lab::harness::exec::Launch;
+use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::{self, Arg, Define};
 use lab::harness::timing;
 use lab::lesson::{
-    define, per_mad, probe_define, require_nonempty, with_overrides, Behaviour, Host, Kind, Lesson,
-    Measured, OclLesson, Probe, Sanitize, Variant,
+    define, per_mad, positive, probe_define, require_nonempty, with_overrides, Behaviour, Host, Kind, Lesson,
+    Measured, OclLesson, Probe, Program, Sanitize, Session, Variant,
 };
 use lab::report;
 
@@ -37,6 +37,25 @@ pub static LESSON: Lesson = Lesson {
     teaches: "B as an image read with read_imagef, A and C in mapped host-visible memory, a micro-tile per work-item",
     hint: "in kernels/09_texture_zero_copy.cl, read rows k..k+3 of B as four pixels with read_imagef(B, pixel, (int2)(column, row)), add a.x*b[0] + a.y*b[1] + a.z*b[2] + a.w*b[3] to each row's float4 accumulator, then store the micro-tile with vstore4, skipping rows ≥ M and columns ≥ N.",
     kind: Kind::OpenCl(&TEXTURE),
+    intensity: Some(INTENSITY),
+    peers: &[],
+    top: false,
+    program: Some(&PROGRAM),
+};
+
+/// Counted per work-item, whose micro-tile is RM rows × 4·RN columns of C: per step along K
+/// it reads RN pixels of B (16·RN bytes: the image reads are requests of each work-item,
+/// even where the texture cache serves them again) and A's RM values, from global memory
+/// itself (A_LOCAL = 0) or a 1/WGX share of the group's copy into local memory (A_LOCAL = 1,
+/// the default). FLOP: 2·RM·4·RN.
+pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
+    rule: "per work-item: 8·RM·RN FLOP / (4·RM/WGX + 16·RN) B",
+    of: |d| {
+        let (rm, rn, wgx) = (positive(d, "RM")?, positive(d, "RN")?, positive(d, "WGX")?);
+        let a_local = d.get("A_LOCAL").is_none_or(|v| *v != 0.0);
+        let a_bytes = 4.0 * rm / if a_local { wgx } else { 1.0 };
+        Some(2.0 * rm * 4.0 * rn / (a_bytes + 16.0 * rn))
+    },
 };
 
 /// The kernel's arguments: B is an image, the rest as in every lesson.
@@ -134,6 +153,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         needs_images: true,
     },
     sized: None,
+    any_size: true,
     variants: &[
         Variant {
             name: "copy",
@@ -153,13 +173,17 @@ pub static TEXTURE: OclLesson = OclLesson {
     ],
 };
 
-#[derive(Parser)]
-#[command(
-    about = "Lesson 09: runs your kernel with B as an image, checks it against the CPU reference and times the zero-copy and copy paths"
-)]
+/// The program: the standard run, then the host paths and, on request, the work-group
+/// search.
+static PROGRAM: Program = Program {
+    about: "Lesson 09: runs your kernel with B as an image, checks it against the CPU reference and times the zero-copy and copy paths",
+    flags: Args::augment_args,
+    standard: true,
+    then: |matches, session| body(&Args::from_arg_matches(matches)?, session),
+};
+
+#[derive(clap::Args)]
 struct Args {
-    #[command(flatten)]
-    common: Common,
     /// How A, B and C reach the device: zero-copy (map/unmap of host-visible memory),
     /// copy (enqueued writes and reads), or both.
     #[arg(long, value_name = "zero-copy|copy|both", default_value = "both")]
@@ -170,38 +194,33 @@ struct Args {
     search: bool,
 }
 
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    lab::cli::finish(Edge::from_env().and_then(|edge| body(&args, &edge)))
-}
-
-fn body(args: &Args, edge: &Edge) -> Result<()> {
+fn body(args: &Args, session: &Session) -> Result<()> {
     let transfers: Vec<Transfer> = match args.path.as_str() {
         "both" => vec![Transfer::ZeroCopy, Transfer::Copy],
         p => vec![p.parse().map_err(anyhow::Error::msg)?],
     };
-    let Some(m) = lab::run::run_lesson(&LESSON, &args.common, edge)? else {
+    let Some((shape, defines)) = &session.measured else {
         return Ok(());
     };
-    let source = lab::run::source(&args.common, edge);
-    let gpu = Gpu::open(edge.device(args.common.device.as_deref()).as_deref())?;
+    let shape = *shape;
+    let file = &session.file;
+    let gpu = Gpu::open(session.device.as_deref())?;
     println!(
-        "\nhost paths at {} (kernel time, and end to end with filling A and B and reading C):",
-        m.shape
+        "\nhost paths at {shape} (kernel time, and end to end with filling A and B and reading C):"
     );
     for t in transfers {
-        let (kernel_ms, host_ms) = time_path(&gpu, &source, m.shape, &m.defines, t)?;
+        let (kernel_ms, host_ms) = time_path(&gpu, file, shape, defines, t)?;
         println!(
             "  {:<10} kernel {:>10} ({} GFLOP/s), end to end {:>10} ({} GFLOP/s)",
             t.name(),
             report::ms(kernel_ms),
-            report::gflops(m.shape.flops() / (kernel_ms * 1e6)),
+            report::gflops(shape.flops() / (kernel_ms * 1e6)),
             report::ms(host_ms),
-            report::gflops(m.shape.flops() / (host_ms * 1e6)),
+            report::gflops(shape.flops() / (host_ms * 1e6)),
         );
     }
     if args.search {
-        search(&gpu, &source, m.shape, &args.common.defines)?;
+        search(&gpu, file, shape, session.overrides)?;
     }
     Ok(())
 }
@@ -209,16 +228,15 @@ fn body(args: &Args, edge: &Edge) -> Result<()> {
 /// Builds the kernel with `defines` and checks it once with the given path, then times it.
 fn time_path(
     gpu: &Gpu,
-    source: &Source,
+    file: &Path,
     shape: Shape,
     defines: &[Define],
     transfer: Transfer,
 ) -> Result<(f64, f64)> {
-    let file = source.path(&LESSON);
     (TEXTURE.check_defines)(defines).map_err(anyhow::Error::msg)?;
     let l = launch(shape, defines).map_err(anyhow::Error::msg)?;
-    let prog = program::build_file(gpu, &file, defines, BUILD_OPTIONS)?;
-    let kernel = program::kernel(&prog, &file, TEXTURE.kernel, ARGS)?;
+    let prog = program::build_file(gpu, file, defines, BUILD_OPTIONS)?;
+    let kernel = program::kernel(&prog, file, TEXTURE.kernel, ARGS)?;
     let p = Problem::random(shape, 7);
     let setup = Setup {
         transfer,
@@ -232,7 +250,7 @@ fn time_path(
 }
 
 /// Times each candidate work-group shape (kernel time, zero-copy path) and names the fastest.
-fn search(gpu: &Gpu, source: &Source, shape: Shape, overrides: &[Define]) -> Result<()> {
+fn search(gpu: &Gpu, file: &Path, shape: Shape, overrides: &[Define]) -> Result<()> {
     println!("\nwork-group search at {shape} on {}:", gpu.info.name);
     let mut best: Option<(f64, Vec<Define>)> = None;
     for cand in texture::candidates(&gpu.info) {
@@ -248,7 +266,7 @@ fn search(gpu: &Gpu, source: &Source, shape: Shape, overrides: &[Define]) -> Res
             .map(|d| format!("-D {}={}", d.name, d.value))
             .collect::<Vec<_>>()
             .join(" ");
-        match time_path(gpu, source, shape, &defines, Transfer::ZeroCopy) {
+        match time_path(gpu, file, shape, &defines, Transfer::ZeroCopy) {
             Ok((ms, _)) => {
                 println!(
                     "  {label:<60} {:>10} {} GFLOP/s",

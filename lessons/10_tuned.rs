@@ -10,7 +10,7 @@ use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::lesson::{
     define, per_mad, probe_define, require_nonempty, Behaviour, Kind, Lesson, Measured, OclLesson,
-    Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
+    Peer, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 #[path = "10_tuned/tuner.rs"]
@@ -25,6 +25,10 @@ pub static LESSON: Lesson = Lesson {
     teaches: "2D register tiling, wide loads and double-buffered local tiles, parameters picked by an autotuner per device",
     hint: "in kernels/10_tuned.cl, start with load_step (10.1): each work-item reads LPTA float4 of A and LPTB of B into registers, zero outside the matrices. Then write them into the local tiles, A transposed (10.2), multiply the tiles into acc (10.3) and store acc into C, inside the matrix only (10.4).",
     kind: Kind::OpenCl(&TUNED),
+    intensity: Some(lab::lesson::REGISTER_TILE),
+    peers: &[Peer::Clblast],
+    top: true,
+    program: None,
 };
 
 pub static TUNED: OclLesson = OclLesson {
@@ -125,6 +129,7 @@ pub static TUNED: OclLesson = OclLesson {
         tuner::tuned_for_size(&tuner::tuned_csv(&ctx.course.results()), ctx.info, shape)
             .map(|p| p.defines())
     }),
+    any_size: true,
     variants: &[Variant {
         name: "defaults",
         about: "the same kernel with the defaults a device gets when neither it nor a device of the same signature has been tuned",
@@ -192,6 +197,3 @@ fn everything(m: &Measured, probe: &Probe) -> Result<String, String> {
     ))
 }
 
-pub fn main() -> std::process::ExitCode {
-    lab::cli::lesson_main(&LESSON)
-}

@@ -13,7 +13,6 @@ use crate::grade::{self, Options};
 use crate::harness::matrix::Shape;
 use crate::harness::paths::Course;
 use crate::harness::program::Define;
-use crate::lesson::Lesson;
 
 /// The configuration every program reads from its environment.
 #[derive(Clone, Debug)]
@@ -131,23 +130,7 @@ pub struct Common {
     pub record: Option<PathBuf>,
 }
 
-/// Parses `NAME=VALUE`.
-pub fn parse_define(s: &str) -> Result<Define, String> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not NAME=VALUE (for example TS=16)"))?;
-    let name = name.trim();
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("`{name}` is not a valid define name"));
-    }
-    let value = value.trim();
-    if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c == '"') {
-        return Err(format!(
-            "`{value}` is not a valid value for {name}: one word, such as 16"
-        ));
-    }
-    Ok(Define::new(name, value))
-}
+pub use crate::harness::program::parse_define;
 
 /// The largest dimension the course accepts: a 32768² f32 matrix is already 4 GiB.
 pub const MAX_DIM: usize = 32_768;
@@ -205,7 +188,7 @@ pub fn finish(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            match e.downcast_ref::<crate::run::LessonFailed>() {
+            match e.downcast_ref::<crate::report::LessonFailed>() {
                 Some(f) => eprintln!("{}", crate::report::failure_text(&f.0)),
                 None => eprintln!("error: {e:#}"),
             }
@@ -214,26 +197,26 @@ pub fn finish(result: Result<()>) -> ExitCode {
     }
 }
 
-/// The `main` of a lesson program with no flags of its own.
-pub fn lesson_main(lesson: &'static Lesson) -> ExitCode {
-    use clap::{CommandFactory as _, FromArgMatches as _};
-    #[derive(clap::Parser)]
-    struct Flags {
-        #[command(flatten)]
-        common: Common,
+/// Serves a grading request when this program was started as a grading worker
+/// (`PROGRAM worker REQUEST EVENTS`): `lab` and every lesson program grade in a copy of
+/// themselves, so that a lesson program needs no other program built beside it.
+pub fn serve_if_worker() -> Option<ExitCode> {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() != 4 || args[1] != "worker" {
+        return None;
     }
-    let matches = Flags::command()
-        .name(lesson.name())
-        .about(format!(
-            "Lesson {}: runs your code (or --solution), checks it against the f64 reference, times it and compares it with the previous rung",
-            lesson.key
-        ))
-        .get_matches();
-    let flags = Flags::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    finish(
-        Edge::from_env()
-            .and_then(|edge| crate::run::run_lesson(lesson, &flags.common, &edge).map(|_| ())),
-    )
+    let served = grade::worker::serve(
+        std::path::Path::new(&args[2]),
+        std::path::Path::new(&args[3]),
+        crate::ladder::find,
+    );
+    Some(match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    })
 }
 
 #[cfg(test)]

@@ -1,52 +1,43 @@
-//! The ladder: every lesson, declared once, in `lessons/NN_name.rs`.
+//! The ladder: every lesson, declared once, in `lessons/NN_name.rs`, and registered here by
+//! one line of [`ALL`].
 //!
-//! Each of those files holds the lesson's declaration (a [`Lesson`]), its host code and its
-//! program's `main`: Cargo builds it as the lesson's binary, and the course includes it here
-//! as a module, so that the scoreboard, `cargo lab`, the tests and the tools all read the same
-//! declaration.
+//! Each of those files holds the lesson's declaration (a [`Lesson`]) and its host code. The
+//! course includes it here as a module, so that the scoreboard, `cargo lab`, the lesson
+//! programs, the tests and the tools all read the same declaration. Each lesson's program is
+//! a small file in `src/programs/` with its `[[bin]]` entry in Cargo.toml, both written from
+//! this list by `cargo run -- layout --write`.
 
 use crate::lesson::Lesson;
 
-#[path = "../lessons/00_your_device.rs"]
-pub mod l00_your_device;
-#[path = "../lessons/01_cpu_naive.rs"]
-pub mod l01_cpu_naive;
-#[path = "../lessons/02_cpu_loop_order.rs"]
-pub mod l02_cpu_loop_order;
-#[path = "../lessons/03_cpu_parallel.rs"]
-pub mod l03_cpu_parallel;
-#[path = "../lessons/03b_cpu_packed.rs"]
-pub mod l03b_cpu_packed;
-#[path = "../lessons/04_naive_kernel.rs"]
-pub mod l04_naive_kernel;
-#[path = "../lessons/05_local_tiling.rs"]
-pub mod l05_local_tiling;
-#[path = "../lessons/06_register_tiling.rs"]
-pub mod l06_register_tiling;
-#[path = "../lessons/07_vectorization.rs"]
-pub mod l07_vectorization;
-#[path = "../lessons/08_padding.rs"]
-pub mod l08_padding;
-#[path = "../lessons/09_texture_zero_copy.rs"]
-pub mod l09_texture_zero_copy;
-#[path = "../lessons/10_tuned.rs"]
-pub mod l10_tuned;
+/// Declares the lessons' modules and [`ALL`], in ladder order, from one line per lesson:
+/// `module "file in lessons/"`.
+macro_rules! ladder {
+    ($($module:ident $file:literal,)*) => {
+        $(
+            #[path = $file]
+            pub mod $module;
+        )*
+        /// Every lesson, in ladder order.
+        pub static ALL: &[&Lesson] = &[$(&$module::LESSON),*];
+        /// The file in lessons/ of each lesson of [`ALL`], in the same order.
+        pub static FILES: &[&str] = &[$($file),*];
+    };
+}
 
-/// Every lesson, in ladder order.
-pub static ALL: &[&Lesson] = &[
-    &l00_your_device::LESSON,
-    &l01_cpu_naive::LESSON,
-    &l02_cpu_loop_order::LESSON,
-    &l03_cpu_parallel::LESSON,
-    &l03b_cpu_packed::LESSON,
-    &l04_naive_kernel::LESSON,
-    &l05_local_tiling::LESSON,
-    &l06_register_tiling::LESSON,
-    &l07_vectorization::LESSON,
-    &l08_padding::LESSON,
-    &l09_texture_zero_copy::LESSON,
-    &l10_tuned::LESSON,
-];
+ladder! {
+    l00_your_device "../lessons/00_your_device.rs",
+    l01_cpu_naive "../lessons/01_cpu_naive.rs",
+    l02_cpu_loop_order "../lessons/02_cpu_loop_order.rs",
+    l03_cpu_parallel "../lessons/03_cpu_parallel.rs",
+    l03b_cpu_packed "../lessons/03b_cpu_packed.rs",
+    l04_naive_kernel "../lessons/04_naive_kernel.rs",
+    l05_local_tiling "../lessons/05_local_tiling.rs",
+    l06_register_tiling "../lessons/06_register_tiling.rs",
+    l07_vectorization "../lessons/07_vectorization.rs",
+    l08_padding "../lessons/08_padding.rs",
+    l09_texture_zero_copy "../lessons/09_texture_zero_copy.rs",
+    l10_tuned "../lessons/10_tuned.rs",
+}
 
 /// A lesson by key (`05`, `5`, `03b`) or name (`05_local_tiling`).
 pub fn find(key: &str) -> Option<&'static Lesson> {
@@ -74,6 +65,27 @@ pub fn get(key: &str) -> &'static Lesson {
 pub fn previous(lesson: &Lesson) -> Option<&'static Lesson> {
     let i = ALL.iter().position(|l| l.key == lesson.key)?;
     i.checked_sub(1).map(|j| ALL[j])
+}
+
+/// The top rung's module, for its tuner (`lab tune`, results/tuned.csv); a test checks that
+/// its lesson is the one that declares itself the top rung.
+pub use l10_tuned as top_rung;
+
+/// The top rung (the lesson that declares itself so).
+pub fn top() -> &'static Lesson {
+    ALL.iter()
+        .copied()
+        .find(|l| l.top)
+        .expect("one lesson is the top rung")
+}
+
+/// The lesson that measures the device's ceilings (results/peak.csv): the one with nothing
+/// to grade.
+pub fn device() -> &'static Lesson {
+    ALL.iter()
+        .copied()
+        .find(|l| !l.graded())
+        .expect("one lesson measures the device")
 }
 
 /// The keys of every lesson, for messages: `00, 01, ..., 10`.
@@ -108,5 +120,30 @@ mod tests {
         assert_eq!(names, sorted, "ALL must be in ladder order");
         names.dedup();
         assert_eq!(names.len(), ALL.len());
+    }
+
+    #[test]
+    fn each_lesson_is_registered_under_its_own_file() {
+        for (l, file) in ALL.iter().zip(FILES) {
+            assert_eq!(*file, format!("../lessons/{}.rs", l.name()));
+        }
+        assert_eq!(ALL.iter().filter(|l| l.top).count(), 1, "one top rung");
+        assert!(std::ptr::eq(top(), &top_rung::LESSON));
+    }
+
+    #[test]
+    fn every_graded_lesson_counts_its_intensity() {
+        // The roofline has a dot for every rung: each declares how its intensity is counted,
+        // and a rule that needs no define gives a number without any.
+        for l in ALL.iter().filter(|l| l.graded()) {
+            let rule = l
+                .intensity
+                .unwrap_or_else(|| panic!("lesson {} declares no intensity rule", l.key));
+            assert!(!rule.rule.is_empty(), "lesson {}", l.key);
+        }
+        let none = crate::lesson::Defines::new();
+        let packed = get("03b").intensity.unwrap();
+        assert!(((packed.of)(&none).unwrap() - 2.0 * 6.0 * 16.0 / (4.0 * 22.0)).abs() < 1e-9);
+        assert!((get("05").intensity.unwrap().of)(&none).is_none());
     }
 }

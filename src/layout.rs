@@ -1,11 +1,165 @@
-//! The course's layout, checked against the ladder: every lesson has its program, starter,
-//! solution, grader test and chapter, under one name, and no file in those folders belongs to
-//! no lesson. `cargo test` runs this on the repository (tests/layout.rs).
+//! The course's layout, checked against the ladder: every lesson has its declaration,
+//! starter, solution, grader test, table of cases and chapter, under one name, and no file in
+//! those folders belongs to no lesson. Three files are written from the ladder and compared
+//! byte for byte: Cargo.toml's `[[bin]]` entries, the graders' suite's list of tables
+//! (tests/cases/all.rs) and the book's list of chapters (book/src/SUMMARY.md);
+//! `cargo run -- layout --write` writes them. `cargo test` runs the check on the repository
+//! (tests/layout.rs).
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::path::Path;
 
+use anyhow::{Context as _, Result};
+
 use crate::lesson::Lesson;
+
+/// The folder of the lessons' programs, one small file each, written from the ladder.
+pub const PROGRAMS: &str = "src/programs";
+
+/// The command that writes the generated files.
+pub const WRITE: &str = "cargo run -- layout --write";
+
+const BINS_START: &str = "# The lessons' programs, one per lesson (src/programs/): written from the ladder\n# (src/ladder.rs) by `cargo run -- layout --write`.\n";
+const BINS_END: &str = "# End of the lessons' programs.\n";
+const LADDER_HEADING: &str = "# The ladder\n\n";
+
+/// A generated file's text, or why it cannot be made.
+type Made = std::result::Result<String, String>;
+
+/// The files written from the ladder, each with what it should hold: (path under the root,
+/// what it holds, its text).
+fn generated(root: &Path, ladder: &[&Lesson]) -> Vec<(String, &'static str, Made)> {
+    let now = |path: &str| std::fs::read_to_string(root.join(path)).unwrap_or_default();
+    let mut files = vec![
+        (
+            "Cargo.toml".to_string(),
+            "its [[bin]] entries of the lessons' programs",
+            cargo_toml(&now("Cargo.toml"), ladder),
+        ),
+        (
+            "tests/cases/all.rs".to_string(),
+            "its list of the lessons' tables of cases",
+            Ok(cases_list(ladder)),
+        ),
+        (
+            "book/src/SUMMARY.md".to_string(),
+            "its list of the lessons' chapters",
+            summary(&now("book/src/SUMMARY.md"), root, ladder),
+        ),
+    ];
+    for l in ladder {
+        files.push((program_path(l), "the lesson's program", Ok(program(l))));
+    }
+    files
+}
+
+/// Where a lesson's program is: `src/programs/05_local_tiling.rs`.
+pub fn program_path(lesson: &Lesson) -> String {
+    format!("{PROGRAMS}/{}.rs", lesson.name())
+}
+
+/// A lesson's program: the front end's body for that lesson ([`crate::program`]).
+pub fn program(lesson: &Lesson) -> String {
+    format!(
+        "// Lesson {}'s program: written from the ladder (src/ladder.rs) by `{WRITE}`.\n\nfn main() -> std::process::ExitCode {{\n    lab::program::main(\"{}\")\n}}\n",
+        lesson.key,
+        lesson.name()
+    )
+}
+
+/// Cargo.toml with its block of lesson programs written from `ladder`.
+pub fn cargo_toml(now: &str, ladder: &[&Lesson]) -> Made {
+    let (Some(start), Some(end)) = (now.find(BINS_START), now.find(BINS_END)) else {
+        return Err(format!(
+            "Cargo.toml has no block of the lessons' programs: it starts with the lines\n{BINS_START}and ends with the line\n{BINS_END}"
+        ));
+    };
+    let mut block = String::from(BINS_START);
+    for l in ladder {
+        let _ = write!(
+            block,
+            "\n[[bin]]\nname = \"{}\"\npath = \"{}\"\ntest = false\n",
+            l.name(),
+            program_path(l)
+        );
+    }
+    block.push('\n');
+    Ok(format!("{}{block}{}", &now[..start], &now[end..]))
+}
+
+/// tests/cases/all.rs: every graded lesson's table of cases, for the graders' suite.
+pub fn cases_list(ladder: &[&Lesson]) -> String {
+    let mut s = String::from(
+        "// The lessons' tables of cases, for the graders' suite (tests/suite.rs): written from the\n// ladder (src/ladder.rs) by `cargo run -- layout --write`.\n",
+    );
+    let graded: Vec<&&Lesson> = ladder.iter().filter(|l| l.graded()).collect();
+    for l in &graded {
+        let _ = write!(s, "\n#[path = \"{}.rs\"]\nmod l{};", l.name(), l.name());
+    }
+    s.push_str("\n\n/// Every lesson's table, in ladder order.\npub const TABLES: &[(&str, &[super::Case])] = &[\n");
+    for l in &graded {
+        let _ = writeln!(s, "    (\"{}\", l{}::CASES),", l.key, l.name());
+    }
+    s.push_str("];\n");
+    s
+}
+
+/// SUMMARY.md with its ladder section listing every lesson's chapter, titled by the chapter's
+/// own first heading.
+pub fn summary(now: &str, root: &Path, ladder: &[&Lesson]) -> Made {
+    let Some(start) = now.find(LADDER_HEADING).map(|i| i + LADDER_HEADING.len()) else {
+        return Err(format!(
+            "book/src/SUMMARY.md has no section headed {:?}",
+            LADDER_HEADING.trim()
+        ));
+    };
+    let end = now[start..]
+        .find("\n# ")
+        .map_or(now.len(), |i| start + i + 1);
+    let mut list = String::new();
+    for l in ladder {
+        let chapter = format!("{}.md", l.name());
+        let heading = std::fs::read_to_string(root.join("book/src").join(&chapter))
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .next()
+                    .and_then(|h| h.strip_prefix("# "))
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| format!("{} · {}", l.key, l.title));
+        let _ = writeln!(list, "- [{heading}]({chapter})");
+    }
+    list.push('\n');
+    Ok(format!("{}{list}{}", &now[..start], &now[end..]))
+}
+
+/// Writes the files made from the ladder where they differ, and removes lesson programs
+/// of no lesson; returns the files written or removed.
+pub fn write(root: &Path, ladder: &[&Lesson]) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    for (file, _, made) in generated(root, ladder) {
+        let path = root.join(&file);
+        let want = made.map_err(anyhow::Error::msg)?;
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&path, want).with_context(|| format!("writing {}", path.display()))?;
+            written.push(file);
+        }
+    }
+    for f in names(&root.join(PROGRAMS)) {
+        if !ladder.iter().any(|l| format!("{}.rs", l.name()) == f) {
+            let path = root.join(PROGRAMS).join(&f);
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+            written.push(format!("{PROGRAMS}/{f} (removed)"));
+        }
+    }
+    Ok(written)
+}
 
 /// The names of the files directly in `dir` (none if it does not exist).
 fn names(dir: &Path) -> BTreeSet<String> {
@@ -29,7 +183,28 @@ fn lesson_shaped(name: &str) -> bool {
 /// Every way the tree at `root` disagrees with `ladder`, one sentence each.
 pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
     let mut problems = Vec::new();
+    for (file, what, made) in generated(root, ladder) {
+        let now = std::fs::read_to_string(root.join(&file)).ok();
+        match made {
+            Ok(want) if now.as_deref() == Some(want.as_str()) => {}
+            Ok(_) if now.is_none() => {
+                problems.push(format!("{file} ({what}) is missing: run `{WRITE}`"))
+            }
+            Ok(_) => problems.push(format!(
+                "{file} does not match the ladder ({what}): run `{WRITE}`"
+            )),
+            Err(why) => problems.push(why),
+        }
+    }
+    for f in names(&root.join(PROGRAMS)) {
+        if !ladder.iter().any(|l| format!("{}.rs", l.name()) == f) {
+            problems.push(format!(
+                "{PROGRAMS}/{f} is the program of no lesson of the ladder: run `{WRITE}`"
+            ));
+        }
+    }
     let kernels = names(&root.join("kernels"));
+    let cases = names(&root.join("tests/cases"));
     let solutions = names(&root.join("solutions"));
     let lessons = names(&root.join("lessons"));
     let tests = names(&root.join("tests"));
@@ -40,23 +215,30 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
     for l in ladder {
         let name = l.name();
         let file = l.file_name();
-        let program = format!("lessons/{name}.rs");
+        let declaration = format!("lessons/{name}.rs");
         if !lessons.contains(&format!("{name}.rs")) {
             problems.push(format!(
-                "lesson {}: its program {program} is missing",
+                "lesson {}: its declaration {declaration} is missing",
                 l.key
             ));
         }
         match bins.iter().find(|(n, _)| *n == name) {
             None => problems.push(format!(
-                "lesson {}: Cargo.toml has no [[bin]] named {name} (path = \"{program}\")",
+                "lesson {}: Cargo.toml has no [[bin]] named {name} (run `{WRITE}`)",
                 l.key
             )),
-            Some((_, path)) if *path != program => problems.push(format!(
-                "lesson {}: Cargo.toml's [[bin]] {name} points at {path}, not {program}",
-                l.key
+            Some((_, path)) if *path != program_path(l) => problems.push(format!(
+                "lesson {}: Cargo.toml's [[bin]] {name} points at {path}, not {} (run `{WRITE}`)",
+                l.key,
+                program_path(l)
             )),
             Some(_) => {}
+        }
+        if l.graded() && !cases.contains(&format!("{name}.rs")) {
+            problems.push(format!(
+                "lesson {}: its table of cases tests/cases/{name}.rs is missing",
+                l.key
+            ));
         }
         if !solutions.contains(&file) {
             problems.push(format!("lesson {}: solutions/{file} is missing", l.key));
@@ -112,6 +294,16 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
             }
         }
     }
+    for f in cases.iter().filter(|f| f.as_str() != "all.rs") {
+        if !ladder
+            .iter()
+            .any(|l| l.graded() && format!("{}.rs", l.name()) == *f)
+        {
+            problems.push(format!(
+                "tests/cases/{f} is the table of cases of no graded lesson of the ladder"
+            ));
+        }
+    }
     for f in tests
         .iter()
         .filter(|f| lesson_shaped(f) && f.ends_with(".rs"))
@@ -130,7 +322,7 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
         }
     }
     for (name, path) in &bins {
-        if path.starts_with("lessons/") && !ladder.iter().any(|l| l.name() == *name) {
+        if path.starts_with(PROGRAMS) && !ladder.iter().any(|l| l.name() == *name) {
             problems.push(format!(
                 "Cargo.toml's [[bin]] {name} ({path}) belongs to no lesson of the ladder"
             ));

@@ -6,11 +6,12 @@ use anyhow::Result;
 use opencl3::kernel::Kernel;
 
 use crate::harness::device::{DeviceInfo, Gpu};
-use crate::harness::exec::{self, Launch, RunOutput, Timing};
+use crate::harness::exec::{self, Launch, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::oclgrind::Counts;
 use crate::harness::paths::Course;
 use crate::harness::program::{Arg, Define};
+use crate::harness::timing::Timing;
 
 /// One rung of the ladder.
 pub struct Lesson {
@@ -23,7 +24,95 @@ pub struct Lesson {
     /// Shown when the lesson is not started: where to begin.
     pub hint: &'static str,
     pub kind: Kind,
+    /// How the arithmetic intensity of its code is counted, for the roofline (`None`: not
+    /// counted).
+    pub intensity: Option<Intensity>,
+    /// Other libraries `lab ladder` measures beside this lesson.
+    pub peers: &'static [Peer],
+    /// The top rung: the course's best kernel, the one the tuner tunes and the book sets
+    /// beside the peers. Exactly one lesson is.
+    pub top: bool,
+    /// What the lesson's program does besides the standard run (`None`: only that).
+    pub program: Option<&'static Program>,
 }
+
+/// How a lesson counts the FLOP its code does per byte of global memory it requests.
+#[derive(Clone, Copy)]
+pub struct Intensity {
+    /// The rule, in a few words, for the table under the roofline.
+    pub rule: &'static str,
+    /// The intensity for a set of numeric defines (`None`: a define it needs is missing).
+    pub of: fn(&Defines) -> Option<f64>,
+}
+
+/// Numeric defines by name, as a results file records them.
+pub type Defines = std::collections::BTreeMap<String, f64>;
+
+/// A positive define, read from recorded defines.
+pub fn positive(d: &Defines, name: &str) -> Option<f64> {
+    d.get(name).copied().filter(|v| *v > 0.0)
+}
+
+/// FLOP per byte of a tile of TSM×TSN results that loads a TSM-long column of A and a
+/// TSN-long row of B (4 bytes each) per step along K: 2·TSM·TSN / (4·(TSM + TSN)).
+pub fn register_tile(tsm: f64, tsn: f64) -> f64 {
+    2.0 * tsm * tsn / (4.0 * (tsm + tsn))
+}
+
+/// The intensity rule of the register-tiled lessons: TSM×TSN tiles.
+pub const REGISTER_TILE: Intensity = Intensity {
+    rule: "TSM×TSN tiles: 2·TSM·TSN / (4·(TSM+TSN))",
+    of: |d| Some(register_tile(positive(d, "TSM")?, positive(d, "TSN")?)),
+};
+
+/// Another library measured beside a lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peer {
+    /// CLBlast's SGEMM on the same OpenCL device, where it is installed.
+    Clblast,
+    /// The `matrixmultiply` crate on the host CPU.
+    Matrixmultiply,
+}
+
+/// What a lesson's program does besides its standard run (check, time, compare).
+pub struct Program {
+    /// The program's one-line description (`--help`).
+    pub about: &'static str,
+    /// Adds the program's own flags (clap's `Args::augment_args`).
+    pub flags: fn(clap::Command) -> clap::Command,
+    /// Whether the standard run and its shared flags come first (lesson 00 has none).
+    pub standard: bool,
+    /// The rest of the program, given its flags and what the standard run did.
+    pub then: fn(&clap::ArgMatches, &Session) -> Result<()>,
+}
+
+/// What a lesson program's extras get: the course, the device chosen, the code that ran and
+/// what the standard run measured.
+pub struct Session<'a> {
+    pub course: &'a Course,
+    /// The device selector in force (`--device`, else `LAB_DEVICE`).
+    pub device: Option<String>,
+    /// The file the standard run used (the student's, or the reference with --solution).
+    pub file: std::path::PathBuf,
+    /// The size and defines the standard run measured (`None` without one).
+    pub measured: Option<(Shape, Vec<Define>)>,
+    /// The `-D` overrides given on the command line.
+    pub overrides: &'a [Define],
+    /// The longest one step may take.
+    pub timeout: std::time::Duration,
+}
+
+/// What a CPU lesson's variants are measured with.
+pub struct CpuRun<'a> {
+    pub course: &'a Course,
+    pub file: &'a std::path::Path,
+    pub shape: Shape,
+    pub timeout: std::time::Duration,
+}
+
+/// Other versions of a CPU lesson's code measured beside it for the chapter (lesson 03's
+/// thread scaling): each row a variant name, its threads and its timing.
+pub type CpuVariants = fn(&Lesson, &CpuRun) -> Result<Vec<(String, usize, Timing)>>;
 
 /// What kind of work a lesson is.
 pub enum Kind {
@@ -44,11 +133,6 @@ impl Lesson {
     /// chapter.
     pub fn name(&self) -> String {
         format!("{}_{}", self.key, self.slug)
-    }
-
-    /// `05`.
-    pub fn id(&self) -> &'static str {
-        self.key
     }
 
     /// The file the student edits: `05_local_tiling.cl` or `01_cpu_naive.rs`. Lesson 00 has
@@ -94,6 +178,8 @@ pub struct CpuLesson {
     /// The lesson's code runs on one thread (01, 02): its ceiling is the CPU's peak on one
     /// core, and its measurements record one thread.
     pub serial: bool,
+    /// Other versions measured beside the reference by `lab ladder` (`None`: none).
+    pub variants: Option<CpuVariants>,
 }
 
 /// Which simulated cache's misses a check counts.
@@ -256,6 +342,9 @@ pub struct OclLesson {
     pub sized: Option<SizedFn>,
     /// Other versions measured beside the reference by `lab ladder`.
     pub variants: &'static [Variant],
+    /// The kernel handles any size, so `lab ladder` also measures it just below a power of
+    /// two.
+    pub any_size: bool,
 }
 
 impl OclLesson {

@@ -1,13 +1,18 @@
-//! The course's library. Its layers, each importing only those above it in this list:
+//! The course's library. Its floors, each importing only those above it in this list:
 //!
 //! - [`harness`]: devices, programs, matrices and the reference, guarded runs and timing,
 //!   records, child processes, student CPU crates. It knows nothing of the ladder.
 //! - [`lesson`]: what a lesson is, as data.
-//! - [`grade`]: the one pipeline, run → check → judge → time, and its worker process;
-//!   [`report`], the text a student reads; [`measure`] and [`peers`], checked timings.
+//! - [`grade`]: the one pipeline, run → check → judge → time, and its worker process.
+//! - [`report`], the text a student reads; [`measure`] and [`peers`], checked timings.
 //! - [`ladder`]: the lessons themselves, declared once each in `lessons/NN_name.rs`.
-//! - The front ends: [`cli`] (the edge: flags and environment), [`run`] (a lesson's
-//!   program), [`scoreboard`], [`class`], [`autograde`], [`layout`], [`tools`], [`testing`].
+//! - [`cli`]: the edge, flags and environment.
+//! - [`run`]: a lesson's standard run (check, time, compare with the previous rung).
+//! - The front ends: [`program`] (every lesson's program), [`scoreboard`], [`class`],
+//!   [`autograde`], [`layout`], [`tools`], [`testing`].
+//!
+//! tests/layout.rs checks these floors on every file, lessons/ included, and that no two
+//! modules import each other, directly or around a circle.
 
 // Lesson files are compiled both as their own programs and as modules of this library;
 // they name the library `lab` in both.
@@ -28,6 +33,7 @@ pub mod autograde;
 pub mod class;
 pub mod cli;
 pub mod layout;
+pub mod program;
 pub mod run;
 pub mod scoreboard;
 pub mod testing;

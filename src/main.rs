@@ -12,6 +12,23 @@ use lab::harness::{device, matrix::Shape, paths, peak};
 use lab::lesson::Lesson;
 use lab::{autograde, class, ladder, report, scoreboard, tools};
 
+/// `lab layout`: the course's files against the ladder.
+fn layout(write: bool, edge: &Edge) -> Result<()> {
+    let root = edge.course.root();
+    if write {
+        for f in lab::layout::write(root, ladder::ALL)? {
+            println!("wrote {f}");
+        }
+    }
+    let problems = lab::layout::check(root, ladder::ALL);
+    anyhow::ensure!(problems.is_empty(), "{}", problems.join("\n"));
+    println!(
+        "the course's files match the ladder ({} lessons)",
+        ladder::ALL.len()
+    );
+    Ok(())
+}
+
 /// Grades every lesson in your kernels folder and prints a scoreboard beside the reference
 /// answers' speeds. Subcommands grade lesson by lesson, grade a class, and measure.
 #[derive(Parser)]
@@ -103,7 +120,13 @@ enum Cmd {
     },
     /// Measure every rung, its variants and the peers on one device (results/<device>.csv).
     Ladder(tools::ladder::Args),
-    /// Autotune lesson 10 for a device (results/tuned.csv).
+    /// Check the course's files against the ladder; --write writes those made from it.
+    Layout {
+        /// Write Cargo.toml's lesson programs, tests/cases/all.rs and SUMMARY.md's ladder.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Autotune the top rung for a device (results/tuned.csv).
     Tune(tools::tune::Args),
     /// Regenerate the book's tables and charts from results/.
     Results,
@@ -117,16 +140,10 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    if let Some(Cmd::Worker { request, events }) = &args.command {
-        return match grade::worker::serve(request, events, ladder::find) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                ExitCode::FAILURE
-            }
-        };
+    if let Some(served) = cli::serve_if_worker() {
+        return served;
     }
+    let args = Args::parse();
     let edge = match Edge::from_env() {
         Ok(e) => Edge {
             strict: e.strict || args.board.strict,
@@ -164,12 +181,15 @@ fn main() -> ExitCode {
         Some(Cmd::Classroom { config }) => cli::finish(
             points_file(config, &edge).map(|c| print!("{}", autograde::classroom::workflow(&c))),
         ),
+        Some(Cmd::Layout { write }) => cli::finish(layout(write, &edge)),
         Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
         Some(Cmd::Tune(a)) => cli::finish(tools::tune::run(&a, &edge)),
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
         Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
-        Some(Cmd::Worker { .. }) => unreachable!("handled above"),
+        Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
+            "`lab worker` takes a request file and an event file, and is started by the grader"
+        ))),
     }
 }
 

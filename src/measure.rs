@@ -10,10 +10,11 @@ use opencl3::kernel::Kernel;
 
 use crate::grade::verify;
 use crate::harness::device::Gpu;
-use crate::harness::exec::{Launch, Timing};
+use crate::harness::exec::Launch;
 use crate::harness::matrix::{Comparison, Problem, Shape};
 use crate::harness::paths;
 use crate::harness::program::{self, Define};
+use crate::harness::timing::Timing;
 use crate::lesson::{Lesson, OclLesson};
 
 /// Runs a kernel once guarded with the lesson's host code, judges it, then times it with the

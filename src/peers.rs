@@ -17,8 +17,9 @@ use opencl3::memory::ClMem;
 
 use crate::grade::verify;
 use crate::harness::device::Gpu;
-use crate::harness::exec::{self, GuardedC, RunOutput, Timing};
+use crate::harness::exec::{self, GuardedC, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
+use crate::harness::timing::Timing;
 use crate::harness::timing::{self, Target};
 
 /// `CLBlastLayoutRowMajor` in clblast_c.h (CLBlast 1.5).

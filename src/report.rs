@@ -3,7 +3,22 @@
 use std::fmt::Write as _;
 
 use crate::grade::{FailKind, Failure, Verdict};
+
+pub use crate::grade::words::{failure_text, head};
 use crate::harness::paths;
+
+/// A failure of the code under test (as opposed to a problem with the set-up), as an error
+/// a program ends with: its text is the verdict's.
+#[derive(Debug)]
+pub struct LessonFailed(pub Failure);
+
+impl std::fmt::Display for LessonFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.message)
+    }
+}
+
+impl std::error::Error for LessonFailed {}
 
 /// GFLOP/s with a sensible number of digits.
 pub fn gflops(x: f64) -> String {
@@ -30,37 +45,6 @@ pub fn ms(x: f64) -> String {
 /// A failure's kind in a few lowercase words, for tables.
 pub fn kind_word(kind: FailKind) -> String {
     head(kind).to_lowercase()
-}
-
-/// A failure's kind as the heading of its message.
-pub fn head(kind: FailKind) -> &'static str {
-    match kind {
-        FailKind::NotStarted => "NOT STARTED",
-        FailKind::Missing => "MISSING",
-        FailKind::Build => "DOES NOT COMPILE",
-        FailKind::Signature => "WRONG SIGNATURE",
-        FailKind::Runtime => "RUNTIME ERROR",
-        FailKind::Unwritten => "C NOT WRITTEN",
-        FailKind::Wrong => "WRONG RESULT",
-        FailKind::OutOfBounds => "OUT-OF-BOUNDS WRITE",
-        FailKind::InputsChanged => "INPUT CHANGED",
-        FailKind::Hang => "DID NOT FINISH",
-        FailKind::Crash => "CRASHED",
-        FailKind::Technique => "TECHNIQUE MISSING",
-        FailKind::Race => "DATA RACE",
-        FailKind::Divergence => "BARRIER NOT REACHED BY ALL",
-        FailKind::BadAccess => "OUT-OF-BOUNDS ACCESS",
-        FailKind::Uninitialized => "UNINITIALISED VALUE",
-        FailKind::Unsupported => "UNSUPPORTED DEVICE",
-        FailKind::Setup => "CANNOT GRADE",
-        FailKind::Unchecked => "NOT CHECKED",
-        FailKind::TooFast => "FASTER THAN POSSIBLE",
-    }
-}
-
-/// A failure as the student reads it: what kind, then where and what.
-pub fn failure_text(f: &Failure) -> String {
-    format!("{}: {}", head(f.kind), f.message)
 }
 
 /// A grading verdict in full.

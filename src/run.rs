@@ -4,19 +4,18 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::mpsc;
 
 use anyhow::{bail, Context as _, Result};
 
 use crate::cli::{check_shape, Common, Edge};
-use crate::grade::{self, cpu, verify, FailKind, Failure, Source};
-use crate::harness::device::{self, DeviceInfo, Gpu};
-use crate::harness::exec::Timing;
-use crate::harness::matrix::{Problem, Shape};
+use crate::grade::{self, FailKind, Failure, Source};
+use crate::harness::device::{self, DeviceInfo};
+use crate::harness::matrix::Shape;
 use crate::harness::paths;
 use crate::harness::peak;
-use crate::harness::program::{self, Define};
+use crate::harness::program::Define;
 use crate::harness::record::{self, LadderRow};
+use crate::harness::timing::Timing;
 use crate::ladder;
 use crate::lesson::{with_overrides, Ctx, Kind, Lesson};
 use crate::report::{gflops, ms};
@@ -45,17 +44,7 @@ pub struct Measurement {
     pub previous_note: Option<String>,
 }
 
-/// A failure of the code under test (as opposed to a problem with the set-up).
-#[derive(Debug)]
-pub struct LessonFailed(pub Failure);
-
-impl std::fmt::Display for LessonFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0.message)
-    }
-}
-
-impl std::error::Error for LessonFailed {}
+pub use crate::report::LessonFailed;
 
 /// Which code a lesson program runs: `--solution`, `--kernels DIR`, else `kernels/`.
 pub fn source(common: &Common, edge: &Edge) -> Source {
@@ -99,7 +88,9 @@ fn failed(f: Failure) -> anyhow::Error {
     LessonFailed(f).into()
 }
 
-/// Runs and measures one lesson's code at `shape`.
+/// Runs and measures one lesson's code at `shape`, through the grading pipeline: the code runs
+/// in a worker process (this program started again), is checked at `shape` and timed there
+/// with the course's one protocol. Only the technique checks and the simulator are left out.
 pub fn measure(
     lesson: &'static Lesson,
     source: &Source,
@@ -121,62 +112,35 @@ pub fn measure(
             format!("{} does not exist", paths::display(&file)),
         )));
     }
-    match lesson.kind {
+    let mut opts = grade::Options {
+        shapes: Some(vec![shape]),
+        time: Some(shape),
+        time_exactly: true,
+        simulate: false,
+        technique: false,
+        ..edge.options(crate::cli::this_program()?, device_sel)
+    };
+    let (device, driver, threads, defines, peak_gflops) = match lesson.kind {
         Kind::Device => bail!("lesson 00 has no code to run"),
         Kind::Cpu(c) => {
-            let built = match cpu::builder(&edge.course).build(&file, c.functions) {
-                Ok(b) => b,
-                Err(e) => {
-                    return Err(
-                        match e.downcast_ref::<crate::harness::cpu_crate::RustBuildFailed>() {
-                            Some(b) => failed(Failure::new(FailKind::Build, b.to_string())),
-                            None => e,
-                        },
-                    )
-                }
-            };
-            let function = c.functions.last().expect("a CPU lesson has a function");
-            let p = Problem::random(shape, 7);
-            let (timing, cmp) = match cpu::time(&built, function, &p, 0, edge.timeout) {
-                Ok(x) => x,
-                Err(f) if f.kind == FailKind::NotStarted => {
-                    return Err(failed(Failure::new(
-                        FailKind::NotStarted,
-                        format!(
-                            "{}\nHint: {}",
-                            f.message.lines().next().unwrap_or(""),
-                            lesson.hint
-                        ),
-                    )))
-                }
-                Err(f) => return Err(failed(f)),
-            };
             // Serial lessons use one thread whatever the pool holds.
             let threads = if c.serial { 1 } else { default_threads() };
             let model = cpu_model();
-            Ok(Measurement {
-                lesson,
-                variant,
-                file,
-                device: format!("{model} ({threads} threads)"),
-                driver: String::new(),
+            let peak = peak::for_cpu(&edge.course.results(), &model, threads).map(|p| p.gflops);
+            (
+                format!("{model} ({threads} threads)"),
+                String::new(),
                 threads,
-                shape,
-                defines: Vec::new(),
-                checked: cmp.checked,
-                max_rel_err: cmp.max_rel_err,
-                timing,
-                peak_gflops: peak::for_cpu(&edge.course.results(), &model, threads)
-                    .map(|p| p.gflops),
-                previous: None,
-                previous_note: None,
-            })
+                Vec::new(),
+                peak,
+            )
         }
         Kind::OpenCl(ocl) => {
-            let gpu = Gpu::open(device_sel)?;
-            ocl.supports(&gpu.info)?;
+            // The device's facts only: no student code runs in this process.
+            let (_, info) = device::pick(device_sel)?;
+            ocl.supports(&info)?;
             let ctx = Ctx {
-                info: &gpu.info,
+                info: &info,
                 course: &edge.course,
             };
             let mut defines = (ocl.defines)(&ctx);
@@ -186,46 +150,49 @@ pub fn measure(
             let defines = with_overrides(defines, overrides);
             (ocl.check_defines)(&defines)
                 .map_err(|why| failed(Failure::new(FailKind::Setup, why)))?;
-            let launch = (ocl.launch)(shape, &defines).map_err(|why| anyhow::anyhow!(why))?;
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", paths::display(&file)))?;
-            if text.trim().is_empty() {
-                return Err(failed(Failure::new(
-                    FailKind::Build,
-                    format!(
-                        "{} is empty: the lesson expects a kernel",
-                        paths::display(&file)
-                    ),
-                )));
-            }
-            let starter = grade::is_starter(&text).then_some(lesson.hint);
-            let program = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)
-                .map_err(|e| failed(grade::ocl::classify(e)))?;
-            let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)
-                .map_err(|e| failed(grade::ocl::classify(e)))?;
-            let p = Problem::random(shape, 7);
-            let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, &defines)?;
-            let cmp = verify(&p, &out, starter).map_err(failed)?;
-            let timing = grade::ocl::time(&gpu, ocl, &kernel, shape, &launch, &defines, None)
-                .map_err(|e| failed(grade::ocl::classify(e)))?;
-            Ok(Measurement {
-                lesson,
-                variant,
-                file,
-                device: gpu.info.name.clone(),
-                driver: gpu.info.driver.clone(),
-                threads: 0,
-                shape,
-                defines,
-                checked: cmp.checked,
-                max_rel_err: cmp.max_rel_err,
-                timing,
-                peak_gflops: peak::lookup(&edge.course.results(), &gpu.info).map(|p| p.gflops),
-                previous: None,
-                previous_note: None,
-            })
+            // A full set of defines: the grading builds with exactly these, and only these.
+            opts.defines = defines.clone();
+            let peak = peak::lookup(&edge.course.results(), &info).map(|p| p.gflops);
+            (info.name.clone(), info.driver.clone(), 0, defines, peak)
         }
+    };
+    let v = grade::grade(lesson, source, &opts);
+    if let Some(f) = v.failure {
+        return Err(failed(match f.kind {
+            FailKind::NotStarted => Failure::new(
+                FailKind::NotStarted,
+                format!(
+                    "{}\nHint: {}",
+                    f.message.lines().next().unwrap_or(""),
+                    lesson.hint
+                ),
+            ),
+            _ => f,
+        }));
     }
+    let (shape, timing) = v
+        .timing
+        .context("the grading worker returned no timing for a passing run")?;
+    let case = v
+        .cases
+        .last()
+        .context("the grading worker checked no problem")?;
+    Ok(Measurement {
+        lesson,
+        variant,
+        file,
+        device,
+        driver,
+        threads,
+        shape,
+        defines,
+        checked: case.checked,
+        max_rel_err: case.max_rel_err,
+        timing,
+        peak_gflops,
+        previous: None,
+        previous_note: None,
+    })
 }
 
 /// Measures the previous rung's reference at the same size, where that is reasonable.
@@ -251,9 +218,7 @@ fn previous_rung(
     }
 }
 
-/// The body of lessons 01–10's programs: run, print, record. The measurement runs on a
-/// thread of its own and is abandoned after `LAB_TIMEOUT` seconds, so that a kernel that
-/// never finishes ends the program with a message instead of a silent terminal.
+/// The body of lessons 01–10's programs: run (in a worker process), print, record.
 /// `None` when the flags asked for something else (`--list-devices`).
 pub fn run_lesson(
     lesson: &'static Lesson,
@@ -272,27 +237,14 @@ pub fn run_lesson(
     let shape = args.shape(default_size(lesson, info.as_ref()))?;
     check_shape(shape)?;
     let source = source(args, edge);
-    let (tx, rx) = mpsc::channel();
-    let (a, e, s) = (args.clone(), edge.clone(), sel.clone());
-    std::thread::spawn(move || {
-        let mut m = measure(lesson, &source, &e, s.as_deref(), shape, &a.defines);
-        if let Ok(m) = &mut m {
-            if !a.no_compare {
-                let (prev, note) = previous_rung(lesson, &e, s.as_deref(), shape);
-                m.previous = prev;
-                m.previous_note = note;
-            }
-        }
-        let _ = tx.send(m);
-    });
-    let m = match rx.recv_timeout(edge.timeout) {
-        Ok(m) => m?,
-        Err(_) => bail!(
-            "lesson {} at {shape} did not finish within {:.0} s (set LAB_TIMEOUT=SECONDS to wait longer). Look for a loop that never ends or a barrier that only some work-items reach.",
-            lesson.key,
-            edge.timeout.as_secs_f64()
-        ),
-    };
+    // The code runs in a worker process with a watchdog on every step (LAB_TIMEOUT): a kernel
+    // that never finishes ends the program with a message.
+    let mut m = measure(lesson, &source, edge, sel.as_deref(), shape, &args.defines)?;
+    if !args.no_compare {
+        let (prev, note) = previous_rung(lesson, edge, sel.as_deref(), shape);
+        m.previous = prev;
+        m.previous_note = note;
+    }
     print!("{}", report(&m));
     if let Some(path) = &args.record {
         record::append(path, &[row(&m, &record::run_id())])?;

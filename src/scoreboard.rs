@@ -76,7 +76,10 @@ pub fn speed(v: &Verdict, asked: Shape) -> String {
         return "—".into();
     };
     let mut s = format!("{} GFLOP/s", report::gflops(t.gflops(*shape)));
-    if *shape != asked {
+    // A shape drawn for the grading lies within 64 of the asked one in each dimension: the
+    // header says so once; a size further off (a lesson limited to whole tiles) is named.
+    let near = |d: usize, a: usize| d >= a && d < a + 64;
+    if !(near(shape.m, asked.m) && near(shape.n, asked.n) && near(shape.k, asked.k)) {
         if shape.m == shape.n && shape.n == shape.k {
             s.push_str(&format!(" at {}", shape.m));
         } else {
@@ -152,7 +155,7 @@ pub fn render(
         }
     }
     let mut s = format!(
-        "Scoreboard — kernels from {student_dir}\ndevice: {device}; speeds at {shape}\n\n{table}\n"
+        "Scoreboard — kernels from {student_dir}\ndevice: {device}; speeds near {shape} (a shape drawn per grading; every timed call checked)\n\n{table}\n"
     );
     if !notes.is_empty() {
         s.push_str("\nWhy:\n");

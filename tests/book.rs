@@ -254,11 +254,8 @@ fn the_built_book_shows_no_answer_in_the_open() {
 }
 
 /// A scratch folder for one test, emptied first.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gemm-lab-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> lab::harness::child::Scratch {
+    lab::harness::child::Scratch::new(name).unwrap()
 }
 
 fn escape(code: &str) -> String {
@@ -289,7 +286,8 @@ __kernel void matmul(__global float* C) {
 
 #[test]
 fn the_check_fails_on_an_open_answer_and_passes_on_a_collapsed_one() {
-    let dir = scratch("book-check");
+    let tmp = scratch("book-check");
+    let dir = tmp.dir.clone();
     let solutions = dir.join("solutions");
     std::fs::create_dir_all(&solutions).unwrap();
     std::fs::write(solutions.join("99_example.cl"), SOLUTION).unwrap();
@@ -342,7 +340,6 @@ fn the_check_fails_on_an_open_answer_and_passes_on_a_collapsed_one() {
     )
     .unwrap();
     assert!(check_book(&collapsed, &solutions).is_err());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

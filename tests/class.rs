@@ -2,7 +2,7 @@
 //! compile, one half done) graded by `lab class`, with a table, a ranking and a gradebook,
 //! each verdict the one `--kernels` gives that folder alone.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use lab::class::GradeRow;
@@ -26,10 +26,11 @@ const FILES: [&str; 4] = [
     "05_local_tiling.cl",
 ];
 
-fn class_folder() -> PathBuf {
+/// A class folder of students, removed when the value is dropped.
+fn class_folder() -> lab::harness::child::Scratch {
     let course = g().opts.course;
-    let dir = std::env::temp_dir().join(format!("lab-class-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = lab::harness::child::Scratch::new("class").unwrap();
+    let dir = tmp.dir.clone();
     copy(&course.solutions(), &dir.join("ada"), &FILES);
     copy(&course.solutions(), &dir.join("brian"), &FILES);
     std::fs::write(
@@ -39,12 +40,13 @@ fn class_folder() -> PathBuf {
     .unwrap();
     copy(&course.solutions(), &dir.join("chen"), &FILES[..2]);
     copy(&course.kernels(), &dir.join("chen"), &FILES[2..]);
-    dir
+    tmp
 }
 
 #[test]
 fn a_class_is_graded_as_each_folder_alone() {
-    let dir = class_folder();
+    let tmp = class_folder();
+    let dir = tmp.dir.clone();
     let book = dir.join("grades.csv");
     let out = Command::new(env!("CARGO_BIN_EXE_lab"))
         .args([
@@ -105,7 +107,6 @@ fn a_class_is_graded_as_each_folder_alone() {
         .iter()
         .filter(|r| r.student == "brian" && r.lesson != "01_cpu_naive")
         .all(|r| r.result == "pass"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A class run killed once its first student is done, then started again: the second run

@@ -41,13 +41,13 @@ fn an_unknown_device_is_a_clear_error() {
 fn no_opencl_platform_is_one_clear_message_and_a_failing_exit() {
     // The ICD loader reads its drivers from OCL_ICD_VENDORS when set: an empty folder is a
     // machine with the loader installed and no driver.
-    let empty = std::env::temp_dir().join(format!("lab-no-vendors-{}", std::process::id()));
+    let tmp = lab::harness::child::Scratch::new("no-vendors").unwrap();
+    let empty = tmp.dir.clone();
     std::fs::create_dir_all(&empty).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
         .env("OCL_ICD_VENDORS", &empty)
         .output()
         .expect("the scoreboard binary runs");
-    let _ = std::fs::remove_dir_all(&empty);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "exit status {:?}", out.status);
     assert!(stderr.contains("found no platform"), "{stderr}");

@@ -2,8 +2,10 @@
 //! belongs to no lesson (the declaration check, proven on trees built to break it), and the
 //! library's layers import only downwards.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use lab::harness::child::Scratch;
 use lab::harness::paths::Course;
 use lab::ladder::ALL;
 use lab::layout;
@@ -23,7 +25,15 @@ fn copy_tree(to: &Path) {
     let from = root();
     std::fs::create_dir_all(to).unwrap();
     std::fs::copy(from.join("Cargo.toml"), to.join("Cargo.toml")).unwrap();
-    for dir in ["lessons", "kernels", "solutions", "tests", "book/src"] {
+    for dir in [
+        "lessons",
+        "kernels",
+        "solutions",
+        "tests",
+        "tests/cases",
+        "book/src",
+        "src/programs",
+    ] {
         std::fs::create_dir_all(to.join(dir)).unwrap();
         for e in std::fs::read_dir(from.join(dir)).unwrap() {
             let e = e.unwrap();
@@ -37,19 +47,28 @@ fn copy_tree(to: &Path) {
     }
 }
 
-fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("lab-layout-{name}-{}", std::process::id()))
+fn temp(name: &str) -> Scratch {
+    Scratch::new(&format!("layout-{name}")).unwrap()
 }
 
 #[test]
 fn a_missing_file_is_caught() {
-    let t = temp("missing");
+    let tmp = temp("missing");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     assert!(layout::check(&t, ALL).is_empty());
     std::fs::remove_file(t.join("kernels/05_local_tiling.cl")).unwrap();
     std::fs::remove_file(t.join("tests/03_cpu_parallel.rs")).unwrap();
     std::fs::remove_file(t.join("book/src/07_vectorization.md")).unwrap();
+    std::fs::remove_file(t.join("tests/cases/06_register_tiling.rs")).unwrap();
+    std::fs::remove_file(t.join("src/programs/04_naive_kernel.rs")).unwrap();
     let problems = layout::check(&t, ALL).join("\n");
+    for piece in [
+        "tests/cases/06_register_tiling.rs is missing",
+        "src/programs/04_naive_kernel.rs (the lesson's program) is missing: run `cargo run -- layout --write`",
+    ] {
+        assert!(problems.contains(piece), "{piece} not reported:\n{problems}");
+    }
     assert!(
         problems.contains("kernels/05_local_tiling.cl is missing"),
         "{problems}"
@@ -62,12 +81,12 @@ fn a_missing_file_is_caught() {
         problems.contains("book/src/07_vectorization.md is missing"),
         "{problems}"
     );
-    std::fs::remove_dir_all(t).unwrap();
 }
 
 #[test]
 fn a_file_of_no_lesson_is_caught() {
-    let t = temp("extra");
+    let tmp = temp("extra");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     std::fs::write(t.join("kernels/11_warp_tiling.cl"), "").unwrap();
     std::fs::write(t.join("solutions/05_local_tilling.cl"), "").unwrap();
@@ -82,16 +101,16 @@ fn a_file_of_no_lesson_is_caught() {
     ] {
         assert!(problems.contains(f), "{f} not reported:\n{problems}");
     }
-    std::fs::remove_dir_all(t).unwrap();
 }
 
 #[test]
 fn a_program_without_its_cargo_entry_is_caught() {
-    let t = temp("cargo");
+    let tmp = temp("cargo");
+    let t = tmp.dir.clone();
     copy_tree(&t);
     let toml = std::fs::read_to_string(t.join("Cargo.toml")).unwrap();
     let cut = toml.replace(
-        "[[bin]]\nname = \"06_register_tiling\"\npath = \"lessons/06_register_tiling.rs\"\n",
+        "[[bin]]\nname = \"06_register_tiling\"\npath = \"src/programs/06_register_tiling.rs\"\ntest = false\n",
         "",
     );
     assert_ne!(toml, cut, "the entry to cut was not found");
@@ -101,34 +120,343 @@ fn a_program_without_its_cargo_entry_is_caught() {
         problems.contains("no [[bin]] named 06_register_tiling"),
         "{problems}"
     );
-    std::fs::remove_dir_all(t).unwrap();
+    assert!(
+        problems.contains("Cargo.toml does not match the ladder")
+            && problems.contains("run `cargo run -- layout --write`"),
+        "{problems}"
+    );
+    // The command it names puts it right, byte for byte.
+    assert_eq!(layout::write(&t, ALL).unwrap(), ["Cargo.toml"]);
+    assert!(layout::check(&t, ALL).is_empty());
+    assert_eq!(std::fs::read_to_string(t.join("Cargo.toml")).unwrap(), toml);
 }
 
-/// What a source file's code (comments aside) names from the crate: `crate::x` and
-/// `lab::x`.
-fn imports(text: &str) -> Vec<String> {
-    let code: String = text
+/// Where a tools file's code (comments and unit tests aside) names a lesson: a key as a
+/// string (`"05"`), "lesson 05" in a message, a lesson's name or module.
+fn lesson_mentions(text: &str) -> Vec<String> {
+    let code = code(text);
+    let lower = code.to_lowercase();
+    let mut found = Vec::new();
+    for l in ALL {
+        let name = l.name();
+        for needle in [
+            format!("\"{}\"", l.key),
+            format!("lesson {} ", l.key),
+            format!("lesson {}'", l.key),
+            format!("lesson {}\"", l.key),
+            format!("lesson {}:", l.key),
+            format!("lesson {},", l.key),
+            format!("lesson {}.", l.key),
+            name.clone(),
+        ] {
+            if lower.contains(&needle) {
+                found.push(needle);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_tools_name_no_lesson() {
+    let mut problems = Vec::new();
+    for f in rust_files(&root().join("src/tools")) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for m in lesson_mentions(&text) {
+            problems.push(format!(
+                "{} names a lesson ({m}): read it from the lesson's declaration instead",
+                f.strip_prefix(root()).unwrap().display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    // The check sees a lesson where one is named.
+    assert_eq!(lesson_mentions("if l.key == \"10\" {"), ["\"10\""]);
+    assert!(!lesson_mentions("let x = \"Lesson 03b: slow\";").is_empty());
+    assert!(!lesson_mentions("use crate::ladder::l05_local_tiling;").is_empty());
+    assert!(lesson_mentions("// lesson 10\nlet n = 10;").is_empty());
+}
+
+/// The floors of the house, lowest first: a module imports only from its own floor and
+/// those below it. `bin` is the programs (src/main.rs, src/programs/).
+const FLOORS: &[&[&str]] = &[
+    &["harness"],
+    &["lesson"],
+    &["grade"],
+    &["report", "measure", "peers"],
+    &["ladder"],
+    &["cli"],
+    &["run"],
+    &[
+        "program",
+        "scoreboard",
+        "class",
+        "autograde",
+        "layout",
+        "tools",
+        "testing",
+        "bin",
+    ],
+];
+
+fn floor(module: &str) -> Option<usize> {
+    FLOORS.iter().position(|f| f.contains(&module))
+}
+
+/// A file's code: comments and unit-test modules (`#[cfg(test)] mod ... { ... }`) left out,
+/// so that the check reads what the library itself depends on.
+fn code(text: &str) -> String {
+    let text: String = text
         .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
         .join("\n");
-    let text = code.as_str();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        // The item the attribute is on, up to its matching closing brace.
+        let Some(open) = after.find('{') else {
+            rest = "";
+            break;
+        };
+        let mut depth = 0usize;
+        let mut end = after.len();
+        for (j, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + j + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The module a source file is, as a path from the crate's root (lessons are modules of
+/// `ladder`), or `bin` for a program's root.
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(root).unwrap();
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    let last = parts.pop().unwrap();
+    let stem = last.trim_end_matches(".rs").to_string();
+    let first = parts.remove(0);
+    if first == "lessons" {
+        // lessons/05_local_tiling.rs is `ladder::l05_local_tiling`; a helper beside it,
+        // lessons/09_texture_zero_copy/texture.rs, `ladder::l09_texture_zero_copy::texture`.
+        return match parts.first() {
+            None => vec!["ladder".to_string(), format!("l{stem}")],
+            Some(lesson) => vec!["ladder".to_string(), format!("l{lesson}"), stem],
+        };
+    }
+    if (parts.is_empty() && stem == "main") || parts.first().is_some_and(|p| p == "programs") {
+        return vec!["bin".to_string()];
+    }
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem);
+    }
+    parts
+}
+
+/// The crate paths a file's code names: `crate::a::b`, `lab::a::b`, `super::x` (from the
+/// file's module), with `{a, b::c}` groups opened, one level deep.
+fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let text = code(text);
     let mut out = Vec::new();
-    for prefix in ["crate::", "lab::"] {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for prefix in ["crate::", "lab::", "super::"] {
         for (i, _) in text.match_indices(prefix) {
-            let before = text[..i].chars().next_back();
-            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if text[..i].chars().next_back().is_some_and(word) {
                 continue;
             }
-            let rest = &text[i + prefix.len()..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            let mut base: Vec<String> = if prefix == "super::" {
+                module[..module.len().saturating_sub(1)].to_vec()
+            } else {
+                Vec::new()
+            };
+            let mut rest = &text[i + prefix.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            // The path up to its end, then an `{a, b::c}` group if one follows.
+            let head: String = rest.chars().take_while(|c| word(*c) || *c == ':').collect();
+            // The group's items, split at its own commas (not those of a group inside it).
+            let mut items = Vec::new();
+            if let Some(g) = rest[head.len()..].strip_prefix('{') {
+                let (mut depth, mut item) = (0usize, String::new());
+                for c in g.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => items.push(std::mem::take(&mut item)),
+                        _ => {}
+                    }
+                    if depth > 0 || (c != ',' && c != '{') {
+                        item.push(c);
+                    }
+                }
+                items.push(item);
+            }
+            let head: Vec<String> = head
+                .split("::")
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
                 .collect();
-            out.push(name);
+            let mut path = base.clone();
+            path.extend(head);
+            if items.is_empty() {
+                out.push(path);
+            } else {
+                for item in &items {
+                    // `a::b as c` names a::b; `a::{b, c}` (a group in the group) names a.
+                    let item = item
+                        .split(|c: char| c == '{' || c.is_whitespace())
+                        .find(|x| !x.is_empty())
+                        .unwrap_or("");
+                    let mut p = path.clone();
+                    p.extend(
+                        item.split("::")
+                            .map(|x| x.trim().to_string())
+                            .filter(|x| !x.is_empty() && x != "self" && x.chars().all(word)),
+                    );
+                    out.push(p);
+                }
+            }
         }
     }
     out
+}
+
+/// Every module the house has, and each file's module and what it imports, resolved to the
+/// longest known module.
+fn import_graph() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
+    let root = root();
+    let mut files = rust_files(&root.join("src"));
+    files.extend(rust_files(&root.join("lessons")));
+    let modules: Vec<(PathBuf, Vec<String>)> = files
+        .into_iter()
+        .map(|f| {
+            let m = module_of(&root, &f);
+            (f, m)
+        })
+        .collect();
+    let known: BTreeSet<Vec<String>> = modules.iter().map(|(_, m)| m.clone()).collect();
+    let mut out = Vec::new();
+    for (file, module) in &modules {
+        if module.is_empty() {
+            continue; // lib.rs: the list of modules
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let targets = imports_of(&text, module)
+            .into_iter()
+            .filter_map(|path| {
+                (1..=path.len())
+                    .rev()
+                    .map(|n| path[..n].to_vec())
+                    .find(|p| known.contains(p))
+            })
+            .collect();
+        out.push((file.clone(), module.clone(), targets));
+    }
+    out
+}
+
+/// The cycles of a graph, each as its nodes in order (one per strongly connected set).
+fn cycles(edges: &BTreeSet<(String, String)>) -> Vec<Vec<String>> {
+    let nodes: BTreeSet<&String> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
+    let next = |n: &String| -> Vec<&String> {
+        edges
+            .iter()
+            .filter(|(a, _)| a == n)
+            .map(|(_, b)| b)
+            .collect()
+    };
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for start in nodes {
+        // A path back to `start`, by breadth-first search.
+        let mut seen: BTreeMap<&String, &String> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        'search: while let Some(n) = queue.pop_front() {
+            for m in next(n) {
+                if m == start {
+                    let mut path = vec![n.clone()];
+                    let mut at = n;
+                    while at != start {
+                        at = seen[at];
+                        path.push(at.clone());
+                    }
+                    path.reverse();
+                    let mut key = path.clone();
+                    key.sort();
+                    if !found.iter().any(|c| {
+                        let mut k = c.clone();
+                        k.sort();
+                        k == key
+                    }) {
+                        found.push(path);
+                    }
+                    break 'search;
+                }
+                if !seen.contains_key(m) {
+                    seen.insert(m, n);
+                    queue.push_back(m);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every file under src/ and lessons/ imports only from its own floor and below, lessons
+/// name no front end, and no modules import each other, directly or around a circle (at
+/// every level: the floors' modules, and the files of one folder).
+#[test]
+fn the_floors_import_only_downwards_and_without_circles() {
+    let graph = import_graph();
+    let mut problems = Vec::new();
+    let mut edges = BTreeSet::new();
+    for (file, module, targets) in &graph {
+        let name = file.strip_prefix(root()).unwrap().display().to_string();
+        let Some(own) = floor(&module[0]) else {
+            problems.push(format!("{name}: module {} is on no floor", module[0]));
+            continue;
+        };
+        for t in targets {
+            match floor(&t[0]) {
+                None => problems.push(format!("{name}: imports {}, on no floor", t[0])),
+                Some(f) if f > own => problems.push(format!(
+                    "{name} ({}) imports {}, a floor above its own",
+                    module[0],
+                    t.join("::")
+                )),
+                _ => {}
+            }
+            // The edge between the two modules where their paths part: a module and its
+            // own parent or child are one room.
+            let common = module.iter().zip(t).take_while(|(a, b)| a == b).count();
+            if common < module.len() && common < t.len() {
+                edges.insert((module[..=common].join("::"), t[..=common].join("::")));
+            }
+        }
+    }
+    for c in cycles(&edges) {
+        problems.push(format!("a circle of imports: {} → {}", c.join(" → "), c[0]));
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
 /// Every .rs file under `dir`, in subfolders too.
@@ -146,59 +474,60 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
-fn the_layers_import_only_downwards() {
-    let src = root().join("src");
-    // Each layer, and the modules it must not reach (those above it).
-    let above_harness = [
-        "lesson",
-        "grade",
-        "report",
-        "measure",
-        "peers",
-        "ladder",
-        "cli",
-        "run",
-        "scoreboard",
-        "class",
-        "layout",
-        "tools",
-        "testing",
-    ];
-    let mut problems = Vec::new();
-    let mut check = |file: &Path, forbidden: &[&str]| {
-        let text = std::fs::read_to_string(file).unwrap();
-        for m in imports(&text) {
-            if forbidden.contains(&m.as_str()) {
-                problems.push(format!("{} imports {m}", file.display()));
-            }
-        }
+fn the_import_check_sees_imports_and_circles() {
+    let m = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        imports_of("use crate::ladder::ALL;", &m("tools")),
+        [m("ladder::ALL")]
+    );
+    assert_eq!(
+        imports_of("use lab::{cli::Edge, grade};", &m("bin")),
+        [m("cli::Edge"), m("grade")]
+    );
+    assert_eq!(
+        imports_of("use super::simulate::{self, Look};", &m("grade::worker")),
+        [m("grade::simulate"), m("grade::simulate::Look")]
+    );
+    assert_eq!(imports_of("use super::worker;", &m("grade")), [m("worker")]);
+    assert!(imports_of("cpu_crate::run(x) // crate::ladder", &m("grade")).is_empty());
+    assert!(imports_of(
+        "fn a() {}\n#[cfg(test)]\nmod t { use crate::run; }",
+        &m("grade")
+    )
+    .is_empty());
+    assert_eq!(
+        imports_of("use crate::tools as t;", &m("grade")),
+        [m("tools")]
+    );
+    assert_eq!(
+        imports_of("use lab::{cli as c, run::{a, b}};", &m("bin")),
+        [m("cli"), m("run")]
+    );
+    // Code after the tests is code.
+    assert_eq!(
+        imports_of(
+            "#[cfg(test)]\nmod t { fn f() { if x { } } }\nuse crate::run;",
+            &m("grade")
+        ),
+        [m("run")]
+    );
+    let e = |pairs: &[(&str, &str)]| -> BTreeSet<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     };
-    for f in rust_files(&src.join("harness")) {
-        check(&f, &above_harness);
-    }
-    check(&src.join("lesson.rs"), &above_harness[1..]);
-    let above_grade = [
-        "ladder",
-        "cli",
-        "run",
-        "scoreboard",
-        "class",
-        "layout",
-        "tools",
-        "testing",
-    ];
-    for f in rust_files(&src.join("grade")) {
-        check(&f, &above_grade);
-    }
-    for f in ["report.rs", "measure.rs", "peers.rs"] {
-        check(&src.join(f), &above_grade);
-    }
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
-}
-
-#[test]
-fn the_import_check_sees_an_import() {
-    assert_eq!(imports("use crate::ladder::ALL;"), ["ladder"]);
-    assert_eq!(imports("lab::grade::verify(x)"), ["grade"]);
-    assert!(imports("cpu_crate::run(x) // crate::ladder").is_empty());
+    assert_eq!(
+        cycles(&e(&[
+            ("ladder", "cli"),
+            ("cli", "run"),
+            ("run", "ladder"),
+            ("run", "grade")
+        ]))
+        .len(),
+        1
+    );
+    assert!(cycles(&e(&[("cli", "grade"), ("run", "cli"), ("run", "grade")])).is_empty());
+    assert_eq!(floor("harness"), Some(0));
+    assert!(floor("run") > floor("ladder") && floor("cli") > floor("ladder"));
 }

@@ -124,7 +124,8 @@ fn every_starter_fails_its_grader_as_not_started() {
 
 #[test]
 fn region_parser_catches_malformed_files() {
-    let dir = std::env::temp_dir().join(format!("lab-starters-{}", std::process::id()));
+    let tmp = lab::harness::child::Scratch::new("starters").unwrap();
+    let dir = tmp.dir.clone();
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.cl");
     std::fs::write(&f, "a\n// EXERCISE(1) BEGIN: x\nb\n").unwrap();
@@ -147,5 +148,4 @@ fn region_parser_catches_malformed_files() {
         kept,
         vec!["a", "// EXERCISE(1) BEGIN: x", "// EXERCISE END", "z"]
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -45,12 +45,12 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
         "{text}"
     );
 
-    let dir = std::env::temp_dir().join(format!("lab-tune-{}", std::process::id()));
+    let tmp = lab::harness::child::Scratch::new("tune").unwrap();
+    let dir = tmp.dir.clone();
     let path = dir.join("tuned.csv");
     out.write(&path).unwrap();
     let gpu = Gpu::open(opts.device.as_deref()).unwrap();
     assert_eq!(tuner::tuned_from(&path, &gpu.info), Some(best));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

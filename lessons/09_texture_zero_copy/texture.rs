@@ -20,7 +20,8 @@ use opencl3::types::{
 
 use lab::grade::verify;
 use lab::harness::device::{DeviceInfo, Gpu};
-use lab::harness::exec::{self, GuardedC, Launch, RunOutput, Timing};
+use lab::harness::exec::{self, GuardedC, Launch, RunOutput};
+use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::program::Define;
 use lab::harness::timing;

@@ -212,7 +212,7 @@ impl Params {
     pub fn parse(text: &str) -> Result<Params, String> {
         let defines = text
             .split_whitespace()
-            .map(lab::cli::parse_define)
+            .map(program::parse_define)
             .collect::<Result<Vec<_>, _>>()?;
         Params::from_defines(&defines)
     }
@@ -760,7 +760,8 @@ mod tests {
 
     #[test]
     fn tuned_csv_picks_the_latest_row_of_the_device() {
-        let dir = std::env::temp_dir().join(format!("lab-tuned-{}", std::process::id()));
+        let tmp = lab::harness::child::Scratch::new("tuned").unwrap();
+        let dir = tmp.dir.clone();
         let path = dir.join("tuned.csv");
         let _ = std::fs::remove_file(&path);
         let info = device(1024, 48 * 1024, true);
@@ -789,12 +790,12 @@ mod tests {
             tuned_from(&path, &info),
             Some(Params::new(128, 64, 16, 8, 4))
         );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn an_untuned_device_takes_the_rows_of_a_device_with_the_same_signature() {
-        let dir = std::env::temp_dir().join(format!("lab-tuned-sig-{}", std::process::id()));
+        let tmp = lab::harness::child::Scratch::new("tuned-sig").unwrap();
+        let dir = tmp.dir.clone();
         let path = dir.join("tuned.csv");
         let _ = std::fs::remove_file(&path);
         let tuned = device(1024, 48 * 1024, true);
@@ -824,6 +825,5 @@ mod tests {
         record::append(&path, &[row(&twin, &own.to_string())]).unwrap();
         assert_eq!(tuned_from(&path, &twin), Some(own));
         assert_eq!(tuned_from(&path, &tuned), Some(p));
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -11,16 +11,19 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness::exec::{RunOutput, Timing};
+use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Shape};
 use crate::harness::paths::Course;
 use crate::harness::program::Define;
+use crate::harness::timing::Timing;
 use crate::lesson::{Kind, Lesson};
 
 pub mod cpu;
 mod judge;
 pub mod ocl;
+mod request;
 pub mod simulate;
+pub mod words;
 pub mod worker;
 
 /// How a verdict's note begins when a check could not judge because the machine gave it too
@@ -181,6 +184,9 @@ pub struct CaseReport {
     pub with: String,
     pub max_rel_err: f64,
     pub ms: f64,
+    /// Elements compared with the reference.
+    #[serde(default)]
+    pub checked: usize,
 }
 
 /// The result of grading one lesson.
@@ -307,15 +313,27 @@ pub struct Options {
     pub shapes: Option<Vec<Shape>>,
     /// Also time the code at this size once it passes.
     pub time: Option<Shape>,
+    /// Time at exactly `time` (a lesson program asked for a size) rather than at a shape drawn
+    /// near it for this grading ([`crate::harness::timing::drawn_shape`]).
+    #[serde(default)]
+    pub time_exactly: bool,
     /// `-D` overrides on top of the lesson's defines.
     pub defines: Vec<Define>,
     /// Base seed of the random problems.
     pub seed: u64,
     /// Also run OpenCL kernels under the simulator (races, reads out of bounds, technique).
     pub simulate: bool,
+    /// Judge a CPU lesson's technique (threads, caches); a lesson program that only runs and
+    /// times the code turns it off.
+    #[serde(default = "yes")]
+    pub technique: bool,
     /// Count a verdict with a part not checked as failed (`--strict`, `LAB_STRICT=1`).
     #[serde(default)]
     pub strict: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The default base seed of the random problems.
@@ -330,9 +348,11 @@ impl Options {
             step_timeout: Duration::from_secs(120),
             shapes: None,
             time: None,
+            time_exactly: false,
             defines: Vec::new(),
             seed: SEED,
             simulate: true,
+            technique: true,
             strict: false,
         }
     }

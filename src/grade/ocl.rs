@@ -156,6 +156,7 @@ fn grade_into(
                     with: with.clone(),
                     max_rel_err: cmp.max_rel_err,
                     ms: out.kernel_ms,
+                    checked: cmp.checked,
                 }),
                 Err(mut f) => {
                     if !with.is_empty() && f.kind != FailKind::NotStarted {
@@ -171,6 +172,11 @@ fn grade_into(
         }
     }
     if let (Some(asked), Some(kernel)) = (opts.time, own) {
+        let asked = if opts.time_exactly {
+            asked
+        } else {
+            timing::drawn_shape(asked)
+        };
         // Lessons limited to whole tiles are timed at the nearest size they accept.
         let (shape, launch) = timing_launch(ocl, asked, &defines)?;
         progress(format!("timing {shape}"));
@@ -229,7 +235,7 @@ pub fn time_within(
         |p, out| {
             verify(p, out, starter)
                 .map(|_| ())
-                .map_err(|f| crate::report::failure_text(&f))
+                .map_err(|f| super::words::failure_text(&f))
         },
     )
 }

@@ -25,17 +25,10 @@ use crate::harness::paths;
 use crate::harness::program;
 use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
 
-use super::worker::Request;
+use super::request::Request;
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
 
-/// Which run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Look {
-    /// The sanitizer's probe number `i`.
-    Sanitize(usize),
-    /// The behaviour probe, with instruction counts.
-    Metrics,
-}
+pub use super::request::Look;
 
 /// What a probe run reports through the event file (the simulator's own reports come on
 /// stderr and stdout).
@@ -328,7 +321,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 Some(old) => {
                     f.message.push_str(&format!(
                         "\n\n(The grader's run on the device also failed: {})",
-                        crate::report::failure_text(old)
+                        super::words::failure_text(old)
                     ));
                     v.failure = Some(f);
                 }

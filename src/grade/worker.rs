@@ -17,19 +17,10 @@ use serde::{Deserialize, Serialize};
 use crate::harness::child::{self, Captured, EventReader, EventWriter, Scratch, Tick};
 use crate::lesson::Lesson;
 
-use super::simulate::{self, Look};
+use super::simulate;
 use super::{grade_here, FailKind, Failure, Options, Source, Verdict};
 
-/// What the parent asks of a worker.
-#[derive(Serialize, Deserialize)]
-pub struct Request {
-    pub lesson: String,
-    pub source: Source,
-    pub opts: Options,
-    /// A run under the simulator instead of a grading.
-    #[serde(default)]
-    pub look: Option<Look>,
-}
+pub use super::request::Request;
 
 /// What a worker tells its parent.
 #[derive(Serialize, Deserialize)]

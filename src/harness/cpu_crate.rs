@@ -125,8 +125,9 @@ fn main_rs(source: &Path, driver: &Path, functions: &[&str]) -> String {
 }
 
 /// Pulls the rendered errors out of cargo's JSON messages, and explains the ones that point
-/// into the generated `main` (a missing, private or mistyped function).
-fn errors(json: &str, functions: &[&str]) -> String {
+/// into the generated `main` (a missing, private or mistyped function). `None`: cargo gave
+/// no compiler message, so it failed before reaching the student's code.
+fn errors(json: &str, functions: &[&str]) -> Option<String> {
     let mut out = Vec::new();
     let mut generated = false;
     for line in json.lines() {
@@ -161,11 +162,7 @@ fn errors(json: &str, functions: &[&str]) -> String {
             wanted.join("\n")
         );
     }
-    if text.is_empty() {
-        "cargo failed without a compiler message".into()
-    } else {
-        text
-    }
+    (!text.is_empty()).then_some(text)
 }
 
 impl Builder {
@@ -222,14 +219,14 @@ impl Builder {
             None => bail!("building {} took more than 10 minutes", source.display()),
             Some(s) if s.success() => {}
             Some(_) => {
-                let errs = errors(json, functions);
-                if errs.starts_with("cargo failed") {
-                    // Not the student's code: cargo itself could not run (offline, no rayon).
+                let Some(errs) = errors(json, functions) else {
+                    // No compiler message: not the student's code, cargo itself could not
+                    // run (offline, no rayon).
                     bail!(
                         "cargo could not build the CPU lessons' crate: {}\n(The grader builds offline with the course's versions; run `cargo build --release` in the course once with network access.)",
                         ended.stderr.shortened(10)
                     );
-                }
+                };
                 return Err(RustBuildFailed {
                     path: source,
                     messages: errs,
@@ -254,9 +251,11 @@ impl Builder {
 #[derive(Debug)]
 pub enum CpuRun {
     Finished(Finished),
-    /// The student's code panicked (e.g. `todo!()`): its message.
+    /// The student's code panicked: its message.
     Panicked {
         message: String,
+        /// The panic was `todo!()`'s: the function is not written yet.
+        todo: bool,
         printed: Captured,
     },
     /// The process died: a stack overflow, an abort, a signal.
@@ -440,11 +439,14 @@ fn parse_response(bytes: &[u8], len: usize, printed: Captured) -> Result<CpuRun>
             tries = w.split_whitespace().filter_map(TryReport::parse).collect();
         }
     }
-    if let Some(msg) = status.strip_prefix("panic ") {
-        return Ok(CpuRun::Panicked {
-            message: msg.to_string(),
-            printed,
-        });
+    for (prefix, todo) in [("panic ", false), ("todo ", true)] {
+        if let Some(msg) = status.strip_prefix(prefix) {
+            return Ok(CpuRun::Panicked {
+                message: msg.to_string(),
+                todo,
+                printed,
+            });
+        }
     }
     anyhow::ensure!(status == "ok", "the driver answered `{status}`");
     anyhow::ensure!(
@@ -549,7 +551,7 @@ pub fn run_callgrind(
     args.push(built.binary.display().to_string());
     args.push(f.request.display().to_string());
     args.push(f.response.display().to_string());
-    let Ok(valgrind) = which("valgrind") else {
+    let Some(valgrind) = crate::harness::paths::on_path("valgrind") else {
         return Ok(Simulated::NotMeasured(
             "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
         ));
@@ -584,14 +586,6 @@ pub fn run_callgrind(
     }
 }
 
-fn which(name: &str) -> Result<PathBuf, ()> {
-    let path = std::env::var_os("PATH").ok_or(())?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-        .ok_or(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,8 +611,11 @@ mod tests {
     #[test]
     fn errors_in_the_generated_main_name_the_wanted_signature() {
         let json = r#"{"reason":"compiler-message","message":{"level":"error","rendered":"error[E0425]: cannot find function `b`","spans":[{"is_primary":true,"file_name":"/x/main.rs"}]}}"#;
-        let e = errors(json, &["b"]);
+        let e = errors(json, &["b"]).unwrap();
         assert!(e.contains("pub fn b(a: &[f32]"), "{e}");
         assert!(e.contains("E0425"), "{e}");
+        // No compiler message at all: cargo's own failure, not a compile error.
+        let artifact = r#"{"reason":"build-finished","success":false}"#;
+        assert_eq!(errors(artifact, &["b"]), None);
     }
 }

@@ -617,8 +617,9 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             .num_threads(job.threads)
             .build_global();
     }
-    // A panic is the student's failure to report, not ours: keep its message quietly.
-    let message = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    // A panic is the student's failure to report, not ours: keep its message quietly, and
+    // whether it is `todo!()`'s (the starter's body: not a crash, a function not written).
+    let message = std::sync::Arc::new(std::sync::Mutex::new(None::<(bool, String)>));
     let slot = std::sync::Arc::clone(&message);
     std::panic::set_hook(Box::new(move |info| {
         let text = info
@@ -631,8 +632,9 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
+        let todo = text == "not yet implemented" || text.starts_with("not yet implemented: ");
         if let Ok(mut m) = slot.lock() {
-            m.get_or_insert(format!("{text}{place}"));
+            m.get_or_insert((todo, format!("{text}{place}")));
         }
     }));
 
@@ -640,11 +642,12 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
     let mut times = Vec::with_capacity(job.reps + 1);
     let mut shares = Vec::new();
     let mut status = String::from("ok");
-    let panicked = |msg: &std::sync::Mutex<Option<String>>| {
-        let m = msg.lock().ok().and_then(|m| m.clone());
+    let panicked = |msg: &std::sync::Mutex<Option<(bool, String)>>| {
+        let (todo, m) = msg.lock().ok().and_then(|m| m.clone()).unwrap_or_default();
         format!(
-            "panic `{name}` panicked: {}",
-            m.unwrap_or_default().replace('\n', " ")
+            "{} `{name}` panicked: {}",
+            if todo { "todo" } else { "panic" },
+            m.replace('\n', " ")
         )
     };
     match job.mode {

@@ -125,13 +125,6 @@ pub fn list() -> Result<Vec<(Device, DeviceInfo)>> {
     Ok(out)
 }
 
-/// The selector in force: the `--device` flag, else `LAB_DEVICE`, else none.
-pub fn selector(flag: Option<&str>) -> Option<String> {
-    flag.map(str::to_string)
-        .or_else(|| std::env::var("LAB_DEVICE").ok())
-        .filter(|s| !s.trim().is_empty())
-}
-
 /// Picks a device: by index or by part of its name (case-insensitive); with no selector,
 /// the first GPU, else the first device.
 pub fn pick(selector: Option<&str>) -> Result<(Device, DeviceInfo)> {

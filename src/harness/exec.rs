@@ -409,8 +409,6 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
     Ok(RunOutput::plain(out, kernel_ms))
 }
 
-pub use crate::harness::timing::Timing;
-
 /// Median of a list of numbers.
 pub fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));

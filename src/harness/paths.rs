@@ -73,6 +73,18 @@ impl Course {
     }
 }
 
+/// The file `name` in the first folder of `PATH` that has it.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    on_path_in(std::env::var_os("PATH").as_deref(), name)
+}
+
+/// [`on_path`] with a given `PATH`.
+pub fn on_path_in(path_var: Option<&std::ffi::OsStr>, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
 /// `path` made absolute against the current directory, without touching the file system.
 pub fn absolute(path: &Path) -> PathBuf {
     if path.is_absolute() {
@@ -127,5 +139,23 @@ mod tests {
         let here = std::env::current_dir().unwrap();
         assert_eq!(display(&here.join("Cargo.toml")), "Cargo.toml");
         assert_eq!(display(Path::new("/nonexistent/x.cl")), "/nonexistent/x.cl");
+    }
+
+    #[test]
+    fn a_program_is_found_in_the_first_folder_of_path_that_has_it() {
+        let tmp = crate::harness::child::Scratch::new("path").unwrap();
+        let (a, b) = (tmp.dir.join("a"), tmp.dir.join("b"));
+        for d in [&a, &b] {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("tool"), "").unwrap();
+        }
+        std::fs::create_dir_all(a.join("dir")).unwrap();
+        let path = std::env::join_paths([&a, &b]).unwrap();
+        assert_eq!(on_path_in(Some(&path), "tool"), Some(a.join("tool")));
+        // A folder of that name is not the program.
+        std::fs::create_dir_all(b.join("dir")).unwrap();
+        assert_eq!(on_path_in(Some(&path), "dir"), None);
+        assert_eq!(on_path_in(Some(&path), "absent"), None);
+        assert_eq!(on_path_in(None, "tool"), None);
     }
 }

@@ -190,7 +190,8 @@ mod tests {
 
     #[test]
     fn a_cpu_peak_applies_only_to_the_same_model_and_thread_count() {
-        let dir = std::env::temp_dir().join(format!("lab-peak-{}", std::process::id()));
+        let tmp = crate::harness::child::Scratch::new("peak").unwrap();
+        let dir = tmp.dir.clone();
         std::fs::create_dir_all(&dir).unwrap();
         let _ = std::fs::remove_file(file(&dir));
         let model = "Intel(R) Xeon(R) Processor @ 2.80GHz";
@@ -203,6 +204,5 @@ mod tests {
         // 16 threads of another Xeon are not the 2-core machine's ceiling.
         assert!(for_cpu(&dir, model, 16).is_none());
         assert!(for_cpu(&dir, "Intel(R) Xeon(R) Processor", 2).is_none());
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -217,3 +217,21 @@ pub fn kernel(program: &Program, path: &Path, name: &str, args: &[Arg]) -> Resul
     }
     Ok(kernel)
 }
+
+/// Parses `NAME=VALUE`.
+pub fn parse_define(s: &str) -> std::result::Result<Define, String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE (for example TS=16)"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{name}` is not a valid define name"));
+    }
+    let value = value.trim();
+    if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c == '"') {
+        return Err(format!(
+            "`{value}` is not a valid value for {name}: one word, such as 16"
+        ));
+    }
+    Ok(Define::new(name, value))
+}

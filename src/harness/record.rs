@@ -159,7 +159,8 @@ mod tests {
 
     #[test]
     fn csv_round_trip_with_quotes_and_missing_columns() {
-        let dir = std::env::temp_dir().join(format!("lab-record-{}", std::process::id()));
+        let tmp = crate::harness::child::Scratch::new("record").unwrap();
+        let dir = tmp.dir.clone();
         let path = dir.join("t.csv");
         let _ = std::fs::remove_file(&path);
         let first = Row {
@@ -200,7 +201,6 @@ mod tests {
         std::fs::write(&path, "a,b\nq,notanumber\n").unwrap();
         let err = read::<Row>(&path).unwrap_err();
         assert!(format!("{err:#}").contains("row 2"), "{err:#}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn detect() -> &'static Confinement {
         if !cfg!(target_os = "linux") {
             return Confinement::Open("bubblewrap is Linux only".into());
         }
-        let Some(bwrap) = find_on_path("bwrap") else {
+        let Some(bwrap) = crate::harness::paths::on_path("bwrap") else {
             return Confinement::Open("bubblewrap is not installed".into());
         };
         // Some containers forbid the namespaces bubblewrap needs: try it once.
@@ -72,13 +72,6 @@ fn base_args() -> Vec<&'static str> {
         "--die-with-parent",
         "--new-session",
     ]
-}
-
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }
 
 /// A command that runs `program` with `args` in `cwd`, confined as `confinement` says:
@@ -131,7 +124,8 @@ mod tests {
             eprintln!("bubblewrap cannot run here: nothing to check");
             return;
         };
-        let dir = std::env::temp_dir().join(format!("lab-sandbox-{}", std::process::id()));
+        let tmp = crate::harness::child::Scratch::new("sandbox").unwrap();
+        let dir = tmp.dir.clone();
         let scratch = dir.join("scratch");
         std::fs::create_dir_all(&scratch).unwrap();
         let program = dir.join("copy");
@@ -150,7 +144,6 @@ mod tests {
         .status()
         .unwrap();
         let copied = std::fs::read_to_string(&output);
-        std::fs::remove_dir_all(&dir).unwrap();
         assert!(status.success(), "{status}");
         assert_eq!(copied.unwrap(), "42");
     }

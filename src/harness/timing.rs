@@ -113,6 +113,16 @@ impl std::error::Error for FasterThanPossible {}
 
 pub use crate::harness::matrix::secret_seed;
 
+/// The shape a measurement asked for at `asked`, drawn anew for each grading: each dimension
+/// grown by 0, 16, 32 or 48, so that the timed problem is a square or a rectangle that no code
+/// can tell in advance (every timed call is checked whatever its shape; this keeps code from
+/// even trying).
+pub fn drawn_shape(asked: Shape) -> Shape {
+    let mut rng = Rng::new(secret_seed());
+    let mut grow = |d: usize| d + 16 * (rng.next_u64() % 4) as usize;
+    Shape::new(grow(asked.m), grow(asked.n), grow(asked.k))
+}
+
 /// Whether a launch's device time is believable beside the wall-clock time around the same
 /// launch (enqueue to completion): positive, not longer than the launch took, and not a small
 /// fraction of a launch long enough that the enqueue's own cost cannot explain the difference.
@@ -246,6 +256,18 @@ pub fn clock_note(t: &Timing, device: &str, driver: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::harness::exec::RunOutput;
+
+    #[test]
+    fn drawn_shapes_stay_near_the_asked_one_and_vary() {
+        let asked = Shape::square(256);
+        let drawn: Vec<Shape> = (0..64).map(|_| drawn_shape(asked)).collect();
+        for s in &drawn {
+            for (d, a) in [(s.m, 256), (s.n, 256), (s.k, 256)] {
+                assert!(d >= a && d <= a + 48 && d % 16 == 0, "{s}");
+            }
+        }
+        assert!(drawn.iter().any(|s| *s != drawn[0]), "{drawn:?}");
+    }
 
     #[test]
     fn a_clock_that_reads_zero_or_more_than_the_wall_is_not_believed() {

@@ -11,11 +11,11 @@ use anyhow::{Context as _, Result};
 use crate::cli::Edge;
 use crate::grade::Source;
 use crate::harness::device::Gpu;
-use crate::harness::exec::Timing;
 use crate::harness::matrix::Shape;
 use crate::harness::record::{self, LadderRow};
-use crate::ladder::{self, l03_cpu_parallel};
-use crate::lesson::{Kind, Lesson};
+use crate::harness::timing::Timing;
+use crate::ladder;
+use crate::lesson::{CpuRun, Kind, Lesson, Peer};
 use crate::peers;
 use crate::report;
 use crate::run::{self, cpu_model, default_threads, timing_row};
@@ -168,7 +168,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         for &s in lesson_sizes {
             let mut shapes = vec![Shape::square(s)];
             // Lessons that handle any size are also measured just below a power of two.
-            if lesson.key >= "08" && !is_cpu {
+            if lesson.ocl().is_some_and(|o| o.any_size) {
                 shapes.push(Shape::square(s - 1));
             }
             for shape in shapes {
@@ -208,22 +208,26 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
                 }
             }
         }
-        if lesson.key == l03_cpu_parallel::LESSON.key && !args.no_variants {
+        let cpu_variants = lesson.cpu().and_then(|c| c.variants);
+        if let (Some(measure), false) = (cpu_variants, args.no_variants) {
             if let Some(&s) = cpu_sizes.last() {
                 let shape = Shape::square(s);
-                let common = crate::cli::Common {
-                    solution: true,
-                    ..Default::default()
+                let file = solutions.path(lesson);
+                let on = CpuRun {
+                    course: &edge.course,
+                    file: &file,
+                    shape,
+                    timeout: edge.timeout,
                 };
-                for (t, timing) in l03_cpu_parallel::scaling(lesson, &common, edge, shape)? {
-                    say(&format!("{} threads={t}", lesson.name()), &timing, shape);
+                for (name, t, timing) in measure(lesson, &on)? {
+                    say(&format!("{} {name}", lesson.name()), &timing, shape);
                     rows.push(timing_row(
                         &run_id,
                         &cpu,
                         "",
                         t,
                         &lesson.name(),
-                        &format!("threads={t}"),
+                        &name,
                         shape,
                         &timing,
                         None,
@@ -236,14 +240,20 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     record::append(&out, &rows)?;
     written += rows.len();
     rows.clear();
-    let wants = |key: &str| only.is_empty() || only.iter().any(|l| l.key == key);
-    if !args.no_peers && wants("10") {
+    // A peer is measured when a lesson measured here declares it.
+    let wants = |peer: Peer| {
+        ladder::ALL
+            .iter()
+            .filter(|l| only.is_empty() || only.iter().any(|o| o.key == l.key))
+            .any(|l| l.peers.contains(&peer))
+    };
+    if !args.no_peers && wants(Peer::Clblast) {
         rows.extend(clblast_rows(&gpu, edge, &sizes, &run_id));
         record::append(&out, &rows)?;
         written += rows.len();
         rows.clear();
     }
-    if !args.no_peers && only.iter().all(|l| matches!(l.kind, Kind::Cpu(_))) {
+    if !args.no_peers && wants(Peer::Matrixmultiply) {
         // matrixmultiply with its threads, here; and with one thread in a child process,
         // since the crate fixes its thread count once per process.
         let threads = matrixmultiply_threads();

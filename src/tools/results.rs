@@ -34,7 +34,7 @@ use crate::harness::paths::Course;
 use crate::harness::peak::{self, Peak};
 use crate::harness::record;
 use crate::ladder;
-use crate::ladder::l10_tuned::tuner::{self, TunedRow};
+use crate::ladder::top_rung::tuner::{self, TunedRow};
 use crate::lesson::Lesson;
 use crate::report::gflops;
 use crate::tools::ladder::slug;
@@ -123,7 +123,20 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// A share, with a space that does not break a table's cell: `71.5 %`.
 /// Said under a table in which CPU code beats the CPU's recorded peak.
-const ABOVE_CPU_PEAK: &str = "Above 100 %: the CPU's peak is what lesson 00's multiply-add chains reached on it through its OpenCL runtime, not the most the CPU can do; Rust code that the compiler vectorises with fused multiply-adds goes further.";
+/// "lesson 10": the top rung, as the pages name it.
+fn top_lesson() -> String {
+    format!("lesson {}", ladder::top().key)
+}
+
+/// "lesson 00": the lesson that measures a device's peak (results/peak.csv).
+fn device_lesson() -> String {
+    format!("lesson {}", ladder::device().key)
+}
+
+fn above_cpu_peak_note() -> String {
+    let device = device_lesson();
+    format!("Above 100 %: the CPU's peak is what {device}'s multiply-add chains reached on it through its OpenCL runtime, not the most the CPU can do; Rust code that the compiler vectorises with fused multiply-adds goes further.")
+}
 
 fn pct(x: f64) -> String {
     format!("{x:.1}\u{a0}%")
@@ -251,7 +264,7 @@ impl Book<'_> {
                 s.push_str(&self.lesson_block(lesson, file, &machine, &rows)?);
             }
         }
-        if lesson.key == "10" {
+        if lesson.top {
             s.push_str(&self.peers_of_10(&files));
         }
         if !any {
@@ -379,7 +392,7 @@ impl Book<'_> {
             ));
         }
         if above_cpu_peak {
-            notes.push(ABOVE_CPU_PEAK.into());
+            notes.push(above_cpu_peak_note());
         }
         let why = self.peaks.why_none(rows);
         if !why.is_empty() {
@@ -544,10 +557,11 @@ impl Book<'_> {
         ))
     }
 
-    /// Lesson 10 beside cuBLAS and CLBlast, per size, from one run of each device.
+    /// The top rung beside cuBLAS and CLBlast, per size, from one run of each device.
     fn peers_of_10(&self, files: &[File]) -> String {
         let mut s = String::new();
-        let name = ladder::get("10").name();
+        let name = ladder::top().name();
+        let top = top_lesson();
         let mut any = false;
         for file in files {
             // Every run with lesson 10's reference and a GPU peer on the same device, newest
@@ -589,7 +603,8 @@ impl Book<'_> {
                 if !any {
                     let _ = writeln!(
                     s,
-                    "\n### Lesson 10 beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time (cuBLAS: CUDA events; CLBlast: host clock over back-to-back calls; lesson 10: profiling events). A ratio above 100 % means lesson 10 is faster."
+                    "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time (cuBLAS: CUDA events; CLBlast: host clock over back-to-back calls; {top}: profiling events). A ratio above 100 % means {top} is faster.",
+                    ladder::top().key
                 );
                     any = true;
                 }
@@ -608,14 +623,14 @@ impl Book<'_> {
                     file.runs.letter(&g),
                     file.runs.describe(&g)
                 );
-                let mut header = String::from("| size | lesson 10 |");
+                let mut header = format!("| size | {top} |");
                 let mut line = String::from("|---|--:|");
                 for p in &cols {
                     let _ = write!(header, " {} |", p.title());
                     line.push_str("--:|");
                 }
                 for p in &cols {
-                    let _ = write!(header, " lesson 10 / {} |", p.title());
+                    let _ = write!(header, " {top} / {} |", p.title());
                     line.push_str("--:|");
                 }
                 let _ = writeln!(s, "{header}\n{line}");
@@ -847,7 +862,7 @@ impl Book<'_> {
             let _ = writeln!(s, "| {} |{cells} {of_peak} |", cell(&name));
         }
         if above_cpu_peak {
-            let _ = writeln!(s, "\n{ABOVE_CPU_PEAK}");
+            let _ = writeln!(s, "\n{}", above_cpu_peak_note());
         }
         let why = self.peaks.why_none(&no_peak);
         if !why.is_empty() {
@@ -862,7 +877,7 @@ impl Book<'_> {
         }
         let tuned = self.tuned_rows(&main.device);
         if !tuned.is_empty() {
-            let _ = writeln!(s, "\nLesson 10's configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n");
+            let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n", ladder::top().key);
             let _ = writeln!(
                 s,
                 "| tuned at | defines | GFLOP/s when tuned | date |\n|--:|---|--:|---|"
@@ -1013,13 +1028,14 @@ impl Book<'_> {
 
     fn roofline_page(&mut self) -> Result<String> {
         let mut s = String::from(NOTE);
+        let peak_lesson = device_lesson();
         let _ = writeln!(
             s,
             "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
              - **x**, arithmetic intensity: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). It is not the DRAM traffic a profiler would measure: caches serve repeated requests, so the true intensity is higher.\n\
              - **y**: GFLOP/s from the median device time.\n\
              - **Above the slanted roof**: possible, because the roof is drawn with the requested traffic: a dot above it shows that caches served part of what the kernel requested (the naive kernel's neighbouring work-items load the same rows of A and columns of B). The table's last column says by how much.\n\
-             - **The roofs**: the measured bandwidth times the intensity (slanted) and the measured FP32 peak (flat), from lesson 00; they meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic.\n\
+             - **The roofs**: the measured bandwidth times the intensity (slanted) and the measured FP32 peak (flat), from {peak_lesson}; they meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic.\n\
              - **Hollow dots**: the row did not record the kernel's defines, so its position uses the defines the lesson's code chooses for that device (listed in the table).\n\
              - **Dashed grey lines**: the peers at the same size, measured on the same device; their tiling is unknown, so they have no intensity.\n"
         );
@@ -1066,7 +1082,7 @@ impl Book<'_> {
             }
         }
         if !any && without.is_empty() {
-            let _ = writeln!(s, "\n*No measurement is recorded yet: run `cargo run --release --bin 00_your_device -- --record`, then `cargo run --release -- ladder`.*");
+            let _ = writeln!(s, "\n*No measurement is recorded yet: run `cargo run --release --bin {} -- --record`, then `cargo run --release -- ladder`.*", ladder::device().name());
         }
         Ok(s)
     }
@@ -1221,8 +1237,9 @@ impl Book<'_> {
                 dates(&all_rows)
             ),
             format!(
-                "roofs: FP32 peak and bandwidth measured {} by lesson 00 (results/peak.csv)",
-                p.date
+                "roofs: FP32 peak and bandwidth measured {} by {} (results/peak.csv)",
+                p.date,
+                device_lesson()
             ),
         ];
         if many_runs {
@@ -1263,9 +1280,10 @@ impl Book<'_> {
         );
         let _ = writeln!(
             s,
-            "Measured {} (`results/{}`); the roofs from lesson 00 on {}: {} GB/s and {} GFLOP/s, ridge at {} FLOP/byte. {}\n",
+            "Measured {} (`results/{}`); the roofs from {} on {}: {} GB/s and {} GFLOP/s, ridge at {} FLOP/byte. {}\n",
             dates(&all_rows),
             file.name,
+            device_lesson(),
             p.date,
             gflops(p.bandwidth_gbs),
             gflops(p.gflops),
@@ -1309,11 +1327,12 @@ impl Book<'_> {
             );
         }
         let mut notes = Vec::new();
+        let top = top_lesson();
         if points.iter().any(|pt| pt.assumed) {
             notes.push(if known {
-                format!("Assumed defines: what each lesson's host code picks for {device} with the properties `results/tuned.csv` records for it (lesson 10: the configuration tuned nearest that size).")
+                format!("Assumed defines: what each lesson's host code picks for {device} with the properties `results/tuned.csv` records for it ({top}: the configuration tuned nearest that size).")
             } else {
-                format!("Assumed defines: what each lesson's host code picks for a {} that allows 1024-item work-groups and 48 KiB of local memory ({device}'s properties are not recorded; lesson 10: its tuned rows, else its defaults).", p.kind)
+                format!("Assumed defines: what each lesson's host code picks for a {} that allows 1024-item work-groups and 48 KiB of local memory ({device}'s properties are not recorded; {top}: its tuned rows, else its defaults).", p.kind)
             });
         }
         let missing: Vec<String> = mine

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::cli::Edge;
-use crate::ladder::l10_tuned::tuner::{self, TuneOptions};
+use crate::ladder::top_rung::tuner::{self, TuneOptions};
 
 /// How to tune.
 #[derive(Clone, Debug, clap::Args)]

@@ -42,7 +42,7 @@ fn main() -> Result<()> {
     let out = PathBuf::from(&args[2]);
     std::fs::create_dir_all(&out)?;
     let time_ms: f64 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(200.0);
-    let gpu = Gpu::open(lab::harness::device::selector(None).as_deref())?;
+    let gpu = Gpu::open(lab::cli::Edge::from_env()?.device(None).as_deref())?;
     let nv = gpu.info.vendor.to_lowercase().contains("nvidia");
     eprintln!("{:#?}", gpu.info);
     let ocl = lab::ladder::get("10").ocl().context("lesson 10")?;

@@ -801,7 +801,8 @@ mod tests {
 
     #[test]
     fn a_cpu_row_gets_a_peak_only_for_its_exact_model_and_threads() {
-        let dir = std::env::temp_dir().join(format!("lab-results-peaks-{}", std::process::id()));
+        let tmp = crate::harness::child::Scratch::new("results-peaks").unwrap();
+        let dir = tmp.dir.clone();
         std::fs::create_dir_all(&dir).unwrap();
         let pocl = Peak {
             date: "2026-11-21".into(),
@@ -870,6 +871,5 @@ mod tests {
                 "pthread-skylake-avx512-Intel(R) Xeon(R) Processor @ 2.80GHz"
             ))
             .is_none());
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::harness::device::DeviceInfo;
 use crate::harness::matrix::Shape;
 use crate::harness::paths::Course;
-use crate::ladder::l10_tuned::tuner::TunedRow;
+use crate::ladder::top_rung::tuner::TunedRow;
 use crate::lesson::{Ctx, Lesson};
 
 /// `TSM=128 TSN=64 ...` as numbers by name (a later value of the same name wins).
@@ -20,53 +20,18 @@ pub fn parse_defines(text: &str) -> BTreeMap<String, f64> {
         .collect()
 }
 
-/// FLOP per byte of a tile of TSM×TSN results that loads a TSM-long column of A and a
-/// TSN-long row of B (4 bytes each) per step along K: 2·TSM·TSN / (4·(TSM + TSN)).
-pub fn register_tile(tsm: f64, tsn: f64) -> f64 {
-    2.0 * tsm * tsn / (4.0 * (tsm + tsn))
-}
-
-/// Lesson 09: a work-group of WGX×WGY work-items, each RM rows × 4·RN columns of C. Per step
-/// along K, every work-item reads RN pixels of B (16·RN bytes: the image reads are requests
-/// of each work-item, even where the texture cache serves them again), and A's RM values:
-/// from global memory itself (A_LOCAL = 0), or a 1/WGX share of the group's copy of its TM
-/// rows into local memory (A_LOCAL = 1, the default). FLOP: 2·RM·4·RN.
-pub fn texture_tile(rm: f64, rn: f64, wgx: f64, a_local: bool) -> f64 {
-    let a_bytes = 4.0 * rm / if a_local { wgx } else { 1.0 };
-    2.0 * rm * 4.0 * rn / (a_bytes + 16.0 * rn)
-}
-
-/// The intensity of a rung's code with these defines, where its tiling is known.
+/// The intensity of a rung's code with these defines, by the rule its lesson declares
+/// (`None`: no rule, or a define it needs is not recorded).
 pub fn intensity(lesson_key: &str, defines: &str) -> Option<f64> {
-    let d = parse_defines(defines);
-    let get = |name: &str| d.get(name).copied().filter(|v| *v > 0.0);
-    match lesson_key {
-        // i-j-k: A[i][p] and B[p][j] loaded for each multiply-add, the sum in a register.
-        "01" | "04" => Some(0.25),
-        // i-k-j: B[p][j] loaded, C[i][j] loaded and stored for each multiply-add.
-        "02" | "03" => Some(2.0 / 12.0),
-        "05" => Some(get("TS")? / 4.0),
-        "06" | "07" | "08" | "10" => Some(register_tile(get("TSM")?, get("TSN")?)),
-        "09" => Some(texture_tile(
-            get("RM")?,
-            get("RN")?,
-            get("WGX")?,
-            d.get("A_LOCAL").is_none_or(|v| *v != 0.0),
-        )),
-        _ => None,
-    }
+    let rule = crate::ladder::find(lesson_key)?.intensity?;
+    (rule.of)(&parse_defines(defines))
 }
 
 /// How a lesson's intensity is counted, for the table under the roofline.
 pub fn rule(lesson_key: &str) -> &'static str {
-    match lesson_key {
-        "01" | "04" => "A and B loaded per multiply-add: 2 FLOP / 8 B",
-        "02" | "03" => "B loaded, C loaded and stored per multiply-add: 2 FLOP / 12 B",
-        "05" => "TS×TS tiles: TS/4",
-        "06" | "07" | "08" | "10" => "TSM×TSN tiles: 2·TSM·TSN / (4·(TSM+TSN))",
-        "09" => "per work-item: 8·RM·RN FLOP / (4·RM/WGX + 16·RN) B",
-        _ => "",
-    }
+    crate::ladder::find(lesson_key)
+        .and_then(|l| l.intensity)
+        .map_or("", |i| i.rule)
 }
 
 /// What a device's properties are, for choosing a lesson's defines where a row did not
@@ -187,7 +152,7 @@ mod tests {
         let blog = intensity("09", "WGX=16 WGY=8 RM=8 RN=1 KT=16 A_LOCAL=0").unwrap();
         assert!(close(blog, 64.0 / 48.0));
         // It equals a register tile of RM × 4·RN without shared loads.
-        assert!(close(blog, register_tile(8.0, 4.0)));
+        assert!(close(blog, crate::lesson::register_tile(8.0, 4.0)));
         // A shared through local memory: A's bytes per work-item divided by WGX.
         let shared = intensity("09", "WGX=32 WGY=8 RM=16 RN=1 KT=16 A_LOCAL=1").unwrap();
         assert!(close(shared, 128.0 / (4.0 * 16.0 / 32.0 + 16.0)));

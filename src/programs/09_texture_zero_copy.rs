@@ -1,0 +1,5 @@
+// Lesson 09's program: written from the ladder (src/ladder.rs) by `cargo run -- layout --write`.
+
+fn main() -> std::process::ExitCode {
+    lab::program::main("09_texture_zero_copy")
+}
