@@ -426,7 +426,7 @@ fn cell(v: &Verdict, shape: Shape) -> String {
 mod tests {
     use super::*;
     use crate::grade::{FailKind, Failure};
-    use crate::harness::exec::Timing;
+    use crate::harness::timing::Timing;
 
     fn verdict(lesson: &str, ms: Option<f64>, unchecked: &[Part]) -> Verdict {
         let l = crate::ladder::find(lesson).unwrap();
