@@ -1,14 +1,16 @@
 //! A class at once: every student's folder in a folder, graded exactly as `--kernels` grades
 //! one; one table (student × lesson), a speed ranking among the passing kernels of each
-//! lesson, and a gradebook file.
+//! lesson, and a gradebook file. A class run keeps a journal of each finished student, so a
+//! run stopped halfway goes on where it stopped ([`journal`]).
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use comfy_table::{presets, ContentArrangement, Table};
 use serde::{Deserialize, Serialize};
 
-use crate::grade::{self, Options, Source, Verdict};
+use crate::grade::{self, Options, Part, Source, Verdict};
 use crate::harness::matrix::Shape;
 use crate::harness::record;
 use crate::ladder::ALL;
@@ -16,11 +18,17 @@ use crate::lesson::Lesson;
 use crate::report;
 use crate::scoreboard::{selected, status};
 
+pub mod journal;
+
 /// One student's verdicts, in ladder order.
+#[derive(Clone, Debug)]
 pub struct Student {
     pub name: String,
     pub folder: PathBuf,
     pub verdicts: Vec<Verdict>,
+    /// For each verdict, the reference's GFLOP/s timed right after it on the same machine
+    /// (only for verdicts that passed with a timing).
+    pub beside: Vec<Option<f64>>,
 }
 
 /// The student folders in `dir`: its subfolders, by name.
@@ -52,27 +60,136 @@ pub fn lessons(only: &[&'static Lesson]) -> Vec<&'static Lesson> {
         .collect()
 }
 
-/// Grades every student folder in `dir`.
-pub fn grade_class(
-    dir: &Path,
+/// Grades one student's folder on `lessons`, and times the reference beside each verdict that
+/// passed with a timing (before and after it), so that a machine busier for one student than
+/// for the next does not reorder the class. The one grading path of `class` and of the
+/// autograders.
+pub fn grade_student(
+    name: &str,
+    folder: &Path,
+    lessons: &[&'static Lesson],
     opts: &Options,
-    only: &[&'static Lesson],
-    mut progress: impl FnMut(&str, &Lesson),
-) -> Result<Vec<Student>> {
-    let mut students = Vec::new();
-    for (name, folder) in folders(dir)? {
-        let mut verdicts = Vec::new();
-        for lesson in lessons(only) {
-            progress(&name, lesson);
-            verdicts.push(grade::grade(lesson, &Source::Folder(folder.clone()), opts));
-        }
-        students.push(Student {
-            name,
-            folder,
-            verdicts,
-        });
+    mut progress: impl FnMut(&Lesson),
+) -> Student {
+    // The reference is the course's own and proven by `cargo test`: here it is only timed.
+    let quick = Options {
+        simulate: false,
+        strict: false,
+        ..opts.clone()
+    };
+    let reference = |lesson: &Lesson| {
+        gflops_of(&grade::grade(
+            lesson,
+            &Source::Folder(opts.course.solutions()),
+            &quick,
+        ))
+    };
+    let mut verdicts = Vec::new();
+    let mut beside = Vec::new();
+    for &lesson in lessons {
+        progress(lesson);
+        // The reference is timed just before and just after the student's code, and their
+        // mean taken: a machine that grew busier or quieter during the student's timing
+        // moves both sides alike.
+        let before = match opts.time {
+            Some(_) => reference(lesson),
+            None => None,
+        };
+        let v = grade::grade(lesson, &Source::Folder(folder.to_path_buf()), opts);
+        let reference = match (&v.timing, before) {
+            (Some(_), Some(before)) if v.passed() => {
+                reference(lesson).map(|after| (before + after) / 2.0)
+            }
+            _ => None,
+        };
+        verdicts.push(v);
+        beside.push(reference);
     }
+    Student {
+        name: name.to_string(),
+        folder: folder.to_path_buf(),
+        verdicts,
+        beside,
+    }
+}
+
+/// How a class run ranks, and where it writes.
+pub struct Run<'a> {
+    pub dir: &'a Path,
+    pub opts: &'a Options,
+    pub only: &'a [&'static Lesson],
+    /// The gradebook, rewritten after each student.
+    pub out: &'a Path,
+    /// Rank verdicts whose speed or sandbox could not be checked too.
+    pub rank_unchecked: bool,
+}
+
+/// Grades every student folder in `dir` not already in the journal with the same content,
+/// writing each finished student to the journal and the gradebook as it goes. `say` gets one
+/// line per event (progress, time left).
+pub fn grade_class(run: &Run, mut say: impl FnMut(&str)) -> Result<Vec<Student>> {
+    let lessons = lessons(run.only);
+    let folders = folders(run.dir)?;
+    let journal = journal::Journal::open(run.dir)?;
+    let mut students = Vec::new();
+    let mut todo = Vec::new();
+    for (name, folder) in folders {
+        let key = journal::key(&folder, run.opts, &lessons)?;
+        match journal.load(&name, &key) {
+            Some(s) => students.push(Some(s)),
+            None => {
+                todo.push((students.len(), name, folder, key));
+                students.push(None);
+            }
+        }
+    }
+    let done_before = students.len() - todo.len();
+    if done_before > 0 {
+        say(&format!(
+            "{done_before} of {} students already graded (journal {}); grading the other {}",
+            students.len(),
+            journal.dir().display(),
+            todo.len()
+        ));
+    }
+    let total = todo.len();
+    let started = Instant::now();
+    for (n, (slot, name, folder, key)) in todo.into_iter().enumerate() {
+        let left = total - n;
+        let eta = match n {
+            0 => "time left: unknown until the first student is done".to_string(),
+            _ => format!(
+                "about {} left",
+                minutes(started.elapsed().as_secs_f64() / n as f64 * left as f64)
+            ),
+        };
+        let student = grade_student(&name, &folder, &lessons, run.opts, |lesson| {
+            say(&format!(
+                "[{}/{}] grading {name}, lesson {} ... ({left} to grade, {eta})",
+                done_before + n + 1,
+                students.len(),
+                lesson.key
+            ))
+        });
+        // The gradebook first: a run killed between the two writes grades this student again
+        // next time, and every student in the journal is always in the gradebook.
+        students[slot] = Some(student.clone());
+        let finished: Vec<Student> = students.iter().flatten().cloned().collect();
+        write_gradebook(run.out, &gradebook(&finished, run.rank_unchecked))?;
+        journal.save(&key, &student)?;
+    }
+    let students: Vec<Student> = students.into_iter().flatten().collect();
+    // Also when nothing was left to grade: the gradebook may have been removed since.
+    write_gradebook(run.out, &gradebook(&students, run.rank_unchecked))?;
     Ok(students)
+}
+
+fn minutes(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{:.0} min", secs / 60.0)
+    }
 }
 
 /// One cell of the gradebook.
@@ -86,13 +203,19 @@ pub struct GradeRow {
     pub kind: String,
     /// Speed at the class's timing size, when passed.
     pub gflops: Option<f64>,
-    /// Rank among the passing kernels of this lesson (1 = fastest).
+    /// Rank among the ranked kernels of this lesson (1 = fastest).
     pub rank: Option<usize>,
     /// The first line of the failure's message.
     pub why: String,
     /// The parts that could not be checked (`races technique`), empty when all were.
     #[serde(default)]
     pub unchecked: String,
+    /// The speed over the reference's, timed beside it on the same machine.
+    #[serde(default)]
+    pub vs_reference: Option<f64>,
+    /// Why a passing kernel was not ranked; empty when it was, or failed.
+    #[serde(default)]
+    pub not_ranked: String,
 }
 
 fn gflops_of(v: &Verdict) -> Option<f64> {
@@ -102,28 +225,70 @@ fn gflops_of(v: &Verdict) -> Option<f64> {
         .map(|(s, t)| t.gflops(*s))
 }
 
+/// What ranks a class, said once under its table.
+pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed";
+
+/// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
+/// sandbox could not be checked is not ranked unless `rank_unchecked`.
+pub fn why_not_ranked(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<String> {
+    if !v.passed() {
+        return Some("failed".into());
+    }
+    if v.timing.is_none() {
+        return Some("not timed".into());
+    }
+    let doubtful: Vec<&str> = v
+        .unchecked_parts()
+        .into_iter()
+        .filter(|p| matches!(p, Part::Sandbox | Part::Speed))
+        .map(|p| p.word())
+        .collect();
+    if !doubtful.is_empty() && !rank_unchecked {
+        return Some(format!("{} not checked", doubtful.join(" and ")));
+    }
+    if beside.is_none() {
+        return Some("the reference could not be timed beside it".into());
+    }
+    None
+}
+
+/// A verdict's speed over the reference timed beside it, when it takes a rank.
+pub fn rank_value(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<f64> {
+    if why_not_ranked(v, beside, rank_unchecked).is_some() {
+        return None;
+    }
+    Some(gflops_of(v)? / beside?)
+}
+
+fn ratio(v: &Verdict, beside: Option<f64>) -> Option<f64> {
+    Some(gflops_of(v)? / beside.filter(|r| *r > 0.0)?)
+}
+
 /// The gradebook: one row per student and lesson, with each lesson's speed ranks.
-pub fn gradebook(students: &[Student]) -> Vec<GradeRow> {
+pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
     let mut rows = Vec::new();
     for s in students {
-        for v in &s.verdicts {
+        for (v, beside) in s.verdicts.iter().zip(&s.beside) {
             let lesson = v.lesson.clone();
-            let speed = gflops_of(v);
-            // Rank: how many passing kernels of this lesson are faster, plus one.
-            let rank = speed.map(|g| {
+            let value = rank_value(v, *beside, rank_unchecked);
+            // Rank: how many ranked kernels of this lesson are faster, plus one.
+            let rank = value.map(|g| {
                 1 + students
                     .iter()
-                    .filter_map(|o| o.verdicts.iter().find(|x| x.lesson == lesson))
-                    .filter_map(gflops_of)
+                    .filter_map(|o| {
+                        let i = o.verdicts.iter().position(|x| x.lesson == lesson)?;
+                        rank_value(&o.verdicts[i], o.beside[i], rank_unchecked)
+                    })
                     .filter(|&o| o > g)
                     .count()
             });
+            let speed = gflops_of(v);
             rows.push(GradeRow {
                 student: s.name.clone(),
                 lesson,
                 result: if v.passed() { "pass" } else { "fail" }.into(),
                 kind: v.kind().map(report::kind_word).unwrap_or_default(),
-                gflops: speed.map(|g| (g * 10.0).round() / 10.0),
+                gflops: speed.map(|g| (g * 100.0).round() / 100.0),
                 rank,
                 why: v
                     .failure
@@ -136,22 +301,31 @@ pub fn gradebook(students: &[Student]) -> Vec<GradeRow> {
                     .map(|p| p.word())
                     .collect::<Vec<_>>()
                     .join(" "),
+                vs_reference: ratio(v, *beside).map(|r| (r * 1000.0).round() / 1000.0),
+                not_ranked: match v.passed() {
+                    true => why_not_ranked(v, *beside, rank_unchecked).unwrap_or_default(),
+                    false => String::new(),
+                },
             });
         }
     }
     rows
 }
 
-/// Writes the gradebook as CSV (replacing the file).
+/// Writes the gradebook as CSV, replacing the file at once: a reader (or a run killed while
+/// writing) sees the old gradebook or the new one, never half of one.
 pub fn write_gradebook(path: &Path, rows: &[GradeRow]) -> Result<()> {
-    if path.exists() {
-        std::fs::remove_file(path).with_context(|| format!("replacing {}", path.display()))?;
+    let part = path.with_extension("csv.part");
+    let _ = std::fs::remove_file(&part);
+    record::append(&part, rows)?;
+    if rows.is_empty() {
+        std::fs::write(&part, "").with_context(|| format!("writing {}", part.display()))?;
     }
-    record::append(path, rows)
+    std::fs::rename(&part, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// The class table and each lesson's ranking.
-pub fn render(students: &[Student], shape: Shape) -> String {
+pub fn render(students: &[Student], shape: Shape, rank_unchecked: bool) -> String {
     let Some(first) = students.first() else {
         return "no students\n".into();
     };
@@ -179,28 +353,52 @@ pub fn render(students: &[Student], shape: Shape) -> String {
         table.add_row(row);
     }
     let mut out = format!("Class grades; speeds in GFLOP/s at {shape}\n\n{table}\n");
-    let book = gradebook(students);
+    let book = gradebook(students, rank_unchecked);
+    let mut any = false;
     for v in &first.verdicts {
         let mut ranked: Vec<&GradeRow> = book
             .iter()
             .filter(|r| r.lesson == v.lesson && r.rank.is_some())
             .collect();
-        if ranked.is_empty() {
-            continue;
-        }
         ranked.sort_by_key(|r| r.rank);
         let list: Vec<String> = ranked
             .iter()
             .map(|r| {
                 format!(
-                    "{}. {} ({})",
+                    "{}. {} ({:.2}× reference, {} GFLOP/s)",
                     r.rank.unwrap_or(0),
                     r.student,
+                    r.vs_reference.unwrap_or(0.0),
                     report::gflops(r.gflops.unwrap_or(0.0))
                 )
             })
             .collect();
-        out.push_str(&format!("\nfastest in {}: {}", v.lesson, list.join(", ")));
+        if !list.is_empty() {
+            any = true;
+            out.push_str(&format!("\nfastest in {}: {}", v.lesson, list.join(", ")));
+        }
+        let left_out: Vec<String> = book
+            .iter()
+            .filter(|r| r.lesson == v.lesson && !r.not_ranked.is_empty())
+            .map(|r| format!("{} ({})", r.student, r.not_ranked))
+            .collect();
+        if !left_out.is_empty() {
+            out.push_str(&format!(
+                "\nnot ranked in {}: {}",
+                v.lesson,
+                left_out.join(", ")
+            ));
+        }
+    }
+    if any {
+        out.push_str(&format!(
+            "\n\nHow it ranks: {RANKED_BY}{}.",
+            if rank_unchecked {
+                " (here also those whose speed or sandbox could not be checked, as asked)"
+            } else {
+                ""
+            }
+        ));
     }
     out.push('\n');
     out
@@ -221,5 +419,90 @@ fn cell(v: &Verdict, shape: Shape) -> String {
             }
         }
         Some(_) => status(v, shape),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::{FailKind, Failure};
+    use crate::harness::timing::Timing;
+
+    fn verdict(lesson: &str, ms: Option<f64>, unchecked: &[Part]) -> Verdict {
+        let l = crate::ladder::find(lesson).unwrap();
+        let mut v = Verdict::new(l, Path::new("x"));
+        match ms {
+            Some(ms) => {
+                v.timing = Some((
+                    Shape::square(64),
+                    Timing {
+                        device_ms: ms,
+                        ..Default::default()
+                    },
+                ))
+            }
+            None => v.failure = Some(Failure::new(FailKind::Wrong, "wrong at (1, 2)")),
+        }
+        for &p in unchecked {
+            v.not_checked(p, format!("{} not checked here", p.word()));
+        }
+        v
+    }
+
+    fn student(name: &str, verdicts: Vec<Verdict>, beside: Vec<Option<f64>>) -> Student {
+        Student {
+            name: name.into(),
+            folder: PathBuf::from(name),
+            verdicts,
+            beside,
+        }
+    }
+
+    #[test]
+    fn ranks_by_speed_over_the_reference_beside_and_leaves_out_the_unsandboxed() {
+        // ada is slower in GFLOP/s but was timed on a busier machine: her reference was
+        // slower still, so she ranks first.
+        let ada = student("ada", vec![verdict("4", Some(2.0), &[])], vec![Some(0.1)]);
+        let bo = student("bo", vec![verdict("4", Some(1.0), &[])], vec![Some(1.0)]);
+        let cy = student(
+            "cy",
+            vec![verdict("4", Some(0.01), &[Part::Sandbox])],
+            vec![Some(1.0)],
+        );
+        let dee = student("dee", vec![verdict("4", None, &[])], vec![None]);
+        let class = [ada, bo, cy, dee];
+        let book = gradebook(&class, false);
+        let rank = |n: &str| book.iter().find(|r| r.student == n).unwrap().rank;
+        assert_eq!(rank("ada"), Some(1));
+        assert_eq!(rank("bo"), Some(2));
+        assert_eq!(rank("cy"), None);
+        assert_eq!(rank("dee"), None);
+        let cy = book.iter().find(|r| r.student == "cy").unwrap();
+        assert_eq!(cy.not_ranked, "sandbox not checked");
+        assert_eq!(cy.unchecked, "sandbox");
+        // Asked for, the unsandboxed kernel is ranked, and first.
+        let all = gradebook(&class, true);
+        assert_eq!(
+            all.iter().find(|r| r.student == "cy").unwrap().rank,
+            Some(1)
+        );
+        let text = render(&class, Shape::square(64), false);
+        assert!(text.contains("not ranked in 04_naive_kernel: cy (sandbox not checked)"));
+        assert!(text.contains("How it ranks: "), "{text}");
+    }
+
+    #[test]
+    fn the_header_names_03_and_03b_apart() {
+        let s = student(
+            "ada",
+            vec![verdict("3", Some(1.0), &[]), verdict("3b", Some(1.0), &[])],
+            vec![Some(1.0), Some(1.0)],
+        );
+        let text = render(&[s], Shape::square(64), false);
+        let header = text.lines().find(|l| l.contains("student")).unwrap();
+        assert!(
+            header.contains(" 03 ") && header.contains(" 03b "),
+            "{header}"
+        );
     }
 }

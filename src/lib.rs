@@ -9,7 +9,7 @@
 //! - [`cli`]: the edge, flags and environment.
 //! - [`run`]: a lesson's standard run (check, time, compare with the previous rung).
 //! - The front ends: [`program`] (every lesson's program), [`scoreboard`], [`class`],
-//!   [`layout`], [`tools`].
+//!   [`autograde`], [`layout`], [`tools`].
 //!
 //! tests/layout.rs checks these floors on every file, lessons/ included, and that no two
 //! modules import each other, directly or around a circle.
@@ -29,6 +29,7 @@ pub mod report;
 
 pub mod ladder;
 
+pub mod autograde;
 pub mod class;
 pub mod cli;
 pub mod layout;

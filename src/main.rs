@@ -10,7 +10,7 @@ use lab::cli::{self, Edge};
 use lab::grade;
 use lab::harness::{device, matrix::Shape, paths, peak};
 use lab::lesson::Lesson;
-use lab::{class, ladder, report, scoreboard, tools};
+use lab::{autograde, class, ladder, report, scoreboard, tools};
 
 /// `lab layout`: the course's files against the ladder.
 fn layout(write: bool, edge: &Edge) -> Result<()> {
@@ -38,6 +38,27 @@ struct Args {
     command: Option<Cmd>,
     #[command(flatten)]
     board: Board,
+}
+
+/// `lab autograde`.
+#[derive(clap::Args)]
+struct AutogradeArgs {
+    /// The submission: a folder of kernels, or a copy of the student's repository.
+    #[arg(long, value_name = "DIR")]
+    submission: PathBuf,
+    /// Where to write results.json.
+    #[arg(long, value_name = "FILE")]
+    results: PathBuf,
+    /// The points file (default: autograder/points.toml in the course).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Only these lessons, e.g. --lesson 5 (a Classroom step grades one).
+    #[arg(long = "lesson", value_name = "N")]
+    lessons: Vec<String>,
+    /// Exit with failure unless every lesson graded scored its full points (Classroom's
+    /// steps are pass or fail).
+    #[arg(long)]
+    full_marks: bool,
 }
 
 /// What the scoreboard and the grader share.
@@ -84,6 +105,18 @@ enum Cmd {
         /// Size (M = N = K) at which passing kernels are timed and ranked.
         #[arg(long)]
         size: Option<usize>,
+        /// Also rank kernels whose speed or sandbox could not be checked.
+        #[arg(long)]
+        rank_unchecked: bool,
+    },
+    /// Grade one submission for Gradescope or GitHub Classroom: writes Gradescope's
+    /// results.json, with the points of the points file.
+    Autograde(AutogradeArgs),
+    /// Print the GitHub Classroom workflow the points file describes.
+    Classroom {
+        /// The points file (default: autograder/points.toml in the course).
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Measure every rung, its variants and the peers on one device (results/<device>.csv).
     Ladder(tools::ladder::Args),
@@ -130,7 +163,24 @@ fn main() -> ExitCode {
             out,
             lessons,
             size,
-        }) => cli::finish(grade_class(&args.board, &dir, out, &lessons, size, &edge)),
+            rank_unchecked,
+        }) => cli::finish(grade_class(
+            &args.board,
+            &dir,
+            out,
+            &lessons,
+            size,
+            rank_unchecked,
+            &edge,
+        )),
+        Some(Cmd::Autograde(a)) => match autograde_one(&args.board, &a, &edge) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => cli::finish(Err(e)),
+        },
+        Some(Cmd::Classroom { config }) => cli::finish(
+            points_file(config, &edge).map(|c| print!("{}", autograde::classroom::workflow(&c))),
+        ),
         Some(Cmd::Layout { write }) => cli::finish(layout(write, &edge)),
         Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
         Some(Cmd::Tune(a)) => cli::finish(tools::tune::run(&a, &edge)),
@@ -246,6 +296,7 @@ fn grade_class(
     out: Option<PathBuf>,
     keys: &[String],
     size: Option<usize>,
+    rank_unchecked: bool,
     edge: &Edge,
 ) -> Result<()> {
     let only = pick(keys)?;
@@ -256,12 +307,75 @@ fn grade_class(
         time: Some(shape),
         ..opts
     };
-    let students = class::grade_class(dir, &opts, &only, |student, lesson| {
-        eprintln!("grading {student}, lesson {} ...", lesson.key);
-    })?;
-    print!("{}", class::render(&students, shape));
+    let dir = paths::absolute(dir);
     let out = out.unwrap_or_else(|| dir.join("gradebook.csv"));
-    class::write_gradebook(&out, &class::gradebook(&students))?;
+    let run = class::Run {
+        dir: &dir,
+        opts: &opts,
+        only: &only,
+        out: &out,
+        rank_unchecked,
+    };
+    let students = class::grade_class(&run, |line| eprintln!("{line}"))?;
+    print!("{}", class::render(&students, shape, rank_unchecked));
     println!("gradebook: {}", out.display());
     Ok(())
+}
+
+/// The points file: --config, else the course's own.
+fn points_file(flag: Option<PathBuf>, edge: &Edge) -> Result<autograde::Config> {
+    autograde::Config::read(&flag.unwrap_or_else(|| edge.course.root().join(autograde::CONFIG)))
+}
+
+/// `lab autograde`: results.json for one submission. True unless --full-marks was asked and a
+/// lesson scored less than its points. A submission that cannot be graded at all still gets a
+/// results.json that says why, so that Gradescope shows the student a sentence.
+fn autograde_one(board: &Board, a: &AutogradeArgs, edge: &Edge) -> Result<bool> {
+    let written = autograde_results(board, a, edge);
+    match written {
+        Ok(full) => Ok(full || !a.full_marks),
+        Err(e) => {
+            let text = serde_json::json!({
+                "score": 0.0,
+                "output": format!("The autograder could not grade this submission: {e:#}"),
+                "tests": [],
+            });
+            if let Some(dir) = a.results.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = std::fs::write(&a.results, text.to_string());
+            Err(e)
+        }
+    }
+}
+
+fn autograde_results(board: &Board, a: &AutogradeArgs, edge: &Edge) -> Result<bool> {
+    let config = points_file(a.config.clone(), edge)?;
+    let only = pick(&a.lessons)?;
+    let opts = edge.options(cli::this_program()?, board.device.as_deref());
+    let (_, info) = device::pick(opts.device.as_deref())?;
+    let shape = timing_shape(config.size, &info)?;
+    let opts = grade::Options {
+        time: Some(shape),
+        ..opts
+    };
+    let student = autograde::grade(&a.submission, &config, &only, &opts, |l| {
+        eprintln!("grading lesson {} ...", l.key);
+    })?;
+    for v in &student.verdicts {
+        println!("{}", report::verdict(v));
+    }
+    let results = autograde::gradescope::results(&student, &config, &info.describe());
+    if let Some(dir) = a.results.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&results).context("encoding results.json")?;
+    std::fs::write(&a.results, text).with_context(|| format!("writing {}", a.results.display()))?;
+    println!(
+        "{} of {} points; results: {}",
+        results.score,
+        results.tests.iter().map(|t| t.max_score).sum::<f64>(),
+        a.results.display()
+    );
+    Ok(results.tests.iter().all(|t| t.score >= t.max_score))
 }

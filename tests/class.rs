@@ -110,3 +110,117 @@ fn a_class_is_graded_as_each_folder_alone() {
         .filter(|r| r.student == "brian" && r.lesson != "01_cpu_naive")
         .all(|r| r.result == "pass"));
 }
+
+/// A class run killed once its first student is done, then started again: the second run
+/// grades only the students the first did not finish, and the gradebook holds them all.
+#[test]
+fn a_class_run_killed_halfway_goes_on_where_it_stopped() {
+    let course = g().opts.course;
+    let dir = std::env::temp_dir().join(format!("lab-class-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for name in ["ada", "brian", "chen"] {
+        copy(
+            &course.solutions(),
+            &dir.join(name),
+            &["04_naive_kernel.cl"],
+        );
+    }
+    let book = dir.join("gradebook.csv");
+    let journal = dir.join(".lab-class");
+    let class = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lab"));
+        c.args(["class", "--lesson", "4", "--size", "64"])
+            .arg(&dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut c, 0);
+        c
+    };
+    let finished = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&journal)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().to_string())
+                    .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+
+    let mut first = class().spawn().unwrap();
+    let start = std::time::Instant::now();
+    while finished().is_empty() {
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the class run ended before any student was done"
+        );
+        assert!(
+            start.elapsed().as_secs() < 600,
+            "no student done in 10 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The whole process group: the class run and the grading worker it started.
+    unsafe { libc::kill(-(first.id() as i32), libc::SIGKILL) };
+    first.wait().unwrap();
+    let done = finished();
+    assert!(done.len() < 3, "the run finished before it could be killed");
+    let kept: Vec<String> = done
+        .iter()
+        .map(|n| std::fs::read_to_string(journal.join(format!("{n}.json"))).unwrap())
+        .collect();
+    // What the killed run had written of the gradebook holds each student it finished.
+    let rows: Vec<GradeRow> = record::read(&book).unwrap();
+    for n in &done {
+        assert!(rows.iter().any(|r| &r.student == n), "{n} missing");
+    }
+
+    let second = class().output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    let stdout = String::from_utf8_lossy(&second.stdout);
+    assert!(second.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!("{} of 3 students already graded", done.len())),
+        "{stderr}"
+    );
+    for name in ["ada", "brian", "chen"] {
+        let graded_again = stderr.contains(&format!("grading {name}, lesson"));
+        assert_eq!(
+            graded_again,
+            !done.contains(&name.to_string()),
+            "{name}:\n{stderr}"
+        );
+    }
+    for (n, text) in done.iter().zip(&kept) {
+        assert_eq!(
+            &std::fs::read_to_string(journal.join(format!("{n}.json"))).unwrap(),
+            text,
+            "{n}'s verdict was written again"
+        );
+    }
+    let rows: Vec<GradeRow> = record::read(&book).unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows.iter().all(|r| r.result == "pass"), "{rows:?}");
+    assert!(stdout.contains("How it ranks:"), "{stdout}");
+
+    // An edited folder is graded again; the others are not.
+    std::fs::write(
+        dir.join("chen/04_naive_kernel.cl"),
+        "__kernel void nothing() {}\n",
+    )
+    .unwrap();
+    let third = class().output().unwrap();
+    let stderr = String::from_utf8_lossy(&third.stderr);
+    assert!(
+        stderr.contains("2 of 3 students already graded"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("grading chen, lesson"), "{stderr}");
+    let rows: Vec<GradeRow> = record::read(&book).unwrap();
+    let chen = rows.iter().find(|r| r.student == "chen").unwrap();
+    assert_eq!(chen.result, "fail");
+    std::fs::remove_dir_all(dir).unwrap();
+}

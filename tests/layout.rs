@@ -191,6 +191,7 @@ const FLOORS: &[&[&str]] = &[
         "program",
         "scoreboard",
         "class",
+        "autograde",
         "layout",
         "tools",
         "testing",
