@@ -71,6 +71,7 @@ pub static NAIVE: OclLesson = OclLesson {
     behaviour: None,
     host: BUFFERS,
     sized: None,
+    knobs: None,
     any_size: false,
     variants: &[Variant {
         name: "row-as-dim0",

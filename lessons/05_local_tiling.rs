@@ -86,6 +86,7 @@ pub static TILED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    knobs: None,
     any_size: false,
     variants: &[],
 };

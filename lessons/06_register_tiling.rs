@@ -173,6 +173,7 @@ pub static REGISTER: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    knobs: None,
     any_size: false,
     variants: &[Variant {
         name: "1d",

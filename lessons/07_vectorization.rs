@@ -128,6 +128,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    knobs: None,
     any_size: false,
     variants: &[
         Variant {

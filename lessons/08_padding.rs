@@ -126,6 +126,7 @@ pub static PADDED: OclLesson = OclLesson {
     }),
     host: BUFFERS,
     sized: None,
+    knobs: None,
     any_size: true,
     variants: &[
         Variant {

@@ -153,6 +153,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         needs_images: true,
     },
     sized: None,
+    knobs: None,
     any_size: true,
     variants: &[
         Variant {

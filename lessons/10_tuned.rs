@@ -129,6 +129,12 @@ pub static TUNED: OclLesson = OclLesson {
         tuner::tuned_for_size(&tuner::tuned_csv(&ctx.course.results()), ctx.info, shape)
             .map(|p| p.defines())
     }),
+    knobs: Some(|info| {
+        tuner::space(info)
+            .iter()
+            .map(|p| p.defines())
+            .collect()
+    }),
     any_size: true,
     variants: &[Variant {
         name: "defaults",

@@ -340,6 +340,10 @@ pub struct OclLesson {
     /// Tuned defines for a problem size, if recorded: they replace `defines` when a lesson
     /// binary or the ladder measures at that size (grading keeps `defines`).
     pub sized: Option<SizedFn>,
+    /// Every combination of knobs the lesson's tuner may choose on a device (`None`: no tuner).
+    /// Each grading also checks [`KNOB_DRAWS`] of them, drawn anew, so that a kernel right only
+    /// for the knobs a grader is known to use cannot pass.
+    pub knobs: Option<KnobsFn>,
     /// Other versions measured beside the reference by `lab ladder`.
     pub variants: &'static [Variant],
     /// The kernel handles any size, so `lab ladder` also measures it just below a power of
@@ -367,6 +371,12 @@ impl OclLesson {
         Ok(d)
     }
 }
+
+/// Every combination of a tuner's knobs on a device, each as a set of defines.
+pub type KnobsFn = fn(&DeviceInfo) -> Vec<Vec<Define>>;
+
+/// How many of the tuner's combinations each grading draws ([`OclLesson::knobs`]).
+pub const KNOB_DRAWS: usize = 2;
 
 /// The standard argument list: M, N, K, then A, B and C in global memory.
 pub const STANDARD_ARGS: &[Arg] = &[

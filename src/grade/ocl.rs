@@ -101,6 +101,15 @@ fn grade_into(
     // the grading was asked for particular defines.
     let mut sets = vec![defines.clone()];
     if opts.defines.is_empty() {
+        if let Some(knobs) = ocl.knobs {
+            // Combinations the tuner may choose, drawn for this grading alone.
+            let all = knobs(&gpu.info);
+            let mut rng = crate::harness::matrix::Rng::new(timing::secret_seed());
+            for _ in 0..crate::lesson::KNOB_DRAWS.min(all.len()) {
+                let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
+                sets.push(with_overrides(defines.clone(), pick));
+            }
+        }
         for extra in ocl.define_sets {
             let d = with_overrides(defines.clone(), &crate::lesson::defines(extra));
             if let Err(why) = (ocl.check_defines)(&d) {
