@@ -31,6 +31,8 @@ pub mod l08_padding;
 pub mod l09_texture_zero_copy;
 #[path = "../lessons/10_tuned.rs"]
 pub mod l10_tuned;
+#[path = "../lessons/11_matrix_units.rs"]
+pub mod l11_matrix_units;
 
 /// Every lesson, in ladder order.
 pub static ALL: &[&Lesson] = &[
@@ -46,6 +48,7 @@ pub static ALL: &[&Lesson] = &[
     &l08_padding::LESSON,
     &l09_texture_zero_copy::LESSON,
     &l10_tuned::LESSON,
+    &l11_matrix_units::LESSON,
 ];
 
 /// A lesson by key (`05`, `5`, `03b`) or name (`05_local_tiling`).

@@ -199,7 +199,11 @@ pub fn measure(
                 )));
             }
             let starter = grade::is_starter(&text).then_some(lesson.hint);
-            let program = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)
+            let built = ocl.source(&gpu, &text);
+            if let Some(note) = ocl.prelude_note(&gpu) {
+                println!("{note}");
+            }
+            let program = program::build_source(&gpu, &file, &built, &defines, ocl.build_options)
                 .map_err(|e| failed(grade::ocl::classify(e)))?;
             let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)
                 .map_err(|e| failed(grade::ocl::classify(e)))?;

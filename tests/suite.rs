@@ -38,6 +38,8 @@ mod l08;
 mod l09;
 #[path = "cases/10_tuned.rs"]
 mod l10;
+#[path = "cases/11_matrix_units.rs"]
+mod l11;
 
 /// Every lesson's table, in ladder order.
 const TABLES: &[(&str, &[Case])] = &[
@@ -52,6 +54,7 @@ const TABLES: &[(&str, &[Case])] = &[
     ("08", l08::CASES),
     ("09", l09::CASES),
     ("10", l10::CASES),
+    ("11", l11::CASES),
 ];
 
 fn g() -> lab::testing::Grader {
