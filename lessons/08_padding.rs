@@ -7,6 +7,7 @@
 //! ```
 
 use std::ptr;
+use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use lab::grade::verify;
@@ -15,6 +16,7 @@ use lab::harness::exec::{self, event_ms, Launch, RunOutput, Timing};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::{self, Define};
+use lab::harness::timing;
 use lab::ladder::l07_vectorization::{check_vectors, vector_defines};
 use lab::lesson::{
     define, probe_define, require_nonempty, round_up, Behaviour, Ctx, Kind, Lesson, Measured,
@@ -212,23 +214,25 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
     let program = program::build_file(gpu, &file, &d, ocl.build_options)?;
     let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)?;
 
-    let p = Problem::random(s, 7);
-    let mut a = exec::input_buffer(gpu, &p.a, 0)?;
-    let mut b = exec::input_buffer(gpu, &p.b, 0)?;
     let device = |len: usize| -> Result<Buffer<f32>> {
         unsafe { Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }
             .context("allocating a zero-padded matrix")
     };
-    let mut c = device(s.m * s.n)?;
     let mut ap = device(pad.m * pad.k)?;
     let mut bp = device(pad.k * pad.n)?;
     let cp = device(pad.m * pad.n)?;
     exec::set_standard_args(&kernel, pad, &ap, &bp, &cp)?;
 
-    // One padded product, step by step; returns the device time of all the steps.
-    let mut once = |a: &Buffer<f32>, b: &Buffer<f32>, c: &mut Buffer<f32>| -> Result<f64> {
+    // One padded product on fresh inputs, step by step; its kernel time is the device time of
+    // all the steps.
+    let mut once = |p: &Problem| -> Result<RunOutput> {
+        let started = Instant::now();
+        let a = exec::input_buffer(gpu, &p.a, 0)?;
+        let b = exec::input_buffer(gpu, &p.b, 0)?;
+        let mut c = exec::input_buffer(gpu, &vec![f32::NAN; s.m * s.n], 0)?;
         let f4 = std::mem::size_of::<f32>();
         let mut ms = 0.0;
+        let steps = Instant::now();
         unsafe {
             let q = &gpu.queue;
             for (buf, len) in [(&mut ap, pad.m * pad.k), (&mut bp, pad.k * pad.n)] {
@@ -239,14 +243,8 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
             // Rectangles: origin and region in bytes along x, rows along y.
             let zero = [0usize; 3];
             let copies = [
-                (
-                    a as &Buffer<f32>,
-                    &mut ap,
-                    [s.k * f4, s.m, 1],
-                    s.k * f4,
-                    pad.k * f4,
-                ),
-                (b, &mut bp, [s.n * f4, s.k, 1], s.n * f4, pad.n * f4),
+                (&a, &mut ap, [s.k * f4, s.m, 1], s.k * f4, pad.k * f4),
+                (&b, &mut bp, [s.n * f4, s.k, 1], s.n * f4, pad.n * f4),
             ];
             for (src, dst, region, src_pitch, dst_pitch) in copies {
                 let e = q.enqueue_copy_buffer_rect(
@@ -268,7 +266,7 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
             let region = [s.n * f4, s.m, 1];
             let e = q.enqueue_copy_buffer_rect(
                 &cp,
-                c,
+                &mut c,
                 zero.as_ptr(),
                 zero.as_ptr(),
                 region.as_ptr(),
@@ -281,31 +279,24 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
             e.wait()?;
             ms += event_ms(&e)?;
         }
-        Ok(ms)
+        let wall_ms = steps.elapsed().as_secs_f64() * 1e3;
+        let mut out = vec![0.0f32; s.m * s.n];
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
+                .context("reading C back")?;
+        }
+        Ok(RunOutput {
+            wall_ms,
+            host_ms: started.elapsed().as_secs_f64() * 1e3,
+            ..RunOutput::plain(out, ms)
+        })
     };
-
-    let first = once(&a, &b, &mut c).context("running the zero-padded product")?;
-    let mut out = vec![0.0f32; s.m * s.n];
-    unsafe {
-        gpu.queue
-            .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
-            .context("reading C back")?;
-    }
-    verify(&p, &RunOutput::plain(out, first), None)
-        .map_err(|f| anyhow::anyhow!("the zero-padded product is wrong: {}", f.message))?;
-    let io = exec::Io {
-        a: &mut a,
-        b: &mut b,
-        c: &mut c,
-        c_offset: 0,
-    };
-    Ok(Some(exec::repeat_timed(
-        gpu,
-        &p,
-        io,
-        first,
-        2000.0,
-        1,
-        |a, b, c, _| once(a, b, c),
-    )?))
+    let target = timing::Target::device(&gpu.info);
+    timing::time_checked(s, &target, &mut once, |p, out| {
+        verify(p, out, None)
+            .map(|_| ())
+            .map_err(|f| format!("the zero-padded product is wrong: {}", f.message))
+    })
+    .map(Some)
 }

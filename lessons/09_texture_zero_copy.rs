@@ -18,6 +18,7 @@ use lab::harness::exec::{Launch, Timing};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::{self, Arg, Define};
+use lab::harness::timing;
 use lab::lesson::{
     define, per_mad, probe_define, require_nonempty, with_overrides, Behaviour, Host, Kind, Lesson,
     Measured, OclLesson, Probe, Sanitize, Variant,
@@ -125,9 +126,6 @@ pub static TEXTURE: OclLesson = OclLesson {
         run: |gpu, kernel, p, l, d| {
             texture::run(gpu, kernel, p, l, d, Setup::ZERO_COPY).map(|r| r.output)
         },
-        time: |gpu, kernel, p, l, d, budget| {
-            texture::time(gpu, kernel, p, l, d, budget, Transfer::ZeroCopy)
-        },
         // The image is B's exact size; A is laid out as the kernel expects (rows padded to
         // KT), so a read past its rows is still seen.
         exact: |gpu, kernel, p, l, d| {
@@ -231,7 +229,7 @@ fn time_path(
     let run = texture::run(gpu, &kernel, &p, &l, defines, setup)
         .with_context(|| format!("running the {} path", transfer.name()))?;
     check(&p, run, &format!("the {} path", transfer.name()))?;
-    let t = texture::time(gpu, &kernel, &p, &l, defines, 2000.0, transfer)?;
+    let t = texture::time(gpu, &kernel, shape, &l, defines, transfer)?;
     Ok((t.device_ms, t.host_ms))
 }
 
@@ -313,7 +311,7 @@ fn measure_copy(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timin
     let p = Problem::random(shape, 7);
     let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::COPY)?;
     check(&p, run, "the copy path")?;
-    texture::time(gpu, &kernel, &p, &l, &defines, 2000.0, Transfer::Copy).map(Some)
+    texture::time(gpu, &kernel, shape, &l, &defines, Transfer::Copy).map(Some)
 }
 
 fn measure_adreno_blog(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
@@ -336,7 +334,7 @@ fn measure_adreno_blog(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
     let p = Problem::random(shape, 7);
     let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::ZERO_COPY)?;
     check(&p, run, "the Adreno blog's kernel")?;
-    texture::time(gpu, &kernel, &p, &l, &defines, 2000.0, Transfer::ZeroCopy).map(Some)
+    texture::time(gpu, &kernel, shape, &l, &defines, Transfer::ZeroCopy).map(Some)
 }
 
 /// A small asymmetric set for the simulator: 4×2 work-groups of 4×2-pixel micro-tiles.
@@ -412,13 +410,7 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
         Arg::GlobalOut("C"),
     ];
     let kernel = program::kernel(&prog, &file, TEXTURE.kernel, &buffer_args)?;
-    let p = Problem::random(shape, 7);
     let layout = texture::Layout::new(shape, &defines)?;
-    let mut a = vec![0.0f32; layout.a_len()];
-    layout.fill_a(&p.a, &mut a);
-    let width = 4 * layout.pixels;
-    let mut b = vec![0.0f32; width * layout.height()];
-    layout.fill_b(&p.b, &mut b, width, texture::RowPitch::Honour);
     let buffer = |data: &mut Vec<f32>, what: &str| -> Result<Buffer<f32>> {
         unsafe {
             Buffer::<f32>::create(
@@ -430,32 +422,31 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
         }
         .with_context(|| format!("allocating {what}"))
     };
-    let mut abuf = buffer(&mut a, "A")?;
-    let mut bbuf = buffer(&mut b, "B")?;
-    let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
-    exec::set_standard_args(&kernel, shape, &abuf, &bbuf, &c.c)?;
-    let first = exec::launch(gpu, &kernel, &l)?;
-    let (got, guard) = c.read(gpu)?;
-    let out = RunOutput {
-        guard,
-        ..RunOutput::plain(got, first)
-    };
-    verify(&p, &out, None).map_err(|f| anyhow::anyhow!("B as a buffer is wrong: {}", f.message))?;
     // Device time only: the host path of a padded buffer is the copy path's.
-    let mut whole = c.whole;
-    let io = exec::Io {
-        a: &mut abuf,
-        b: &mut bbuf,
-        c: &mut whole,
-        c_offset: 0,
+    let once = |p: &Problem| -> Result<RunOutput> {
+        let mut a = vec![0.0f32; layout.a_len()];
+        layout.fill_a(&p.a, &mut a);
+        let width = 4 * layout.pixels;
+        let mut b = vec![0.0f32; width * layout.height()];
+        layout.fill_b(&p.b, &mut b, width, texture::RowPitch::Honour);
+        let abuf = buffer(&mut a, "A")?;
+        let bbuf = buffer(&mut b, "B")?;
+        let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+        exec::set_standard_args(&kernel, shape, &abuf, &bbuf, &c.c)?;
+        let (kernel_ms, wall_ms) = exec::launch_timed(gpu, &kernel, &l)?;
+        let (got, guard) = c.read(gpu)?;
+        Ok(RunOutput {
+            guard,
+            wall_ms,
+            host_ms: wall_ms,
+            ..RunOutput::plain(got, kernel_ms)
+        })
     };
-    let padded = Problem {
-        shape,
-        a: a.clone(),
-        b: b.clone(),
-    };
-    exec::repeat_timed(gpu, &padded, io, first, 2000.0, 1, |_, _, _, _| {
-        exec::launch(gpu, &kernel, &l)
+    let target = timing::Target::device(&gpu.info);
+    timing::time_checked(shape, &target, once, |p, out| {
+        verify(p, out, None)
+            .map(|_| ())
+            .map_err(|f| format!("B as a buffer is wrong: {}", f.message))
     })
     .map(Some)
 }

@@ -90,6 +90,9 @@ pub struct GradeRow {
     pub rank: Option<usize>,
     /// The first line of the failure's message.
     pub why: String,
+    /// The parts that could not be checked (`races technique`), empty when all were.
+    #[serde(default)]
+    pub unchecked: String,
 }
 
 fn gflops_of(v: &Verdict) -> Option<f64> {
@@ -127,6 +130,12 @@ pub fn gradebook(students: &[Student]) -> Vec<GradeRow> {
                     .as_ref()
                     .map(|f| f.message.lines().next().unwrap_or("").to_string())
                     .unwrap_or_default(),
+                unchecked: v
+                    .unchecked_parts()
+                    .iter()
+                    .map(|p| p.word())
+                    .collect::<Vec<_>>()
+                    .join(" "),
             });
         }
     }
@@ -151,7 +160,12 @@ pub fn render(students: &[Student], shape: Shape) -> String {
         .load_style(presets::ASCII_BORDERS_ONLY_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
     let mut header = vec!["student".to_string()];
-    header.extend(first.verdicts.iter().map(|v| v.lesson[..2].to_string()));
+    header.extend(
+        first
+            .verdicts
+            .iter()
+            .map(|v| lesson_key(&v.lesson).to_string()),
+    );
     header.push("passed".into());
     table.set_header(header);
     for s in students {
@@ -192,9 +206,20 @@ pub fn render(students: &[Student], shape: Shape) -> String {
     out
 }
 
+/// A lesson's key from its name: `03b` from `03b_cpu_packed`.
+pub fn lesson_key(name: &str) -> &str {
+    name.split('_').next().unwrap_or(name)
+}
+
 fn cell(v: &Verdict, shape: Shape) -> String {
     match v.kind() {
-        None => gflops_of(v).map_or("pass".into(), report::gflops),
+        None => {
+            let speed = gflops_of(v).map_or("pass".into(), report::gflops);
+            match v.unchecked_words() {
+                w if w.is_empty() => speed,
+                w => format!("{speed} ({w})"),
+            }
+        }
         Some(_) => status(v, shape),
     }
 }

@@ -28,6 +28,8 @@ pub struct Edge {
     pub timeout: Duration,
     /// `CLBLAST_LIBRARY`: where CLBlast is, if not on the library path.
     pub clblast: Option<String>,
+    /// `LAB_STRICT=1`: a part that could not be checked fails the lesson.
+    pub strict: bool,
 }
 
 /// Reads an environment variable that must be a whole number when set.
@@ -59,6 +61,11 @@ impl Edge {
             seed: number("LAB_SEED")?.unwrap_or(grade::SEED),
             timeout: Duration::from_secs(timeout),
             clblast: text("CLBLAST_LIBRARY"),
+            strict: match number("LAB_STRICT")? {
+                None | Some(0) => false,
+                Some(1) => true,
+                Some(n) => bail!("LAB_STRICT={n}: use 1 to fail what could not be checked, or 0"),
+            },
         })
     }
 
@@ -75,6 +82,7 @@ impl Edge {
             device: self.device(device_flag),
             seed: self.seed,
             step_timeout: self.timeout.min(Duration::from_secs(120)),
+            strict: self.strict,
             ..Options::new(self.course.clone(), worker)
         }
     }

@@ -141,16 +141,16 @@ pub struct Ctx<'a> {
 
 /// Runs a kernel once on a problem, guarded (see [`exec::run_guarded`]).
 pub type RunFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define]) -> Result<RunOutput>;
-/// Times a kernel within a budget in ms (see [`exec::time_buffers`]).
-pub type TimeFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define], f64) -> Result<Timing>;
 
 /// Tuned defines for a device and problem size, if any are recorded.
 pub type SizedFn = fn(&Ctx, Shape) -> Option<Vec<Define>>;
 
-/// How the host sets up, runs and times a lesson's kernel.
+/// How the host sets up and runs a lesson's kernel. Every timing repeats `run` on fresh
+/// inputs, checking each call ([`crate::harness::timing::time_checked`]).
 pub struct Host {
+    /// One guarded run: fresh buffers, C poisoned, the launch timed on the device and the
+    /// wall clock, C read back.
     pub run: RunFn,
-    pub time: TimeFn,
     /// One run with buffers of exactly the matrices' sizes, for the simulator: it reports
     /// an access past the end of an allocation, which the guard zone of `run` would hide.
     pub exact: RunFn,
@@ -180,7 +180,6 @@ pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &[f32], bool) -> Opti
 /// Plain buffers for A, B and C, copied to and from the device.
 pub const BUFFERS: Host = Host {
     run: |gpu, kernel, p, l, _| exec::run_guarded(gpu, kernel, p, l),
-    time: |gpu, kernel, p, l, _, budget| exec::time_buffers(gpu, kernel, p, l, budget),
     exact: |gpu, kernel, p, l, _| exec::run_exact(gpu, kernel, p, l),
     needs_images: false,
     prelude: None,

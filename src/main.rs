@@ -41,6 +41,10 @@ struct Board {
     /// List the OpenCL devices and exit.
     #[arg(long)]
     list_devices: bool,
+    /// Count a part that could not be checked (races, technique, threads, sandbox, speed) as
+    /// a failure (also: LAB_STRICT=1).
+    #[arg(long, global = true)]
+    strict: bool,
 }
 
 #[derive(Subcommand)]
@@ -91,7 +95,10 @@ fn main() -> ExitCode {
         };
     }
     let edge = match Edge::from_env() {
-        Ok(e) => e,
+        Ok(e) => Edge {
+            strict: e.strict || args.board.strict,
+            ..e
+        },
         Err(e) => return cli::finish(Err(e)),
     };
     match args.command {

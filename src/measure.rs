@@ -16,7 +16,8 @@ use crate::harness::paths;
 use crate::harness::program::{self, Define};
 use crate::lesson::{Lesson, OclLesson};
 
-/// Runs a kernel once guarded with the lesson's host code, judges it, then times it.
+/// Runs a kernel once guarded with the lesson's host code, judges it, then times it with the
+/// course's one protocol (every timed call checked).
 pub fn checked_time(
     gpu: &Gpu,
     ocl: &OclLesson,
@@ -28,7 +29,7 @@ pub fn checked_time(
     let p = Problem::random(shape, 7);
     let out = (ocl.host.run)(gpu, kernel, &p, launch, defines)?;
     let cmp = verify(&p, &out, None).map_err(|f| anyhow::anyhow!("wrong: {}", f.message))?;
-    let t = (ocl.host.time)(gpu, kernel, &p, launch, defines, 2000.0)?;
+    let t = crate::grade::ocl::time(gpu, ocl, kernel, shape, launch, defines, None)?;
     Ok((t, cmp))
 }
 

@@ -53,6 +53,8 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::Uninitialized => "UNINITIALISED VALUE",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::Setup => "CANNOT GRADE",
+        FailKind::Unchecked => "NOT CHECKED",
+        FailKind::TooFast => "FASTER THAN POSSIBLE",
     }
 }
 
@@ -102,6 +104,9 @@ pub fn verdict(v: &Verdict) -> String {
         );
     }
     match &v.failure {
+        None if !v.unchecked.is_empty() => {
+            let _ = writeln!(s, "  PASSED ({})", v.unchecked_words());
+        }
         None => {
             let _ = writeln!(s, "  PASSED");
         }

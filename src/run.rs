@@ -210,7 +210,8 @@ pub fn measure(
             let p = Problem::random(shape, 7);
             let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, &defines)?;
             let cmp = verify(&p, &out, starter).map_err(failed)?;
-            let timing = (ocl.host.time)(&gpu, &kernel, &p, &launch, &defines, 2000.0)?;
+            let timing = grade::ocl::time(&gpu, ocl, &kernel, shape, &launch, &defines, None)
+                .map_err(|e| failed(grade::ocl::classify(e)))?;
             Ok(Measurement {
                 lesson,
                 variant,

@@ -8,6 +8,7 @@ use crate::grade::{self, FailKind, Options, Source, Verdict};
 use crate::harness::device::DeviceInfo;
 use crate::harness::matrix::Shape;
 use crate::harness::peak::Peak;
+use crate::harness::timing::Clock;
 use crate::ladder::ALL;
 use crate::lesson::{Kind, Lesson};
 use crate::report;
@@ -68,23 +69,37 @@ pub fn collect(
     rows
 }
 
-/// A verdict's speed, at the asked size or the size it was timed at.
+/// A verdict's speed, at the asked size or the size it was timed at; `(wall clock)` where the
+/// device's clock could not be trusted.
 pub fn speed(v: &Verdict, asked: Shape) -> String {
-    match &v.timing {
-        Some((shape, t)) if *shape == asked => {
-            format!("{} GFLOP/s", report::gflops(t.gflops(*shape)))
+    let Some((shape, t)) = &v.timing else {
+        return "—".into();
+    };
+    let mut s = format!("{} GFLOP/s", report::gflops(t.gflops(*shape)));
+    if *shape != asked {
+        if shape.m == shape.n && shape.n == shape.k {
+            s.push_str(&format!(" at {}", shape.m));
+        } else {
+            s.push_str(&format!(" at {}×{}×{}", shape.m, shape.n, shape.k));
         }
-        Some((shape, t)) => format!(
-            "{} GFLOP/s at {}",
-            report::gflops(t.gflops(*shape)),
-            shape.m
-        ),
-        None => "—".into(),
+    }
+    if t.clock == Clock::Wall {
+        s.push_str(" (wall clock)");
+    }
+    s
+}
+
+/// The student's status in a few words, with the parts not checked (`unchecked: races`).
+pub fn status(v: &Verdict, asked: Shape) -> String {
+    let base = status_word(v, asked);
+    let unchecked = v.unchecked_words();
+    match v.kind() {
+        None if !unchecked.is_empty() => format!("{base} ({unchecked})"),
+        _ => base,
     }
 }
 
-/// The student's status in a few words.
-pub fn status(v: &Verdict, asked: Shape) -> String {
+fn status_word(v: &Verdict, asked: Shape) -> String {
     match v.kind() {
         None => format!("done, {}", speed(v, asked)),
         Some(FailKind::NotStarted) => "not started".into(),

@@ -260,6 +260,9 @@ pub enum Class {
     Decoy,
     /// Printing that imitates the grader.
     Forged,
+    /// Work skipped where the grader is not expected to look: on the timed call, at the timed
+    /// shape, when C already holds numbers, outside the sampled elements.
+    Cheat,
     /// Code that does not build, or not with the lesson's signature.
     Build,
     /// Code that never finishes or crashes.
@@ -283,6 +286,7 @@ impl Class {
             Class::Uninitialised => "uninitialised",
             Class::Decoy => "decoy",
             Class::Forged => "forged output",
+            Class::Cheat => "cheat",
             Class::Build => "build",
             Class::Runaway => "hang or crash",
             Class::WrongResult => "result",
@@ -337,6 +341,9 @@ pub struct Case {
     pub printed: &'static [&'static str],
     /// A shorter watchdog, in seconds, for code meant to hang.
     pub watchdog: Option<u64>,
+    /// Also time the code, at this square size, as the scoreboard does: for code whose
+    /// cheat shows only on timed calls.
+    pub timed: Option<usize>,
 }
 // ANCHOR_END: case
 
@@ -358,6 +365,7 @@ impl Case {
             expect: Expect::Reject(kind, words),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -378,6 +386,7 @@ impl Case {
             expect: Expect::RejectAny(kinds, words),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -391,6 +400,7 @@ impl Case {
             expect: Expect::Accept,
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -410,6 +420,7 @@ impl Case {
             expect: Expect::Gap(why),
             printed: &[],
             watchdog: None,
+            timed: None,
         }
     }
 
@@ -422,6 +433,12 @@ impl Case {
     /// The same case, graded with a watchdog of `secs` seconds per step.
     pub const fn watchdog(mut self, secs: u64) -> Case {
         self.watchdog = Some(secs);
+        self
+    }
+
+    /// The same case, also timed at `size`³ as the scoreboard times a passing kernel.
+    pub const fn timed(mut self, size: usize) -> Case {
+        self.timed = Some(size);
         self
     }
 
@@ -493,6 +510,12 @@ impl Grader {
         let grader = match case.watchdog {
             Some(secs) => self.clone().impatient(secs),
             None => self.clone(),
+        };
+        let grader = match case.timed {
+            Some(size) => grader.with(|o| {
+                o.time = Some(crate::harness::matrix::Shape::square(size));
+            }),
+            None => grader,
         };
         let verdict = if file.is_file() {
             grader.grade_file(case.lesson, file)

@@ -80,7 +80,7 @@ fn a_class_is_graded_as_each_folder_alone() {
     assert_eq!(rows.len(), 12);
     let g = g();
     for row in &rows {
-        let alone = g.grade_folder(&row.lesson[..2], dir.join(&row.student));
+        let alone = g.grade_folder(lab::class::lesson_key(&row.lesson), dir.join(&row.student));
         assert_eq!(
             row.result == "pass",
             alone.passed(),

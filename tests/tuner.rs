@@ -3,7 +3,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use lab::harness::device::Gpu;
-use lab::harness::matrix::{Problem, Shape};
+use lab::harness::matrix::Shape;
 use lab::ladder::l10_tuned::tuner::{self, TuneOptions};
 use lab::peers;
 
@@ -78,14 +78,15 @@ fn clblast_when_installed_computes_the_right_product() {
     };
     let _one = device();
     let gpu = Gpu::open(g().opts.device.as_deref()).unwrap();
-    let p = Problem::random(Shape::new(70, 45, 33), 5);
-    let t =
-        peers::clblast_sgemm(&lib, &gpu, &p, 50.0).expect("CLBlast runs and its result checks out");
+    let t = peers::clblast_sgemm(&lib, &gpu, Shape::new(70, 45, 33))
+        .expect("CLBlast runs and its result checks out");
     assert!(t.device_ms > 0.0 && t.host_ms > 0.0, "{t:?}");
+    assert_eq!(t.checked, t.reps, "every timed call is checked");
 }
 
 #[test]
 fn matrixmultiply_is_checked_and_timed() {
-    let t = peers::time_matrixmultiply(Shape::new(67, 45, 33), 20.0).expect("checked");
+    let t = peers::time_matrixmultiply(Shape::new(67, 45, 33)).expect("checked");
     assert!(t.device_ms > 0.0 && t.reps >= 3, "{t:?}");
+    assert_eq!(t.checked, t.reps, "every timed call is checked");
 }

@@ -18,10 +18,12 @@ use opencl3::types::{
     cl_image_desc, cl_image_format, cl_map_flags, cl_mem, cl_mem_flags, CL_BLOCKING,
 };
 
+use lab::grade::verify;
 use lab::harness::device::{DeviceInfo, Gpu};
 use lab::harness::exec::{self, GuardedC, Launch, RunOutput, Timing};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::program::Define;
+use lab::harness::timing;
 use lab::lesson::{define, require_multiple, round_up};
 
 /// Refuses a device that cannot hold B as an image, or an image of this width.
@@ -720,12 +722,16 @@ pub fn run(
 ) -> Result<Run> {
     check_device(&gpu.info, Some(p.shape))?;
     let layout = Layout::new(p.shape, defines)?;
+    let started = Instant::now();
     let mut obj = Objects::new(gpu, &layout, setup.transfer)?;
     let mut rec = Recorder::new(gpu);
     obj.upload(&mut rec, &layout, p, setup)?;
     set_args(kernel, p.shape, &obj.a, &obj.b, &obj.c.c)?;
+    let launched = Instant::now();
     let kernel_ms = rec.launch(kernel, l)?;
+    let wall_ms = launched.elapsed().as_secs_f64() * 1e3;
     let all = obj.download(&mut rec, setup.transfer)?;
+    let host_ms = started.elapsed().as_secs_f64() * 1e3;
     let (c, guard) = obj.c.split(all);
     let (a_changed, b_changed) = obj.inputs_changed(&mut rec, &layout, p, setup)?;
     Ok(Run {
@@ -736,60 +742,39 @@ pub fn run(
             b_changed,
             kernel_ms,
             nan_from_reads: false,
+            wall_ms,
+            host_ms,
         },
         log: rec.log,
     })
 }
 
-/// Times the kernel with the given path: device time from profiling events, and end to end
-/// on the host clock (fill A and B, run, read C, with maps or with copies).
+/// Times the kernel with the given path by the course's one protocol: every call on fresh
+/// inputs through [`run`] (end to end: fill A and B, run, read C, with maps or with copies),
+/// each call's C checked.
 pub fn time(
     gpu: &Gpu,
     kernel: &Kernel,
-    p: &Problem,
+    shape: Shape,
     l: &Launch,
     defines: &[Define],
-    budget_ms: f64,
     transfer: Transfer,
 ) -> Result<Timing> {
-    check_device(&gpu.info, Some(p.shape))?;
     let setup = Setup {
         transfer,
         ..Setup::ZERO_COPY
     };
-    let layout = Layout::new(p.shape, defines)?;
-    let mut obj = Objects::new(gpu, &layout, transfer)?;
-    let mut rec = Recorder::new(gpu);
-    obj.upload(&mut rec, &layout, p, setup)?;
-    set_args(kernel, p.shape, &obj.a, &obj.b, &obj.c.c)?;
-    // Warm-up: the first launch pays for code upload and caches.
-    let first = rec.launch(kernel, l)?;
-    let reps = exec::reps_for(first, budget_ms);
-    let mut dev = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        dev.push(rec.launch(kernel, l)?);
-    }
-    let best = dev.iter().cloned().fold(f64::INFINITY, f64::min);
-    let worst = dev.iter().cloned().fold(0.0, f64::max);
-    let device_ms = exec::median(&mut dev);
-    let mut host = Vec::new();
-    for _ in 0..reps.min(5) {
-        let t = Instant::now();
-        obj.upload(&mut rec, &layout, p, setup)?;
-        rec.launch(kernel, l)?;
-        let all = obj.download(&mut rec, transfer)?;
-        host.push(t.elapsed().as_secs_f64() * 1e3);
-        std::hint::black_box(all);
-        // The log of a timing loop is of no use; keep memory flat.
-        rec.log.clear();
-    }
-    Ok(Timing {
-        device_ms,
-        best_ms: best,
-        worst_ms: worst,
-        host_ms: exec::median(&mut host),
-        reps,
-    })
+    let target = timing::Target::device(&gpu.info);
+    timing::time_checked(
+        shape,
+        &target,
+        |p| run(gpu, kernel, p, l, defines, setup).map(|r| r.output),
+        |p, out| {
+            verify(p, out, None)
+                .map(|_| ())
+                .map_err(|f| format!("the {} path is wrong: {}", transfer.name(), f.message))
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------------

@@ -618,7 +618,7 @@ fn try_one(
         (ocl.launch)(p.shape, &params.defines()).map_err(|why| anyhow::anyhow!(why))?;
     let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
     exec::set_standard_args(&kernel, p.shape, a, b, &c.c)?;
-    let first = exec::launch(gpu, &kernel, &launch)?;
+    let (first, wall_ms) = exec::launch_timed(gpu, &kernel, &launch)?;
     let (got, guard) = c.read(gpu)?;
     let out = RunOutput {
         c: got,
@@ -627,18 +627,26 @@ fn try_one(
         b_changed: exec::first_change(gpu, b, &p.b)?,
         kernel_ms: first,
         nan_from_reads: false,
+        wall_ms,
+        host_ms: wall_ms,
     };
     let cmp = matrix::compare_sampled(p, &out.c, points);
     if let Some(f) = lab::grade::judge(p.shape, &out, &cmp, None) {
         anyhow::bail!("{}", f.message);
     }
-    // Time: one warm-up (the check's launch), then the median of as many runs as fit.
-    let reps = exec::reps_for(first, opts.time_ms);
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        times.push(exec::launch(gpu, &kernel, &launch)?);
-    }
-    let device_ms = exec::median(&mut times);
+    // Timed as every measurement is: each call on fresh inputs, its C checked.
+    let defines = params.defines();
+    let t = lab::grade::ocl::time_within(
+        gpu,
+        ocl,
+        &kernel,
+        p.shape,
+        &launch,
+        &defines,
+        None,
+        opts.time_ms,
+    )?;
+    let device_ms = t.device_ms;
     Ok(Candidate {
         params: *params,
         device_ms,

@@ -89,6 +89,11 @@ pub enum FailKind {
     Unsupported,
     /// The lesson cannot be graded as asked (e.g. a size it does not handle, bad defines).
     Setup,
+    /// A timed call ran faster than the device can compute: no speed is recorded.
+    TooFast,
+    /// It passed what could be checked, a part could not be checked, and the grading was asked
+    /// to count that as a failure ([`Options::strict`]).
+    Unchecked,
 }
 
 /// A failed grading: the category and the message the student reads.
@@ -104,6 +109,66 @@ impl Failure {
             kind,
             message: message.into(),
         }
+    }
+}
+
+/// A part of a verdict that could not be checked, named by the one word a teacher filters on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    /// Races, reads out of bounds and barriers (the OpenCL simulator).
+    Races,
+    /// The lesson's technique, judged by what the code does.
+    Technique,
+    /// That CPU code shares its work among threads running at the same time.
+    Threads,
+    /// The student's CPU code ran outside the sandbox.
+    Sandbox,
+    /// The speed: the device's clock could not be trusted, or no timed call was checked.
+    Speed,
+}
+
+impl Part {
+    /// The word a table shows: `races`, `technique`, `threads`, `sandbox`, `speed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Part::Races => "races",
+            Part::Technique => "technique",
+            Part::Threads => "threads",
+            Part::Sandbox => "sandbox",
+            Part::Speed => "speed",
+        }
+    }
+}
+
+/// A part that was not checked, and why, in a sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unchecked {
+    pub part: Part,
+    pub why: String,
+}
+
+/// What a check found besides a failure: lines the student reads, and the parts it could not
+/// check.
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    pub said: Vec<String>,
+    pub unchecked: Vec<Unchecked>,
+}
+
+impl Notes {
+    /// A line for the report.
+    pub fn say(&mut self, line: String) {
+        self.said.push(line);
+    }
+
+    /// A part that was not checked: a line for the report, and the part's word for tables.
+    pub fn not_checked(&mut self, part: Part, line: String) {
+        self.unchecked.push(Unchecked {
+            part,
+            why: line.clone(),
+        });
+        self.said.push(line);
     }
 }
 
@@ -132,6 +197,9 @@ pub struct Verdict {
     pub printed: String,
     /// What was not checked, or how: one line each.
     pub notes: Vec<String>,
+    /// The parts that could not be checked; their lines are among `notes` too.
+    #[serde(default)]
+    pub unchecked: Vec<Unchecked>,
 }
 
 impl Verdict {
@@ -145,6 +213,7 @@ impl Verdict {
             timing: None,
             printed: String::new(),
             notes: Vec::new(),
+            unchecked: Vec::new(),
         }
     }
 
@@ -166,7 +235,61 @@ impl Verdict {
     pub fn message(&self) -> &str {
         self.failure.as_ref().map_or("", |f| f.message.as_str())
     }
+
+    /// Adds what a check found.
+    pub fn absorb(&mut self, notes: Notes) {
+        self.notes.extend(notes.said);
+        self.unchecked.extend(notes.unchecked);
+    }
+
+    /// Records a part that was not checked, with its line.
+    pub fn not_checked(&mut self, part: Part, line: String) {
+        let mut n = Notes::default();
+        n.not_checked(part, line);
+        self.absorb(n);
+    }
+
+    /// The parts not checked, each once, in a fixed order.
+    pub fn unchecked_parts(&self) -> Vec<Part> {
+        let mut parts: Vec<Part> = self.unchecked.iter().map(|u| u.part).collect();
+        parts.sort();
+        parts.dedup();
+        parts
+    }
+
+    /// `unchecked: races, technique`, or empty when everything was checked.
+    pub fn unchecked_words(&self) -> String {
+        let parts = self.unchecked_parts();
+        if parts.is_empty() {
+            String::new()
+        } else {
+            let words: Vec<&str> = parts.iter().map(|p| p.word()).collect();
+            format!("{UNCHECKED}: {}", words.join(", "))
+        }
+    }
 }
+
+/// Under [`Options::strict`], a verdict that passed with parts not checked fails, saying which.
+pub fn strictly(mut v: Verdict, opts: &Options) -> Verdict {
+    if opts.strict && v.passed() && !v.unchecked.is_empty() {
+        let why: Vec<String> = v
+            .unchecked
+            .iter()
+            .map(|u| format!("- {}: {}", u.part.word(), u.why))
+            .collect();
+        v.failure = Some(Failure::new(
+            FailKind::Unchecked,
+            format!(
+                "the code passed every check that could run, but these parts could not be checked, and this grading counts that as a failure (strict mode):\n{}",
+                why.join("\n")
+            ),
+        ));
+    }
+    v
+}
+
+/// The word that marks a verdict with parts not checked, in every table.
+pub const UNCHECKED: &str = "unchecked";
 
 /// How to grade. Built at the edge of a program (flags, environment) and passed down.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -190,6 +313,9 @@ pub struct Options {
     pub seed: u64,
     /// Also run OpenCL kernels under the simulator (races, reads out of bounds, technique).
     pub simulate: bool,
+    /// Count a verdict with a part not checked as failed (`--strict`, `LAB_STRICT=1`).
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// The default base seed of the random problems.
@@ -207,6 +333,7 @@ impl Options {
             defines: Vec::new(),
             seed: SEED,
             simulate: true,
+            strict: false,
         }
     }
 
@@ -260,5 +387,51 @@ pub fn verify(
     match judge(p.shape, out, &cmp, starter) {
         Some(f) => Err(f),
         None => Ok(cmp),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::paths::Course;
+
+    fn passed_with(parts: &[Part]) -> Verdict {
+        let mut v = Verdict {
+            lesson: "05_local_tiling".into(),
+            file: PathBuf::from("kernels/05_local_tiling.cl"),
+            device: None,
+            cases: Vec::new(),
+            failure: None,
+            timing: None,
+            printed: String::new(),
+            notes: Vec::new(),
+            unchecked: Vec::new(),
+        };
+        for p in parts {
+            v.not_checked(*p, format!("not checked: {}", p.word()));
+        }
+        v
+    }
+
+    #[test]
+    fn unchecked_parts_are_named_once_each_in_a_fixed_order() {
+        let v = passed_with(&[Part::Technique, Part::Races, Part::Technique]);
+        assert_eq!(v.unchecked_parts(), vec![Part::Races, Part::Technique]);
+        assert_eq!(v.unchecked_words(), "unchecked: races, technique");
+        assert_eq!(v.notes.len(), 3, "each part's line is in the report too");
+        assert_eq!(passed_with(&[]).unchecked_words(), "");
+    }
+
+    #[test]
+    fn strict_grading_fails_what_could_not_be_checked() {
+        let course = Course::new(".");
+        let mut opts = Options::new(course, PathBuf::from("lab"));
+        let lenient = strictly(passed_with(&[Part::Sandbox]), &opts);
+        assert!(lenient.passed());
+        opts.strict = true;
+        let strict = strictly(passed_with(&[Part::Sandbox]), &opts);
+        assert_eq!(strict.kind(), Some(FailKind::Unchecked));
+        assert!(strict.message().contains("sandbox"), "{}", strict.message());
+        assert!(strictly(passed_with(&[]), &opts).passed());
     }
 }

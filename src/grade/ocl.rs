@@ -10,12 +10,19 @@ use crate::harness::exec::Launch;
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::paths;
 use crate::harness::program::{self, BuildFailed, Define, SignatureMismatch};
+use crate::harness::timing::{self, FasterThanPossible, Target, TimedCallWrong, Timing};
 use crate::lesson::{round_up, with_overrides, Ctx, Lesson, OclLesson};
 
 use super::{is_starter, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
 
 /// Sorts an error from the harness into a failure category.
 pub fn classify(e: anyhow::Error) -> Failure {
+    if let Some(w) = e.downcast_ref::<TimedCallWrong>() {
+        return Failure::new(FailKind::Wrong, w.to_string());
+    }
+    if let Some(f) = e.downcast_ref::<FasterThanPossible>() {
+        return Failure::new(FailKind::TooFast, f.to_string());
+    }
     if let Some(b) = e.downcast_ref::<BuildFailed>() {
         return Failure::new(FailKind::Build, b.to_string());
     }
@@ -107,6 +114,8 @@ fn grade_into(
             sets.push(d);
         }
     }
+    // The program of the device's own defines, kept for the timing.
+    let mut own = None;
     for (n, set) in sets.iter().enumerate() {
         let shapes = match &opts.shapes {
             Some(s) => s.clone(),
@@ -169,18 +178,72 @@ fn grade_into(
                 }
             }
         }
+        if n == 0 {
+            own = Some(kernel);
+        }
     }
-    let program = program::build_source(&gpu, file, &text, &defines, ocl.build_options)?;
-    let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
-    if let Some(asked) = opts.time {
+    if let (Some(asked), Some(kernel)) = (opts.time, own) {
         // Lessons limited to whole tiles are timed at the nearest size they accept.
         let (shape, launch) = timing_launch(ocl, asked, &defines)?;
         progress(format!("timing {shape}"));
-        let p = Problem::random(shape, opts.problem_seed(999));
-        let t = (ocl.host.time)(&gpu, &kernel, &p, &launch, &defines, 1000.0)?;
+        let t = time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?;
+        if let Some(note) = timing::clock_note(&t, &gpu.info.name, &gpu.info.driver) {
+            verdict.notes.push(note);
+        }
         verdict.timing = Some((shape, t));
     }
     Ok(())
+}
+
+/// Times a built kernel with the course's one protocol: every call on fresh inputs through the
+/// lesson's host code, each call's C checked as the graded problems are.
+pub fn time(
+    gpu: &Gpu,
+    ocl: &OclLesson,
+    kernel: &opencl3::kernel::Kernel,
+    shape: Shape,
+    launch: &Launch,
+    defines: &[Define],
+    starter: Option<&str>,
+) -> Result<Timing> {
+    time_within(
+        gpu,
+        ocl,
+        kernel,
+        shape,
+        launch,
+        defines,
+        starter,
+        timing::BUDGET_MS,
+    )
+}
+
+/// [`time`] within another budget than the course's (the tuner's time per candidate).
+#[allow(clippy::too_many_arguments)]
+pub fn time_within(
+    gpu: &Gpu,
+    ocl: &OclLesson,
+    kernel: &opencl3::kernel::Kernel,
+    shape: Shape,
+    launch: &Launch,
+    defines: &[Define],
+    starter: Option<&str>,
+    budget_ms: f64,
+) -> Result<Timing> {
+    let target = Target {
+        budget_ms,
+        ..Target::device(&gpu.info)
+    };
+    timing::time_checked(
+        shape,
+        &target,
+        |p| (ocl.host.run)(gpu, kernel, p, launch, defines),
+        |p, out| {
+            verify(p, out, starter)
+                .map(|_| ())
+                .map_err(|f| crate::report::failure_text(&f))
+        },
+    )
 }
 
 /// The launch for timing at `asked`, or at the first larger size made of whole tiles.

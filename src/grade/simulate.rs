@@ -26,7 +26,7 @@ use crate::harness::program;
 use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
 
 use super::worker::Request;
-use super::{FailKind, Failure, Options, Source, Verdict};
+use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
 
 /// Which run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -288,7 +288,9 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         return;
     }
     let Some(icd) = oclgrind::find_icd() else {
-        v.notes.push(
+        skipped(
+            v,
+            ocl,
             "not checked for races, reads out of bounds and barriers some work-items miss, and the lesson's technique not checked: Oclgrind, the OpenCL simulator, is not installed (sudo apt-get install oclgrind)".into(),
         );
         return;
@@ -306,8 +308,11 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         ) {
             Ok(r) => r,
             Err(e) => {
-                v.notes
-                    .push(format!("the simulator could not be run: {e:#}"));
+                skipped(
+                    v,
+                    ocl,
+                    format!("not checked for races: the simulator could not be run: {e:#}"),
+                );
                 return;
             }
         };
@@ -333,11 +338,15 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             return;
         }
         if run.killed {
-            v.notes.push(format!(
-                "not checked under the simulator: it did not finish within {:.0} s at {}",
-                opts.step_timeout.as_secs_f64(),
-                describe(probe)
-            ));
+            skipped(
+                v,
+                ocl,
+                format!(
+                    "not checked under the simulator: it did not finish within {:.0} s at {}",
+                    opts.step_timeout.as_secs_f64(),
+                    describe(probe)
+                ),
+            );
             return;
         }
         if let Some(why) = run
@@ -346,10 +355,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             .and_then(|p| p.error.clone())
             .or_else(|| simulator_trouble(&run.report))
         {
-            v.notes.push(format!(
-                "not checked under the simulator at {}: {why}",
-                describe(probe)
-            ));
+            skipped(
+                v,
+                ocl,
+                format!(
+                    "not checked under the simulator at {}: {why}",
+                    describe(probe)
+                ),
+            );
             return;
         }
     }
@@ -366,21 +379,28 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let run = match simulate(lesson, source, opts, Look::Metrics, &icd, false) {
         Ok(r) => r,
         Err(e) => {
-            v.notes
-                .push(format!("the technique was not checked: {e:#}"));
+            v.not_checked(
+                Part::Technique,
+                format!("the technique was not checked: {e:#}"),
+            );
             return;
         }
     };
     let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
-        v.notes.push(format!(
-            "the technique was not checked: the simulator gave no counts at {}",
-            describe(&behaviour.probe)
-        ));
+        v.not_checked(
+            Part::Technique,
+            format!(
+                "the technique was not checked: the simulator gave no counts at {}",
+                describe(&behaviour.probe)
+            ),
+        );
         return;
     };
     if let Some(why) = &probed.error {
-        v.notes
-            .push(format!("the technique was not checked: {why}"));
+        v.not_checked(
+            Part::Technique,
+            format!("the technique was not checked: {why}"),
+        );
         return;
     }
     if !probed.right {
@@ -404,6 +424,18 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         Ok(line) => v.notes.push(format!("technique: {line}")),
         Err(why) => v.failure = Some(Failure::new(FailKind::Technique, why)),
     }
+}
+
+/// The simulator did not run to the end: races are not checked, nor the technique where the
+/// lesson has one to judge (it is judged from the simulator's counts).
+fn skipped(v: &mut Verdict, ocl: &OclLesson, line: String) {
+    if ocl.behaviour.is_some() {
+        v.unchecked.push(Unchecked {
+            part: Part::Technique,
+            why: line.clone(),
+        });
+    }
+    v.not_checked(Part::Races, line);
 }
 
 /// Trouble of the simulator's own (not the kernel's): a failure to build or to run.

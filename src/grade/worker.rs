@@ -50,7 +50,7 @@ pub fn grade(lesson: &Lesson, source: &Source, opts: &Options) -> Verdict {
     if let (Some(ocl), true) = (lesson.ocl(), opts.simulate) {
         simulate::review(lesson, ocl, source, opts, &mut v);
     }
-    v
+    super::strictly(v, opts)
 }
 
 fn setup(e: impl std::fmt::Display) -> Failure {

@@ -243,9 +243,16 @@ pub fn set_standard_args(
 // ANCHOR_END: set_args
 
 /// Enqueues a 2D launch and waits for it; returns the kernel's device time in ms.
-// ANCHOR: launch
 pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
+    launch_timed(gpu, kernel, l).map(|(device_ms, _)| device_ms)
+}
+
+/// [`launch`], with the wall-clock time from enqueue to completion beside the device time,
+/// both in ms: the one is checked against the other.
+// ANCHOR: launch
+pub fn launch_timed(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<(f64, f64)> {
     l.validate(&gpu.info)?;
+    let started = Instant::now();
     let local_ptr = match &l.local {
         Some(local) => local.as_ptr(),
         None => ptr::null(),
@@ -269,7 +276,8 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
     event.wait().context(
         "the kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
     )?;
-    event_ms(&event)
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok((event_ms(&event)?, wall_ms))
 }
 // ANCHOR_END: launch
 
@@ -296,6 +304,12 @@ pub struct RunOutput {
     /// Elements of C came out NaN even when C started out as a number: the NaN was read
     /// (from past the end of A or B), not left unwritten.
     pub nan_from_reads: bool,
+    /// The launch on the host's wall clock, enqueue to completion, ms (0: not measured).
+    #[serde(default)]
+    pub wall_ms: f64,
+    /// End to end on the host's wall clock: upload A and B, run, read C back, ms.
+    #[serde(default)]
+    pub host_ms: f64,
 }
 
 impl RunOutput {
@@ -308,6 +322,8 @@ impl RunOutput {
             b_changed: None,
             kernel_ms,
             nan_from_reads: false,
+            wall_ms: kernel_ms,
+            host_ms: kernel_ms,
         }
     }
 }
@@ -319,12 +335,14 @@ pub const SECOND_FILL: f32 = -3.25e33;
 /// Runs a kernel with the standard arguments on one problem, guarded.
 // ANCHOR: run_guarded
 pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+    let started = Instant::now();
     let a = input_buffer(gpu, &p.a, 0)?;
     let b = input_buffer(gpu, &p.b, 0)?;
     let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
     set_standard_args(kernel, p.shape, &a, &b, &c.c)?;
-    let kernel_ms = launch(gpu, kernel, l)?;
+    let (kernel_ms, wall_ms) = launch_timed(gpu, kernel, l)?;
     let (out, guard) = c.read(gpu)?;
+    let host_ms = started.elapsed().as_secs_f64() * 1e3;
     let nan_from_reads = out.iter().any(|x| x.is_nan()) && {
         // Run again with C full of a number: an element still NaN was computed from NaN.
         let again = GuardedC::filled(gpu, p.shape.m * p.shape.n, 0, SECOND_FILL)?;
@@ -339,12 +357,14 @@ pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Resul
         b_changed: first_change(gpu, &b, &p.b)?,
         kernel_ms,
         nan_from_reads,
+        wall_ms,
+        host_ms,
     })
 }
 // ANCHOR_END: run_guarded
 
 /// Runs a kernel with the standard arguments on buffers of exactly the matrices' sizes, C
-/// filled with NaN: for the simulator, which reports any access past an allocation's end
+/// uninitialised: for the simulator, which reports any access past an allocation's end
 /// (the guard zones of [`run_guarded`] would hide a write just past C).
 pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
     let exact = |data: &[f32], what: &str| -> Result<Buffer<f32>> {
@@ -365,7 +385,18 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
     };
     let a = exact(&p.a, "A")?;
     let b = exact(&p.b, "B")?;
-    let c = exact(&vec![f32::NAN; p.shape.m * p.shape.n], "C")?;
+    // C is left uninitialised: the simulator then reports a kernel that reads C before
+    // writing it (one that skips work when C already holds numbers, or adds into C without
+    // clearing it), wherever the value read goes.
+    let c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            (p.shape.m * p.shape.n).max(1),
+            ptr::null_mut(),
+        )
+    }
+    .context("allocating C")?;
     set_standard_args(kernel, p.shape, &a, &b, &c)?;
     let kernel_ms = launch(gpu, kernel, l)?;
     let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];
@@ -378,28 +409,7 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
     Ok(RunOutput::plain(out, kernel_ms))
 }
 
-/// Measured times of one kernel at one size.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-pub struct Timing {
-    /// Median device time of the timed launches (profiling events), ms.
-    pub device_ms: f64,
-    /// Fastest and slowest device time of the timed launches, ms.
-    pub best_ms: f64,
-    #[serde(default)]
-    pub worst_ms: f64,
-    /// End to end on the host clock: upload A and B, run, read C back, ms (median).
-    pub host_ms: f64,
-    pub reps: usize,
-}
-
-impl Timing {
-    pub fn gflops(&self, shape: Shape) -> f64 {
-        shape.flops() / (self.device_ms * 1e-3) / 1e9
-    }
-    pub fn host_gflops(&self, shape: Shape) -> f64 {
-        shape.flops() / (self.host_ms * 1e-3) / 1e9
-    }
-}
+pub use crate::harness::timing::Timing;
 
 /// Median of a list of numbers.
 pub fn median(xs: &mut [f64]) -> f64 {
@@ -412,106 +422,4 @@ pub fn median(xs: &mut [f64]) -> f64 {
     } else {
         (xs[n / 2 - 1] + xs[n / 2]) / 2.0
     }
-}
-
-/// How many timed repetitions fit a time budget, given one run's time.
-pub fn reps_for(one_ms: f64, budget_ms: f64) -> usize {
-    ((budget_ms / one_ms.max(1e-3)) as usize).clamp(3, 50)
-}
-
-/// Times a kernel with the standard arguments: warm-up first, then device time from
-/// profiling events and end-to-end time on the host clock.
-pub fn time_buffers(
-    gpu: &Gpu,
-    kernel: &Kernel,
-    p: &Problem,
-    l: &Launch,
-    budget_ms: f64,
-) -> Result<Timing> {
-    let shape = p.shape;
-    let mut a = input_buffer(gpu, &p.a, 0)?;
-    let mut b = input_buffer(gpu, &p.b, 0)?;
-    let mut c = unsafe {
-        Buffer::<f32>::create(
-            &gpu.context,
-            CL_MEM_READ_WRITE,
-            (shape.m * shape.n).max(1),
-            ptr::null_mut(),
-        )
-    }
-    .context("allocating C")?;
-    set_standard_args(kernel, shape, &a, &b, &c)?;
-    // Warm-up: the first launch pays for code upload and caches.
-    let first = launch(gpu, kernel, l)?;
-    let io = Io {
-        a: &mut a,
-        b: &mut b,
-        c: &mut c,
-        c_offset: 0,
-    };
-    repeat_timed(gpu, p, io, first, budget_ms, 1, |_, _, _, _| {
-        launch(gpu, kernel, l)
-    })
-}
-
-/// The device buffers of a timed product; C's elements start `c_offset` floats into `c`.
-pub struct Io<'a> {
-    pub a: &'a mut Buffer<f32>,
-    pub b: &'a mut Buffer<f32>,
-    pub c: &'a mut Buffer<f32>,
-    pub c_offset: usize,
-}
-
-/// The course's timing protocol, after one warm-up product that took `first_ms`:
-/// `run(a, b, c, n)` (n back-to-back products, returning the mean device time of one, in
-/// ms) repeated within `budget_ms` with n = `batch`, for the median and best device time;
-/// then a few end-to-end runs of one product on the host clock that also upload A and B
-/// and read C back.
-pub fn repeat_timed(
-    gpu: &Gpu,
-    p: &Problem,
-    io: Io<'_>,
-    first_ms: f64,
-    budget_ms: f64,
-    batch: usize,
-    mut run: impl FnMut(&Buffer<f32>, &Buffer<f32>, &mut Buffer<f32>, usize) -> Result<f64>,
-) -> Result<Timing> {
-    let Io { a, b, c, c_offset } = io;
-    let batch = batch.max(1);
-    let reps = reps_for(first_ms * batch as f64, budget_ms);
-    let mut dev = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        dev.push(run(a, b, c, batch)?);
-    }
-    let best_ms = dev.iter().cloned().fold(f64::INFINITY, f64::min);
-    let worst_ms = dev.iter().cloned().fold(0.0, f64::max);
-    let device_ms = median(&mut dev);
-
-    let mut host = Vec::new();
-    let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];
-    for _ in 0..reps.min(5) {
-        let t = Instant::now();
-        unsafe {
-            gpu.queue
-                .enqueue_write_buffer(a, CL_BLOCKING, 0, &p.a, &[])
-                .context("uploading A")?;
-            gpu.queue
-                .enqueue_write_buffer(b, CL_BLOCKING, 0, &p.b, &[])
-                .context("uploading B")?;
-        }
-        run(a, b, c, 1)?;
-        unsafe {
-            gpu.queue
-                .enqueue_read_buffer(c, CL_BLOCKING, c_offset * 4, &mut out, &[])
-                .context("reading C back")?;
-        }
-        host.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(Timing {
-        device_ms,
-        best_ms,
-        worst_ms,
-        host_ms: median(&mut host),
-        reps,
-    })
 }

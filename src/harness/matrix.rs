@@ -260,15 +260,54 @@ pub fn compare_sampled(p: &Problem, got: &[f32], points: &[(usize, usize)]) -> C
     cmp
 }
 
-/// Checks a result: every element of a small product, and for a large one the edges and a
-/// random sample (the f64 reference of every element would take longer than the product).
+/// Checks a result: every element of a small product. For a large one, the edges and a random
+/// sample of elements against the f64 reference (the reference of every element would take
+/// longer than the product), chosen by a seed drawn for this check alone, so that no code can
+/// compute only the elements it expects to be checked; and every element for NaN and
+/// infinity, so that an element left unwritten in a C filled with NaN is seen wherever it is.
 pub fn check(p: &Problem, c: &[f32]) -> Comparison {
     if p.shape.flops() <= 2.0 * 512.0 * 512.0 * 512.0 {
-        compare(p.shape, c, &reference(p))
-    } else {
-        let pts = sample_points(p.shape, 4096, 11);
-        compare_sampled(p, c, &pts)
+        return compare(p.shape, c, &reference(p));
     }
+    let pts = sample_points(p.shape, 4096, secret_seed());
+    let mut cmp = compare_sampled(p, c, &pts);
+    let sampled: std::collections::HashSet<usize> =
+        pts.iter().map(|&(i, j)| i * p.shape.n + j).collect();
+    let elsewhere: Vec<usize> = c
+        .iter()
+        .enumerate()
+        .filter(|(idx, x)| !x.is_finite() && !sampled.contains(idx))
+        .map(|(idx, _)| idx)
+        .collect();
+    // The first few are located exactly; the rest only counted.
+    let located: Vec<(usize, usize)> = elsewhere
+        .iter()
+        .take(16)
+        .map(|&idx| (idx / p.shape.n, idx % p.shape.n))
+        .collect();
+    for (&(i, j), &(exact, scale)) in located.iter().zip(&reference_at(p, &located)) {
+        cmp.add(i, j, c[i * p.shape.n + j], exact, scale, p.shape.k);
+    }
+    for &idx in elsewhere.iter().skip(located.len()) {
+        cmp.checked += 1;
+        cmp.wrong += 1;
+        if c[idx].is_nan() {
+            cmp.unwritten += 1;
+        }
+    }
+    cmp
+}
+
+/// A seed no code under test can predict: the process's random hash keys and the time.
+pub fn secret_seed() -> u64 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    h.write_u64(nanos);
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 #[cfg(test)]
@@ -313,6 +352,25 @@ mod tests {
         assert!(v.iter().all(|x| (-1.0..1.0).contains(x)));
         let mean: f32 = v.iter().sum::<f32>() / v.len() as f32;
         assert!(mean.abs() < 0.05, "mean {mean}");
+    }
+
+    /// Code that computes only some elements of a large C and leaves the rest as they were
+    /// (NaN) fails wherever they are; the sample is drawn anew for each check.
+    #[test]
+    fn a_large_check_sees_every_unwritten_element() {
+        let p = Problem::random(Shape::new(520, 515, 513), 5);
+        let exact = reference_at(&p, &[(0, 0)]);
+        let mut c = vec![f32::NAN; 520 * 515];
+        c[0] = exact[0].0 as f32;
+        let cmp = check(&p, &c);
+        // Sampled points may repeat (corners, edges): every unwritten one is counted at least once.
+        assert!(cmp.unwritten >= 520 * 515 - 1, "{cmp:?}");
+        assert_eq!(cmp.first_unwritten, Some((0, 1)), "{cmp:?}");
+        assert!(!cmp.passed());
+        assert_ne!(
+            sample_points(p.shape, 8, secret_seed()),
+            sample_points(p.shape, 8, secret_seed())
+        );
     }
 
     #[test]

@@ -15,3 +15,4 @@ pub mod peak;
 pub mod program;
 pub mod record;
 pub mod sandbox;
+pub mod timing;

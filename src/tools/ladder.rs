@@ -12,7 +12,7 @@ use crate::cli::Edge;
 use crate::grade::Source;
 use crate::harness::device::Gpu;
 use crate::harness::exec::Timing;
-use crate::harness::matrix::{Problem, Shape};
+use crate::harness::matrix::Shape;
 use crate::harness::record::{self, LadderRow};
 use crate::ladder::{self, l03_cpu_parallel};
 use crate::lesson::{Kind, Lesson};
@@ -123,7 +123,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         let threads = matrixmultiply_threads();
         for &s in &cpu_sizes {
             let shape = Shape::square(s);
-            let t = peers::time_matrixmultiply(shape, 2000.0)?;
+            let t = peers::time_matrixmultiply(shape)?;
             rows.push(timing_row(
                 &run_id,
                 &format!("{} ({threads} threads)", cpu_model()),
@@ -249,8 +249,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         let threads = matrixmultiply_threads();
         for &s in &cpu_sizes {
             let shape = Shape::square(s);
-            let t =
-                peers::time_matrixmultiply(shape, 2000.0).context("measuring matrixmultiply")?;
+            let t = peers::time_matrixmultiply(shape).context("measuring matrixmultiply")?;
             say(&format!("peer matrixmultiply threads={threads}"), &t, shape);
             rows.push(timing_row(
                 &run_id,
@@ -311,8 +310,7 @@ fn clblast_rows(gpu: &Gpu, edge: &Edge, sizes: &[usize], run_id: &str) -> Vec<La
     let mut rows = Vec::new();
     for &s in sizes {
         let shape = Shape::square(s);
-        let p = Problem::random(shape, 17);
-        match peers::clblast_sgemm(&lib, gpu, &p, 2000.0) {
+        match peers::clblast_sgemm(&lib, gpu, shape) {
             Ok(t) => {
                 say("peer CLBlast", &t, shape);
                 rows.push(timing_row(

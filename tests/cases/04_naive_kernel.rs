@@ -162,6 +162,38 @@ pub const CASES: &[Case] = &[
         &["expected", "got 1.0"],
     )
     .printing(&["LAB-EVENT"]),
+    // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs
+    // and a C full of NaN, and is checked; the simulator runs with C never written.
+    Case::rejects(
+        L,
+        "skip_square_problems",
+        Cheat,
+        File("skip_square_problems"),
+        FailKind::Wrong,
+        &["timed call", "fresh inputs", "never wrote C"],
+    )
+    .timed(64),
+    Case::rejects(
+        L,
+        "sampled_elements_only",
+        Cheat,
+        File("sampled_elements_only"),
+        FailKind::Wrong,
+        &["timed call", "never written"],
+    )
+    .timed(520),
+    Case::rejects(
+        L,
+        "skip_when_c_holds_numbers",
+        Cheat,
+        File("skip_when_c_holds_numbers"),
+        FailKind::Uninitialized,
+        &[
+            "skip_when_c_holds_numbers.cl:9",
+            "C read before the kernel wrote it",
+        ],
+    )
+    .timed(64),
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),

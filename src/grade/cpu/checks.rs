@@ -13,7 +13,7 @@ use crate::harness::cpu_driver::{self, Mode, TryReport};
 use crate::harness::matrix::{Problem, Shape};
 use crate::lesson::{CpuCheck, CpuLesson, Lesson, Level};
 
-use super::super::{FailKind, Failure, Options, TOO_FEW_CORES};
+use super::super::{FailKind, Failure, Notes, Options, Part, TOO_FEW_CORES};
 use super::{builder, outcome};
 
 static THREAD_CHECK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -30,7 +30,7 @@ pub fn run(
     cpu: &CpuLesson,
     built: &Built,
     opts: &Options,
-    notes: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<(), Failure> {
     for (function, check) in cpu.checks {
         match check {
@@ -62,7 +62,7 @@ pub fn run(
         }
     }
     if !cpu.not_checked.is_empty() {
-        notes.push(format!("not checked: {}", cpu.not_checked));
+        notes.say(format!("not checked: {}", cpu.not_checked));
     }
     Ok(())
 }
@@ -76,10 +76,10 @@ fn threads(
     tries: usize,
     max_share: f64,
     opts: &Options,
-    notes: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<(), Failure> {
     if !cpu_driver::thread_times_available() {
-        notes.push(format!(
+        notes.not_checked(Part::Threads, format!(
             "not checked: that `{function}` shares its work among threads. Measuring each thread's CPU time needs Linux's /proc/<pid>/task/<tid>/schedstat; your result is checked, the use of threads is not"
         ));
         return Ok(());
@@ -109,9 +109,12 @@ fn threads(
         .filter(|t| t.total >= MIN_THREAD_NS)
         .collect();
     let Some(best) = judged.iter().min_by(|a, b| a.share.total_cmp(&b.share)) else {
-        notes.push(format!(
+        notes.not_checked(
+            Part::Threads,
+            format!(
             "not checked: `{function}` ran too briefly at {shape} to tell how its work was shared"
-        ));
+        ),
+        );
         return Ok(());
     };
     if best.share > max_share {
@@ -131,7 +134,7 @@ fn threads(
             ),
         ));
     }
-    notes.push(format!(
+    notes.say(format!(
         "technique: `{function}` shares its work: its busiest thread did {:.0} % of the CPU time at {shape} (rayon's pool had {pool} threads)",
         100.0 * best.share
     ));
@@ -148,7 +151,7 @@ fn together(
     function: &str,
     shape: Shape,
     tries: &[TryReport],
-    notes: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<(), Failure> {
     let Some(most) = tries
         .iter()
@@ -157,7 +160,7 @@ fn together(
         return Ok(());
     };
     if most.together() {
-        notes.push(format!(
+        notes.say(format!(
             "technique: `{function}`'s threads ran at the same time: {:.1} cores busy on average at {shape}",
             most.cores_used()
         ));
@@ -165,7 +168,7 @@ fn together(
     }
     let quiet: Vec<&TryReport> = tries.iter().filter(|t| t.quiet()).collect();
     if quiet.len() < cpu_driver::TOGETHER_QUIET_TRIES {
-        notes.push(format!(
+        notes.not_checked(Part::Threads, format!(
             "{TOO_FEW_CORES}: that `{function}`'s threads ran at the same time. They kept {:.1} cores busy, and the machine had no core to spare: two spinning threads got at most {:.1} cores around each try, and at most {:.1} cores sat idle during one (other work was running, or the machine has one core)",
             most.cores_used(),
             tries.iter().map(|t| t.free).fold(0.0, f64::max),
@@ -206,12 +209,12 @@ fn caches_check(
     what: &str,
     hint: &str,
     opts: &Options,
-    notes: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Result<(), Failure> {
     let version = match cpu_crate::valgrind() {
         Ok(v) => v,
         Err(why) => {
-            notes.push(format!(
+            notes.not_checked(Part::Technique, format!(
                 "not checked: the {what} of `{function}` (it is measured with valgrind's simulated caches, and {why}); your result is checked, the technique is not"
             ));
             return Ok(());
@@ -230,7 +233,10 @@ fn caches_check(
     {
         Simulated::Counted(c) => per(&c),
         Simulated::NotMeasured(why) => {
-            notes.push(format!("not checked: the {what} of `{function}`: {why}"));
+            notes.not_checked(
+                Part::Technique,
+                format!("not checked: the {what} of `{function}`: {why}"),
+            );
             return Ok(());
         }
         Simulated::Failed(run) => return Err(failed(run, function, shape, opts)),
@@ -241,7 +247,10 @@ fn caches_check(
     let (good, bad) = match (reference(refs.good), reference(refs.bad)) {
         (Ok(g), Ok(b)) => (g, b),
         (Err(why), _) | (_, Err(why)) => {
-            notes.push(format!("not checked: the {what} of `{function}`: {why}"));
+            notes.not_checked(
+                Part::Technique,
+                format!("not checked: the {what} of `{function}`: {why}"),
+            );
             return Ok(());
         }
     };
@@ -251,7 +260,7 @@ fn caches_check(
     };
     match callgrind::judge(student, good, bad, callgrind::MIN_GAP) {
         Judgement::Uses { value, .. } => {
-            notes.push(format!(
+            notes.say(format!(
                 "technique: the {what} of `{function}`: {value:.4} misses of {level_name} per multiply-add (simulated {}, {shape}); the course's {} gets {good:.4}, its {} {bad:.4}",
                 caches.describe(),
                 refs.good.1,
@@ -270,7 +279,7 @@ fn caches_check(
             ),
         )),
         Judgement::CannotTell { good, bad } => {
-            notes.push(format!(
+            notes.not_checked(Part::Technique, format!(
                 "not checked: the {what} of `{function}`: on this build the course's own references are too close to tell apart ({good:.4} and {bad:.4} misses per multiply-add)"
             ));
             Ok(())
@@ -376,10 +385,10 @@ mod tests {
     #[test]
     fn one_try_with_threads_together_passes_however_busy_the_others() {
         let tries = [try_of(1.0, 1.9), try_of(1.0, 1.9), try_of(1.6, 1.0)];
-        let mut notes = Vec::new();
+        let mut notes = Notes::default();
         assert!(together("f", SHAPE, &tries, &mut notes).is_ok());
         assert!(
-            notes[0].contains("ran at the same time: 1.6 cores"),
+            notes.said[0].contains("ran at the same time: 1.6 cores"),
             "{notes:?}"
         );
     }
@@ -387,7 +396,7 @@ mod tests {
     #[test]
     fn threads_taking_turns_on_a_quiet_machine_are_rejected() {
         let tries = [try_of(1.02, 1.9), try_of(1.0, 1.8), try_of(1.05, 0.9)];
-        let e = together("f", SHAPE, &tries, &mut Vec::new()).unwrap_err();
+        let e = together("f", SHAPE, &tries, &mut Notes::default()).unwrap_err();
         assert_eq!(e.kind, FailKind::Technique);
         assert!(e.message.contains("took turns"), "{}", e.message);
         assert!(e.message.contains("1.01 cores busy"), "{}", e.message);
@@ -399,9 +408,10 @@ mod tests {
             vec![try_of(1.0, 1.9), try_of(1.0, 1.2), try_of(1.0, 1.0)],
             vec![try_of(1.0, 1.0); 12],
         ] {
-            let mut notes = Vec::new();
+            let mut notes = Notes::default();
             assert!(together("f", SHAPE, &tries, &mut notes).is_ok());
-            assert!(notes[0].starts_with(TOO_FEW_CORES), "{notes:?}");
+            assert!(notes.said[0].starts_with(TOO_FEW_CORES), "{notes:?}");
+            assert_eq!(notes.unchecked[0].part, Part::Threads, "{notes:?}");
         }
     }
 
@@ -413,9 +423,9 @@ mod tests {
             idle: 0.05,
             ..try_of(1.05, 1.95)
         };
-        let mut notes = Vec::new();
+        let mut notes = Notes::default();
         assert!(together("f", SHAPE, &[busy; 4], &mut notes).is_ok());
-        assert!(notes[0].starts_with(TOO_FEW_CORES), "{notes:?}");
+        assert!(notes.said[0].starts_with(TOO_FEW_CORES), "{notes:?}");
     }
 
     #[test]

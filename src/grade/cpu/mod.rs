@@ -11,9 +11,10 @@ use crate::harness::matrix::Comparison;
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::paths::Course;
 use crate::harness::sandbox;
+use crate::harness::timing::Clock;
 use crate::lesson::{CpuLesson, Lesson};
 
-use super::{verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
+use super::{verify, CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
 
 mod checks;
 
@@ -119,7 +120,7 @@ pub(super) fn grade(
         }
     };
     if let Some(n) = sandbox::detect().notice() {
-        verdict.notes.push(n);
+        verdict.not_checked(Part::Sandbox, n);
     }
     let starter = std::fs::read_to_string(file)
         .ok()
@@ -167,7 +168,10 @@ pub(super) fn grade(
         }
     }
     progress("checking the technique".into());
-    if let Err(f) = checks::run(cpu, &built, opts, &mut verdict.notes) {
+    let mut notes = Notes::default();
+    let checked = checks::run(cpu, &built, opts, &mut notes);
+    verdict.absorb(notes);
+    if let Err(f) = checked {
         verdict.failure = Some(f);
         return verdict;
     }
@@ -176,7 +180,15 @@ pub(super) fn grade(
         progress(format!("timing `{function}` at {shape}"));
         let p = Problem::random(shape, opts.problem_seed(999));
         match time(&built, function, &p, 0, limit) {
-            Ok((t, _)) => verdict.timing = Some((shape, t)),
+            Ok((t, _)) => {
+                if t.checked == 0 {
+                    verdict.not_checked(
+                        Part::Speed,
+                        format!("not checked: the timed calls of `{function}` repeat the first call's inputs and their results are not checked; the speed is shown, not proven"),
+                    );
+                }
+                verdict.timing = Some((shape, t));
+            }
             Err(f) => verdict.failure = Some(f),
         }
     }
@@ -214,6 +226,8 @@ pub fn time(
         worst_ms: worst,
         host_ms: ms,
         reps: times.len(),
+        clock: Clock::Wall,
+        checked: 0,
     };
     Ok((timing, cmp))
 }

@@ -1,0 +1,360 @@
+//! The course's one timing protocol. A speed is taken only from calls whose result is checked:
+//! every timed call runs on fresh random inputs drawn from a seed the code under test cannot
+//! predict, into a C poisoned before the launch, and its C is checked before its time counts.
+//! Nothing a kernel remembers from an earlier call (C already holding numbers, the last inputs
+//! by address or by checksum, a first call done properly) can make a later call look faster.
+//!
+//! The device's clock is believed only when it agrees with the wall clock around the same
+//! launch; a driver whose profiling events cannot be trusted is named and timed by the wall
+//! clock. A time faster than the device could possibly compute is refused, not ranked.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::harness::device::DeviceInfo;
+use crate::harness::exec::{median, RunOutput};
+use crate::harness::matrix::{Problem, Rng, Shape};
+
+/// How long the timed calls of one measurement may take together, in ms (the warm-up, fresh
+/// inputs and checks included). The one budget every measurement uses.
+pub const BUDGET_MS: f64 = 2000.0;
+
+/// Timed calls of one measurement: at least enough for a median, at most enough to be quick.
+pub const MIN_CALLS: usize = 3;
+pub const MAX_CALLS: usize = 50;
+
+/// Which clock a timing was read from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Clock {
+    /// OpenCL profiling events, checked against the wall clock.
+    #[default]
+    Device,
+    /// The host's wall clock around each launch: the device's clock disagreed with it.
+    Wall,
+}
+
+/// Measured times of one kernel at one size.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Timing {
+    /// Median time of the timed launches, ms, on `clock`.
+    pub device_ms: f64,
+    /// Fastest and slowest timed launch, ms.
+    pub best_ms: f64,
+    #[serde(default)]
+    pub worst_ms: f64,
+    /// End to end on the host clock: upload A and B, run, read C back, ms (median).
+    pub host_ms: f64,
+    pub reps: usize,
+    /// The clock `device_ms` was read from.
+    #[serde(default)]
+    pub clock: Clock,
+    /// Timed calls whose C was checked (every one, for a timing made here).
+    #[serde(default)]
+    pub checked: usize,
+}
+
+impl Timing {
+    pub fn gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.device_ms * 1e-3) / 1e9
+    }
+    pub fn host_gflops(&self, shape: Shape) -> f64 {
+        shape.flops() / (self.host_ms * 1e-3) / 1e9
+    }
+}
+
+/// A timed call's C was wrong: the code computes the right thing only sometimes (on the first
+/// call, on shapes other than the timed one, when C does not already hold numbers, ...).
+#[derive(Debug)]
+pub struct TimedCallWrong {
+    /// Which timed call, counting from 1 (the warm-up is call 0).
+    pub call: usize,
+    pub why: String,
+}
+
+impl std::fmt::Display for TimedCallWrong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let which = if self.call == 0 {
+            "the first timed call (a warm-up on fresh inputs)".to_string()
+        } else {
+            format!("timed call {} (each on fresh inputs)", self.call)
+        };
+        write!(
+            f,
+            "the code passed the graded problems, but {which} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled with NaN, and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
+            self.why
+        )
+    }
+}
+
+impl std::error::Error for TimedCallWrong {}
+
+/// A time faster than the device could compute: a lying clock, or work not done.
+#[derive(Debug)]
+pub struct FasterThanPossible {
+    pub gflops: f64,
+    pub ceiling: f64,
+    pub device: String,
+}
+
+impl std::fmt::Display for FasterThanPossible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "faster than this device can compute: a timed call ran at {:.0} GFLOP/s, and {} cannot exceed {:.0} GFLOP/s (its compute units × clock × the widest arithmetic any such chip has per cycle, doubled). No speed is recorded.",
+            self.gflops, self.device, self.ceiling
+        )
+    }
+}
+
+impl std::error::Error for FasterThanPossible {}
+
+pub use crate::harness::matrix::secret_seed;
+
+/// Whether a launch's device time is believable beside the wall-clock time around the same
+/// launch (enqueue to completion): positive, not longer than the launch took, and not a small
+/// fraction of a launch long enough that the enqueue's own cost cannot explain the difference.
+pub fn clock_believable(device_ms: f64, wall_ms: f64) -> bool {
+    if !device_ms.is_finite() || device_ms <= 0.0 || wall_ms <= 0.0 {
+        return false;
+    }
+    if device_ms > wall_ms * 1.10 + 0.2 {
+        return false;
+    }
+    wall_ms < 5.0 || device_ms >= 0.25 * wall_ms
+}
+
+/// The fastest any device with these compute units and clock could run an FP32 product,
+/// GFLOP/s: arithmetic per compute unit and cycle of the widest chips of its kind (a GPU
+/// compute unit: 256 FP32 operations; a CPU core: two 16-lane fused multiply-adds, 64),
+/// doubled for headroom (boost clocks, dual issue). A measured time above it is not a speed.
+pub fn ceiling_gflops(info: &DeviceInfo) -> f64 {
+    let per_cycle = if info.is_gpu() { 256.0 } else { 64.0 };
+    let mhz = if info.clock_mhz == 0 {
+        6000.0
+    } else {
+        info.clock_mhz as f64
+    };
+    info.compute_units.max(1) as f64 * mhz * 1e-3 * per_cycle * 2.0
+}
+
+/// What a measurement knows about the device it times, and how long it may take.
+pub struct Target<'a> {
+    pub device: &'a str,
+    /// [`ceiling_gflops`], or none where no honest bound is known.
+    pub ceiling: Option<f64>,
+    /// The timed calls' time together, ms: [`BUDGET_MS`] but where a tool is asked otherwise
+    /// (the tuner's per-candidate time).
+    pub budget_ms: f64,
+}
+
+impl<'a> Target<'a> {
+    /// An OpenCL device, with its ceiling and the course's budget.
+    pub fn device(info: &'a DeviceInfo) -> Target<'a> {
+        Target {
+            device: &info.name,
+            ceiling: Some(ceiling_gflops(info)),
+            budget_ms: BUDGET_MS,
+        }
+    }
+
+    /// Code on the host's CPU that no ceiling is known for (a peer library), with the
+    /// course's budget.
+    pub fn host(name: &'a str) -> Target<'a> {
+        Target {
+            device: name,
+            ceiling: None,
+            budget_ms: BUDGET_MS,
+        }
+    }
+}
+
+/// Times checked calls within the target's budget ([`BUDGET_MS`]): `once` runs the product on a problem (into a C it
+/// poisons itself) and `check` judges its output. A warm-up call first, then at least
+/// [`MIN_CALLS`] timed calls, each on fresh inputs; the median decides.
+pub fn time_checked(
+    shape: Shape,
+    target: &Target,
+    mut once: impl FnMut(&Problem) -> Result<RunOutput>,
+    mut check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
+) -> Result<Timing> {
+    let mut seeds = Rng::new(secret_seed());
+    let mut call = |n: usize, seeds: &mut Rng| -> Result<RunOutput> {
+        let p = Problem::random(shape, seeds.next_u64());
+        let out = once(&p)?;
+        check(&p, &out).map_err(|why| TimedCallWrong { call: n, why })?;
+        Ok(out)
+    };
+    let started = Instant::now();
+    call(0, &mut seeds)?;
+    let cycle_ms = started.elapsed().as_secs_f64() * 1e3;
+    let calls = ((target.budget_ms / cycle_ms.max(1e-3)) as usize).clamp(MIN_CALLS, MAX_CALLS);
+    let (mut dev, mut wall, mut host) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 1..=calls {
+        let out = call(n, &mut seeds)?;
+        dev.push(out.kernel_ms);
+        // A host path that cannot time its launch alone is timed end to end.
+        wall.push(if out.wall_ms > 0.0 {
+            out.wall_ms
+        } else {
+            out.host_ms
+        });
+        host.push(out.host_ms);
+    }
+    let trusted = dev.iter().zip(&wall).all(|(&d, &w)| clock_believable(d, w));
+    let (clock, mut times) = if trusted {
+        (Clock::Device, dev)
+    } else {
+        (Clock::Wall, wall)
+    };
+    let best_ms = times.iter().cloned().fold(f64::INFINITY, f64::min);
+    let worst_ms = times.iter().cloned().fold(0.0, f64::max);
+    if let Some(ceiling) = target.ceiling {
+        let fastest = shape.flops() / (best_ms.max(1e-9) * 1e-3) / 1e9;
+        if fastest > ceiling {
+            return Err(FasterThanPossible {
+                gflops: fastest,
+                ceiling,
+                device: target.device.to_string(),
+            }
+            .into());
+        }
+    }
+    Ok(Timing {
+        device_ms: median(&mut times),
+        best_ms,
+        worst_ms,
+        host_ms: median(&mut host),
+        reps: calls,
+        clock,
+        checked: calls,
+    })
+}
+
+/// The note a report carries when a timing was read from the wall clock.
+pub fn clock_note(t: &Timing, device: &str, driver: &str) -> Option<String> {
+    (t.clock == Clock::Wall).then(|| {
+        format!(
+            "timed by the wall clock: the profiling events of {device} (driver {driver}) disagreed with the wall clock around the same launches (a driver whose timer cannot be trusted), so each launch was timed from enqueue to completion on the host"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::exec::RunOutput;
+
+    #[test]
+    fn a_clock_that_reads_zero_or_more_than_the_wall_is_not_believed() {
+        assert!(clock_believable(9.8, 10.0));
+        assert!(
+            clock_believable(0.02, 0.3),
+            "short launches pay the enqueue"
+        );
+        assert!(!clock_believable(0.0, 266.0), "rusticl on llvmpipe reads 0");
+        assert!(!clock_believable(0.001, 266.0));
+        assert!(!clock_believable(50.0, 10.0), "longer than the launch took");
+        assert!(!clock_believable(f64::NAN, 10.0));
+    }
+
+    fn output(p: &Problem, kernel_ms: f64, wall_ms: f64) -> RunOutput {
+        RunOutput {
+            wall_ms,
+            host_ms: wall_ms + 1.0,
+            ..RunOutput::plain(vec![0.0; p.shape.m * p.shape.n], kernel_ms)
+        }
+    }
+
+    const TARGET: Target = Target {
+        device: "test device",
+        ceiling: Some(1e12),
+        budget_ms: BUDGET_MS,
+    };
+
+    #[test]
+    fn every_call_gets_fresh_inputs_and_is_checked() {
+        let shape = Shape::new(4, 3, 2);
+        let mut seen = Vec::new();
+        let mut checked = 0;
+        let t = time_checked(
+            shape,
+            &TARGET,
+            |p| {
+                seen.push(p.a.clone());
+                Ok(output(p, 1.0, 1.1))
+            },
+            |_, _| {
+                checked += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(checked, seen.len());
+        assert_eq!(t.checked + 1, seen.len(), "the warm-up is checked too");
+        let mut distinct = seen.clone();
+        distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        distinct.dedup();
+        assert_eq!(distinct.len(), seen.len(), "no two calls share inputs");
+        assert_eq!(t.clock, Clock::Device);
+        assert_eq!(t.device_ms, 1.0);
+    }
+
+    #[test]
+    fn a_wrong_timed_call_fails_the_timing() {
+        let mut n = 0;
+        let e = time_checked(
+            Shape::square(4),
+            &TARGET,
+            |p| Ok(output(p, 1.0, 1.0)),
+            |_, _| {
+                n += 1;
+                if n > 2 {
+                    Err("element (0, 0) is NaN".into())
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .unwrap_err();
+        let wrong = e.downcast_ref::<TimedCallWrong>().expect("a wrong call");
+        assert_eq!(wrong.call, 2);
+        assert!(e.to_string().contains("fresh inputs"), "{e}");
+    }
+
+    #[test]
+    fn a_lying_clock_is_replaced_by_the_wall_clock() {
+        let t = time_checked(
+            Shape::square(4),
+            &TARGET,
+            |p| Ok(output(p, 0.0, 266.0)),
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(t.clock, Clock::Wall);
+        assert_eq!(t.device_ms, 266.0);
+    }
+
+    #[test]
+    fn a_time_faster_than_the_device_can_compute_is_refused() {
+        let target = Target {
+            device: "a small device",
+            ceiling: Some(1.0),
+            budget_ms: BUDGET_MS,
+        };
+        // 2·64³ flops in 1 µs of device time and wall time alike: 524 GFLOP/s.
+        let e = time_checked(
+            Shape::square(64),
+            &target,
+            |p| Ok(output(p, 0.001, 0.001)),
+            |_, _| Ok(()),
+        )
+        .unwrap_err();
+        assert!(e.downcast_ref::<FasterThanPossible>().is_some(), "{e}");
+        assert!(e
+            .to_string()
+            .contains("faster than this device can compute"));
+    }
+}
