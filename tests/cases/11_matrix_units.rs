@@ -69,15 +69,43 @@ pub const CASES: &[Case] = &[
         FailKind::Race,
         &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"],
     ),
-    Case::gap(
+    Case::rejects(
         L,
         "one_buffer",
         Race,
-        // Every step's copies go into the same buffer. On the tensor cores a warp that is done
-        // overwrites the tiles while another still reads them; the model of the unit waits for
-        // the whole work-group at every call, which orders those accesses, so neither PoCL nor
-        // the simulator sees the race.
+        // Every step's copies go into the same buffer: with three stages the second step's
+        // copies overwrite the first's before it is read.
         Mutant(&[
+            (
+                "        const __local float* as = As + (t % STAGES) * TILE_A;
+        const __local float* bs = Bs + (t % STAGES) * TILE_B;",
+                "        const __local float* as = As;
+        const __local float* bs = Bs;",
+            ),
+            (
+                "            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, M, N, K,",
+                "            stage(As, Bs, A, B, M, N, K,",
+            ),
+            (
+                "            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, M, N, K, m0, n0, s * BK, tid);",
+                "            stage(As, Bs, A, B, M, N, K, m0, n0, s * BK, tid);",
+            ),
+        ]),
+        FailKind::Wrong,
+        &["STAGES=3", "expected", "got"],
+    ),
+    Case::gap(
+        L,
+        "one_buffer_two_stages",
+        Race,
+        // The same with two stages whatever the host asks. On the tensor cores a warp that is
+        // done copies the next step over the tiles while another still reads them; the model
+        // of the unit waits for the whole work-group at every call, which orders those
+        // accesses, so neither PoCL nor the simulator sees the race.
+        Mutant(&[
+            ("#define WARPS ((BM / WM) * (BN / WN))", "#undef STAGES
+#define STAGES 2
+#define WARPS ((BM / WM) * (BN / WN))"),
             (
                 "        const __local float* as = As + (t % STAGES) * TILE_A;
         const __local float* bs = Bs + (t % STAGES) * TILE_B;",
@@ -155,16 +183,18 @@ pub const CASES: &[Case] = &[
         FailKind::Wrong,
         &["expected", "got"],
     ),
-    Case::rejects(
+    Case::rejects_any(
         L,
-        "warps_placed_by_bm_over_wm",
+        "warps_placed_by_the_other_count",
         Asymmetric,
+        // The warp's column of tiles taken modulo the count of its rows: right while the
+        // block has as many warps down as across.
         Mutant(&[(
             "const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;",
-            "const int wm = (warp % (BM / WM)) * WM, wn = (warp / (BM / WM)) * WN;",
+            "const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BM / WM)) * WN;",
         )]),
-        FailKind::Wrong,
-        &["BM=64 BN=32", "expected", "got"],
+        &[FailKind::Wrong, FailKind::Unwritten],
+        &["BM=64 BN=32"],
     ),
     Case::rejects(
         L,
@@ -235,6 +265,16 @@ pub const CASES: &[Case] = &[
             "#define tf32_round(x) as_float((as_uint(x) + 0x1000u) & 0xffffe000u)
 
 // ANCHOR: stage",
+        )]),
+    ),
+    Case::accepts(
+        L,
+        "warps_placed_down_the_columns",
+        // Consecutive warps go down the block instead of across it: any one-to-one placement
+        // is right.
+        Mutant(&[(
+            "const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;",
+            "const int wm = (warp % (BM / WM)) * WM, wn = (warp / (BM / WM)) * WN;",
         )]),
     ),
     Case::accepts(
