@@ -194,7 +194,7 @@ pub const CASES: &[Case] = &[
             "const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BM / WM)) * WN;",
         )]),
         &[FailKind::Wrong, FailKind::Unwritten],
-        &["BM=64 BN=32"],
+        &["-D BM=64 -D BN=32"],
     ),
     Case::rejects(
         L,
