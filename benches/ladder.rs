@@ -139,8 +139,15 @@ fn prepare(
     let defines = ocl.defines_for(&ctx, &[])?;
     let launch = (ocl.launch)(p.shape, &defines)?;
     let file = course.solutions().join(lesson.file_name());
-    let prog = program::build_file(gpu, &file, &defines, ocl.build_options)
-        .map_err(|e| format!("{e:#}"))?;
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let prog = program::build_source(
+        gpu,
+        &file,
+        &ocl.source(gpu, &text),
+        &defines,
+        ocl.build_options,
+    )
+    .map_err(|e| format!("{e:#}"))?;
     let kernel =
         program::kernel(&prog, &file, ocl.kernel, ocl.args).map_err(|e| format!("{e:#}"))?;
     let out = (ocl.host.run)(gpu, &kernel, p, &launch, &defines).map_err(|e| format!("{e:#}"))?;

@@ -151,6 +151,8 @@ pub static TEXTURE: OclLesson = OclLesson {
             texture::run(gpu, kernel, p, l, d, Setup::ZERO_COPY).map(|r| r.output)
         },
         needs_images: true,
+        prelude: None,
+        accuracy: None,
     },
     sized: None,
     knobs: None,

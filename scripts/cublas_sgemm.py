@@ -65,12 +65,60 @@ def max_rel_err(torch, a, b, c, samples, seed):
     return err / scale if scale > 0 else err
 
 
-def measure(torch, size, reps, warmup):
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def splitmix(seed, count):
+    """The course's generator (Rng in src/harness/matrix.rs): its first `count` outputs."""
+    import numpy as np
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + np.arange(1, count + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def lab_matrix(seed, rows, cols):
+    """`random(rows * cols, seed)` of src/harness/matrix.rs: uniform in [-1, 1), bit for bit."""
+    import numpy as np
+    unit = (splitmix(seed, rows * cols) >> np.uint64(40)).astype(np.float32) / np.float32(1 << 24)
+    return (np.float32(2.0) * unit - np.float32(1.0)).reshape(rows, cols)
+
+
+def lab_points(m, n, random=4096, seed=11):
+    """`sample_points(shape, 4096, 11)` of src/harness/matrix.rs: where the ladder checks C."""
+    pts = [(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)]
+    for j in range(0, n, max(n // 64, 1)):
+        pts += [(0, j), (m - 1, j)]
+    for i in range(0, m, max(m // 64, 1)):
+        pts += [(i, 0), (i, n - 1)]
+    z = [int(v) for v in splitmix(seed ^ 0x5EED, 2 * random)]
+    pts += [(z[2 * t] % m, z[2 * t + 1] % n) for t in range(random)]
+    return pts
+
+
+def lab_rel_err(torch, a, b, c, pts):
+    """max |c - exact| / max |exact| at the points, exact in float64 (as the ladder's check)."""
+    rows = torch.tensor([p[0] for p in pts], device=a.device)
+    cols = torch.tensor([p[1] for p in pts], device=a.device)
+    exact = (a[rows].double() * b[:, cols].double().t()).sum(dim=1)
+    got = c[rows, cols].double()
+    err = (got - exact).abs().max().item()
+    scale = exact.abs().max().item()
+    return err / scale if scale > 0 else err
+
+
+def measure(torch, size, reps, warmup, lab_seed=None):
     dev = torch.device("cuda")
-    g = torch.Generator(device=dev).manual_seed(size)
-    # Uniform in [-1, 1), as the course's own matrices.
-    a = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
-    b = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+    if lab_seed is None:
+        g = torch.Generator(device=dev).manual_seed(size)
+        # Uniform in [-1, 1), as the course's own matrices.
+        a = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+        b = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+    else:
+        # The very matrices the ladder gives the lessons (Problem::random(shape, seed)).
+        a = torch.from_numpy(lab_matrix(2 * lab_seed + 1, size, size)).to(dev)
+        b = torch.from_numpy(lab_matrix(2 * lab_seed + 2, size, size)).to(dev)
     c = torch.empty((size, size), device=dev, dtype=torch.float32)
     for _ in range(warmup):
         torch.matmul(a, b, out=c)
@@ -85,7 +133,10 @@ def measure(torch, size, reps, warmup):
         end.synchronize()
         times.append(start.elapsed_time(end))
     ms = statistics.median(times)
-    err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+    if lab_seed is None:
+        err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+    else:
+        err = lab_rel_err(torch, a, b, c, lab_points(size, size))
     return ms, min(times), max(times), err
 
 
@@ -100,6 +151,10 @@ def main():
     p.add_argument("--warmup", type=int, default=10, help="untimed runs per size")
     p.add_argument("--run", default=None,
                    help="the run these rows belong to (the ladder's --run), default: now")
+    p.add_argument("--lab-inputs", type=int, default=None, metavar="SEED",
+                   help="use the course's own matrices of this seed (the ladder's lessons use 7) "
+                        "and check C where the ladder checks it, so that errors compare on the "
+                        "same inputs")
     args = p.parse_args()
 
     try:
@@ -122,7 +177,7 @@ def main():
     rows = []
     print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}")
     for size in args.sizes:
-        ms, best, worst, err = measure(torch, size, args.reps, args.warmup)
+        ms, best, worst, err = measure(torch, size, args.reps, args.warmup, args.lab_inputs)
         gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
         print(f"  {size:>6}  {ms:9.4f} ms (best {best:.4f}, worst {worst:.4f})  "
               f"{gflops:10.1f} GFLOP/s  max rel err {err:.2e}")

@@ -242,13 +242,34 @@ pub struct Host {
     pub exact: RunFn,
     /// The lesson cannot run on a device without image support.
     pub needs_images: bool,
+    /// Source the host puts before the kernel's own, chosen for the device (lesson 11's
+    /// matrix unit); `None` for a kernel that stands alone.
+    pub prelude: Option<PreludeFn>,
+    /// A judgement of accuracy beyond the per-element allowance (lesson 11: at least FP32's).
+    pub accuracy: Option<AccuracyFn>,
 }
+
+/// Source put before a lesson's kernel on a device, and the line every report shows about it.
+pub struct Prelude {
+    pub source: String,
+    pub note: String,
+}
+
+/// The prelude for a device.
+pub type PreludeFn = fn(&Gpu) -> Prelude;
+
+/// Judges the accuracy of a result `c` of problem `p`: `Some(message)` when it is not good
+/// enough. `failed` says whether the result already failed the per-element allowance (the
+/// message then explains it better than the generic one, or `None` keeps the generic one).
+pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &[f32], bool) -> Option<String>;
 
 /// Plain buffers for A, B and C, copied to and from the device.
 pub const BUFFERS: Host = Host {
     run: |gpu, kernel, p, l, _| exec::run_guarded(gpu, kernel, p, l),
     exact: |gpu, kernel, p, l, _| exec::run_exact(gpu, kernel, p, l),
     needs_images: false,
+    prelude: None,
+    accuracy: None,
 };
 
 /// One run of a kernel under the simulator: a size and the defines it is built with (small
@@ -362,6 +383,21 @@ impl OclLesson {
             );
         }
         Ok(())
+    }
+
+    /// The source built for the device: the prelude, if any, then the kernel's own text,
+    /// numbered from its line 1 so that the compiler's and the simulator's lines are the
+    /// file's own.
+    pub fn source(&self, gpu: &Gpu, text: &str) -> String {
+        match self.host.prelude {
+            Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
+            None => text.to_string(),
+        }
+    }
+
+    /// The line reports show about the prelude on this device, if there is one.
+    pub fn prelude_note(&self, gpu: &Gpu) -> Option<String> {
+        self.host.prelude.map(|p| p(gpu).note)
     }
 
     /// The lesson's defines for a device with `-D` overrides applied, checked.

@@ -48,7 +48,15 @@ pub fn measure_file(
     let Ok(launch) = (ocl.launch)(shape, defines) else {
         return Ok(None);
     };
-    let program = program::build_file(gpu, file, defines, ocl.build_options)?;
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("reading the kernel file {}", paths::display(file)))?;
+    let program = program::build_source(
+        gpu,
+        file,
+        &ocl.source(gpu, &text),
+        defines,
+        ocl.build_options,
+    )?;
     let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
     let (t, _) = checked_time(gpu, ocl, &kernel, shape, &launch, defines).with_context(|| {
         format!(

@@ -82,6 +82,8 @@ fn grade_into(
     let starter = is_starter(&text).then_some(lesson.hint);
     let gpu = Gpu::open(opts.device.as_deref())?;
     verdict.device = Some(gpu.info.name.clone());
+    verdict.notes.extend(ocl.prelude_note(&gpu));
+    let text = ocl.source(&gpu, &text);
     if let Err(why) = ocl.supports(&gpu.info) {
         verdict.failure = Some(Failure::new(FailKind::Unsupported, format!("{why:#}")));
         return Ok(());
@@ -159,7 +161,17 @@ fn grade_into(
             ));
             let p = Problem::random(shape, opts.problem_seed(case));
             let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, set)?;
-            match verify(&p, &out, starter) {
+            // A lesson's own judgement of accuracy replaces the generic message, or fails a
+            // result the per-element allowance let through.
+            let verified = verify(&p, &out, starter);
+            let failed = matches!(&verified, Err(f) if f.kind == FailKind::Wrong);
+            let verified = match ocl.host.accuracy.and_then(|a| a(&p, &out.c, failed)) {
+                Some(why) if failed || verified.is_ok() => {
+                    Err(Failure::new(FailKind::Wrong, format!("{shape}: {why}")))
+                }
+                _ => verified,
+            };
+            match verified {
                 Ok(cmp) => verdict.cases.push(CaseReport {
                     shape,
                     with: with.clone(),

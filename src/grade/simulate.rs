@@ -74,6 +74,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, look: Look) -> Probed {
         let gpu = Gpu::open(None)?;
         let defines = probe.defines();
         let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
+        let text = ocl.source(&gpu, &text);
         let prog = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)?;
         let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
         let local_bytes = local_bytes(&kernel, &gpu);

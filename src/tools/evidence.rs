@@ -63,7 +63,15 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             ocl.build_options.to_string()
         };
         let file = edge.course.solutions().join(lesson.file_name());
-        let prog = program::build_file(&gpu, &file, &defines, extra.trim())?;
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        let prog = program::build_source(
+            &gpu,
+            &file,
+            &ocl.source(&gpu, &text),
+            &defines,
+            extra.trim(),
+        )?;
         let log = prog.get_build_log(gpu.device.id()).unwrap_or_default();
         let opts = program::options(&defines, extra.trim());
         let name = lesson.name();

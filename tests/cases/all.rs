@@ -23,6 +23,8 @@ mod l08_padding;
 mod l09_texture_zero_copy;
 #[path = "10_tuned.rs"]
 mod l10_tuned;
+#[path = "11_matrix_units.rs"]
+mod l11_matrix_units;
 
 /// Every lesson's table, in ladder order.
 pub const TABLES: &[(&str, &[super::Case])] = &[
@@ -37,4 +39,5 @@ pub const TABLES: &[(&str, &[super::Case])] = &[
     ("08", l08_padding::CASES),
     ("09", l09_texture_zero_copy::CASES),
     ("10", l10_tuned::CASES),
+    ("11", l11_matrix_units::CASES),
 ];

@@ -1,0 +1,143 @@
+// Lesson 11: the matrix units. C = A·B at FP32 accuracy on the tensor cores: each value is
+// split into a TF32 "big" part and a TF32 "small" remainder, three products per multiply-add
+// (big·big, big·small, small·big) go through the unit, and each k-step's result is added into
+// an FP32 sum kept outside the unit. The unit (mma_tf32, tf32_round, async_copy*) comes from
+// lessons/11_matrix_units/mma.cl, which the host puts before this file.
+//
+// A work-group of WARPS warps computes a BM×BN block of C; each warp a WM×WN part of it, as
+// (WM/16)×(WN/8) tiles of 16×8. K is walked in steps of BK, STAGES copies of the tiles in
+// local memory, staged by async_copy.
+
+#ifndef BM
+#define BM 64
+#endif
+#ifndef BN
+#define BN 64
+#endif
+#ifndef BK
+#define BK 8
+#endif
+#ifndef WM
+#define WM 32
+#endif
+#ifndef WN
+#define WN 32
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+
+// How many k-steps may still be in flight when step t's tiles are needed (a number, for PTX).
+#if STAGES == 2
+#define WAIT_FOR_STEP() async_wait(0)
+#elif STAGES == 3
+#define WAIT_FOR_STEP() async_wait(1)
+#else
+#define WAIT_FOR_STEP() async_wait(2)
+#endif
+
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (32 * WARPS)
+#define MI (WM / 16)
+#define NI (WN / 8)
+// Row strides of the tiles, padded so that a warp's fragment reads hit 32 different banks.
+#define SA (BK + 4)
+#define SB (BN + 8)
+#define TILE_A (BM * SA)
+#define TILE_B (BK * SB)
+
+// ANCHOR: stage
+// Starts the copy of the k-step at k0 into one buffer: A's BM×BK block (rows of A, 4 floats
+// of K at a time) and B's BK×BN block, zeros outside the matrices.
+inline void stage(__local float* as, __local float* bs, const __global float* A,
+                  const __global float* B, const int M, const int N, const int K,
+                  const int m0, const int n0, const int k0, const int tid) {
+    // EXERCISE(11.1) BEGIN: copy A's and B's blocks of this k-step into as and bs with async_copy16/async_copy4, zeros outside
+    // TODO: for id = tid, tid + THREADS, ... below BM*BK/4: the 4 floats of A at row r = id / (BK/4),
+    // TODO:   column c = (id % (BK/4)) * 4 of the block go to as + r*SA + c; in the matrix they are
+    // TODO:   A[(m0+r)*K + k0+c ..]. When K % 4 == 0 copy them with one async_copy16(dst, src, 16),
+    // TODO:   else one async_copy4 per float; bytes 0 (and src = A) outside the matrix: zeros.
+    // TODO: the same for B's BK×BN block: row r = id / (BN/4), column c = (id % (BN/4)) * 4, into
+    // TODO:   bs + r*SB + c, from B[(k0+r)*N + n0+c ..]; N % 4 decides the copy's size.
+    // EXERCISE END
+}
+// ANCHOR_END: stage
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void matmul(const int M, const int N, const int K,
+            const __global float* A, const __global float* B, __global float* C) {
+    // 16-byte copies land at multiples of 4 floats: the tiles start 16-byte aligned.
+    __local float As[STAGES * TILE_A] __attribute__((aligned(16)));
+    __local float Bs[STAGES * TILE_B] __attribute__((aligned(16)));
+    __local float scratch[MMA_SCRATCH_FLOATS(WARPS)];
+
+    const int tid = get_local_id(0);
+    const int warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t4 = lane % 4;
+    const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
+    // This warp's part of the block.
+    const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
+    const int steps = (K + BK - 1) / BK;
+
+    float4 acc[MI][NI];
+    #pragma unroll
+    for (int i = 0; i < MI; i++) {
+        #pragma unroll
+        for (int j = 0; j < NI; j++) {
+            acc[i][j] = (float4)(0.0f);
+        }
+    }
+
+    // The first STAGES-1 k-steps are in flight before the loop starts.
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < steps) {
+            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, M, N, K, m0, n0, s * BK, tid);
+        }
+        async_commit();
+    }
+
+    for (int t = 0; t < steps; t++) {
+        // ANCHOR: wait
+        // Step t's copies have landed (at most STAGES-2 younger groups still in flight), and
+        // every work-item's copies are visible once all have passed the barrier. It also
+        // tells the copy at the end of this step that the buffer it overwrites, read in
+        // step t-1, is no longer read.
+        WAIT_FOR_STEP();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        // ANCHOR_END: wait
+        const __local float* as = As + (t % STAGES) * TILE_A;
+        const __local float* bs = Bs + (t % STAGES) * TILE_B;
+
+        // ANCHOR: compute
+        #pragma unroll
+        for (int kk = 0; kk < BK; kk += 8) {
+            // EXERCISE(11.2) BEGIN: load the warp's fragments of A and B from as and bs, and split each into big = tf32_round(x) and small = x - big
+            // TODO: float4 abig[MI], asmall[MI]; float2 bbig[NI], bsmall[NI];
+            // TODO: for each i < MI, r = wm + i*16 + g: the A fragment is
+            // TODO:   (as[r*SA + kk+t4], as[(r+8)*SA + kk+t4], as[r*SA + kk+t4+4], as[(r+8)*SA + kk+t4+4]).
+            // TODO: for each j < NI, c = wn + j*8 + g: the B fragment is (bs[(kk+t4)*SB + c], bs[(kk+t4+4)*SB + c]).
+            // TODO: big = tf32_round of each element; small = x - big (exact in FP32).
+            // EXERCISE END
+            // EXERCISE(11.3) BEGIN: three products per tile through mma_tf32, the small ones first, then add the step's result into acc, outside the unit
+            // TODO: for each tile (i, j): d = the products through mma_tf32, starting from (float4)(0.0f);
+            // TODO:   which products does FP32 accuracy need? Then acc[i][j] += d.
+            // EXERCISE END
+        }
+        // ANCHOR_END: compute
+
+        // The step STAGES-1 ahead goes into the buffer read in step t-1.
+        const int next = t + STAGES - 1;
+        if (next < steps) {
+            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, M, N, K,
+                  m0, n0, next * BK, tid);
+        }
+        async_commit();
+    }
+
+    // ANCHOR: store
+    // EXERCISE(11.4) BEGIN: store acc into C: acc[i][j] holds rows g and g+8, columns 2*t4 and 2*t4+1 of the warp's 16×8 tile (i, j), inside C only
+    // TODO: acc[i][j].x and .y are C's row m0+wm+i*16+g, columns n0+wn+j*8+2*t4 and +1; .z and .w the
+    // TODO:   same columns 8 rows lower. Store each only inside C.
+    // EXERCISE END
+    // ANCHOR_END: store
+}

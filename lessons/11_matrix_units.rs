@@ -1,0 +1,245 @@
+//! Lesson 11: the matrix units. FP32-accurate products on the tensor cores: each value split
+//! into two TF32 parts, three products per multiply-add through the unit, the sum kept in FP32
+//! outside it. The declaration the grader, the scoreboard and the book read, and the lesson's
+//! program:
+//!
+//! ```text
+//! cargo run --release --bin 11_matrix_units [-- --solution --size 4096]
+//! ```
+
+use lab::harness::exec::Launch;
+use lab::harness::matrix::Shape;
+use lab::lesson::{
+    define, per_mad, probe_define, require_divides, require_nonempty, Behaviour, Host, Kind,
+    Lesson, Measured, OclLesson, Probe, Sanitize, BUFFERS, STANDARD_ARGS,
+};
+
+#[path = "11_matrix_units/unit.rs"]
+pub mod unit;
+
+pub static LESSON: Lesson = Lesson {
+    key: "11",
+    slug: "matrix_units",
+    title: "The matrix units",
+    teaches: "the tensor cores' 16×8×8 TF32 multiply-accumulate from OpenCL, and FP32 accuracy from it: each value split into two TF32 parts, three products, the sum kept outside the unit",
+    hint: "in kernels/11_matrix_units.cl, start with stage (11.1): copy A's BM×BK block and B's BK×BN block of the k-step into as and bs with async_copy16 (4 floats) or async_copy4 (1 float), bytes 0 outside the matrices. Then load and split the fragments (11.2), three mma_tf32 per tile (11.3), and store acc (11.4).",
+    kind: Kind::OpenCl(&MATRIX),
+    // Requests per k-step: a BM×BK block of A and a BK×BN block of B for 2·BM·BN·BK FLOP (the
+    // FP32 product's, whatever the unit does three times over).
+    intensity: Some(lab::lesson::Intensity {
+        rule: "BM×BN blocks: 2·BM·BN / (4·(BM+BN))",
+        of: |d| {
+            Some(lab::lesson::register_tile(
+                lab::lesson::positive(d, "BM")?,
+                lab::lesson::positive(d, "BN")?,
+            ))
+        },
+    }),
+    peers: &[],
+    top: false,
+    program: None,
+};
+
+pub static MATRIX: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: STANDARD_ARGS,
+    defines: |ctx| {
+        // Big blocks where there are tensor cores to feed; small ones for the model on a CPU.
+        let big = ctx.info.vendor.to_lowercase().contains("nvidia");
+        let d: &[(&str, &str)] = if big { GPU_DEFINES } else { CPU_DEFINES };
+        lab::lesson::defines(d)
+    },
+    check_defines,
+    launch: |s, d| {
+        require_nonempty(s)?;
+        check_defines(d)?;
+        let (bm, bn) = (define(d, "BM")?, define(d, "BN")?);
+        let threads = 32 * warps(d)?;
+        Ok(Launch {
+            global: [s.n.div_ceil(bn) * threads, s.m.div_ceil(bm)],
+            local: Some([threads, 1]),
+        })
+    },
+    shapes: |d| {
+        let (bm, bn, bk) = (define(d, "BM")?, define(d, "BN")?, define(d, "BK")?);
+        Ok(vec![
+            // Whole blocks, K and N multiples of 4: the 16-byte copies only.
+            Shape::new(2 * bm, bn, 3 * bk),
+            // Partial blocks everywhere, K and N not multiples of 4: the 4-byte copies.
+            Shape::new(bm + 3, 2 * bn - 5, 2 * bk + 3),
+            // N a multiple of 4 but not of the block, M and K odd.
+            Shape::new(bm / 2 + 1, bn + 4, bk + 1),
+            Shape::new(37, 29, 301),
+            // Every matrix longer than 65 536 floats: an index kept in 16 bits wraps.
+            Shape::new(257, 263, 129),
+            // A long K, where FP32's own error has grown well above the split's: the result
+            // must be at least as accurate as FP32 (see unit::accuracy).
+            Shape::new(40, 24, 4096),
+        ])
+    },
+    build_options: "",
+    define_sets: &[
+        // Blocks taller than wide, warps wider than tall, K-steps of one 8.
+        &[
+            ("BM", "64"),
+            ("BN", "32"),
+            ("BK", "8"),
+            ("WM", "16"),
+            ("WN", "32"),
+            ("STAGES", "2"),
+        ],
+        // Blocks wider than tall, warps taller than wide, three stages.
+        &[
+            ("BM", "32"),
+            ("BN", "64"),
+            ("BK", "16"),
+            ("WM", "32"),
+            ("WN", "16"),
+            ("STAGES", "3"),
+        ],
+    ],
+    sanitize: Sanitize {
+        probes: &[
+            // K and N not multiples of 4: the 4-byte copies.
+            Probe {
+                shape: Shape::new(35, 19, 19),
+                defines: PROBE_DEFINES,
+            },
+            // The 16-byte copies, with partial blocks.
+            Probe {
+                shape: Shape::new(35, 20, 20),
+                defines: PROBE_DEFINES,
+            },
+        ],
+        uninitialized: true,
+    },
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(64, 32, 32),
+            defines: PROBE_DEFINES,
+        },
+        judge: through_the_unit,
+        contrast: &[],
+        not_checked: "",
+    }),
+    host: Host {
+        prelude: Some(unit::prelude),
+        accuracy: Some(unit::accuracy),
+        ..BUFFERS
+    },
+    sized: None,
+    knobs: None,
+    any_size: true,
+    variants: &[],
+};
+
+/// The tensor cores' defaults: a 128×128 block of 4 warps, each 64×64, k-steps of 8, four
+/// stages (42 KB of local memory; NVIDIA's OpenCL gives a work-group 48 KB). The fastest of
+/// the shapes measured on an H100 (research/perf-11/).
+const GPU_DEFINES: &[(&str, &str)] = &[
+    ("BM", "128"),
+    ("BN", "128"),
+    ("BK", "8"),
+    ("WM", "64"),
+    ("WN", "64"),
+    ("STAGES", "4"),
+];
+
+/// The model's defaults on a CPU: four warps.
+const CPU_DEFINES: &[(&str, &str)] = &[
+    ("BM", "64"),
+    ("BN", "64"),
+    ("BK", "16"),
+    ("WM", "32"),
+    ("WN", "32"),
+    ("STAGES", "2"),
+];
+
+/// Small and asymmetric for the simulator: four warps of 16×8, two stages (a missing barrier
+/// shows between one step's copies and the next step's reads).
+const PROBE_DEFINES: &[(&str, &str)] = &[
+    ("BM", "32"),
+    ("BN", "16"),
+    ("BK", "16"),
+    ("WM", "16"),
+    ("WN", "8"),
+    ("STAGES", "2"),
+];
+
+fn warps(d: &[lab::harness::program::Define]) -> Result<usize, String> {
+    Ok((define(d, "BM")? / define(d, "WM")?) * (define(d, "BN")? / define(d, "WN")?))
+}
+
+fn check_defines(d: &[lab::harness::program::Define]) -> Result<(), String> {
+    let (wm, wn, bk) = (define(d, "WM")?, define(d, "WN")?, define(d, "BK")?);
+    let mut why = Vec::new();
+    if wm % 16 != 0 {
+        why.push(format!(
+            "WM = {wm} must be a multiple of 16 (tiles of 16 rows)"
+        ));
+    }
+    if wn % 8 != 0 {
+        why.push(format!(
+            "WN = {wn} must be a multiple of 8 (tiles of 8 columns)"
+        ));
+    }
+    if bk % 8 != 0 {
+        why.push(format!("BK = {bk} must be a multiple of 8 (the unit's k)"));
+    }
+    for (b, w) in [("BM", "WM"), ("BN", "WN")] {
+        if let Err(e) = require_divides(d, b, w, "whole warps") {
+            why.push(e);
+        }
+    }
+    let bn = define(d, "BN")?;
+    if bn % 4 != 0 {
+        why.push(format!(
+            "BN = {bn} must be a multiple of 4 (copies of 4 floats)"
+        ));
+    }
+    let stages = define(d, "STAGES")?;
+    if !(2..=4).contains(&stages) {
+        why.push(format!("STAGES = {stages} must be 2, 3 or 4"));
+    }
+    if why.is_empty() {
+        let w = warps(d)?;
+        if !(1..=32).contains(&w) {
+            why.push(format!(
+                "(BM/WM)·(BN/WN) = {w} warps: a work-group holds 1 to 32 warps"
+            ));
+        }
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("; "))
+    }
+}
+
+/// The technique, by what the simulator counted: the unit did three multiply-adds for every
+/// one of the product (big·big, big·small, small·big), and the local tiles were read once per
+/// fragment.
+fn through_the_unit(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let at = probe.shape;
+    let unit = unit::unit_mads(m.counts) as f64;
+    let per = per_mad(unit as u64, probe);
+    let d = |n| probe_define(probe, n);
+    let (bm, bn, bk) = (d("BM"), d("BN"), d("BK"));
+    // The blocks cover the product rounded up to whole blocks and k-steps: the unit works on
+    // the padding too.
+    let up = |x: usize, b: f64| (x as f64 / b).ceil() * b / x as f64;
+    let padded = up(at.m, bm) * up(at.n, bn) * up(at.k, bk);
+    if per < 2.5 {
+        return Err(format!(
+            "the matrix unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at} under the simulator, which counts the unit's calls); lesson 11's kernel sends three through it, big·big, big·small and small·big, and does none on the ordinary FP32 units.\nHint: every product of A and B goes through mma_tf32: load the fragments from the local tiles, split them, and call mma_tf32 three times per 16×8 tile and k-step of 8."
+        ));
+    }
+    if per > 3.0 * padded * 1.2 {
+        return Err(format!(
+            "the matrix unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at}); three per multiply-add (big·big, big·small, small·big) are enough for FP32 accuracy, and each costs time.\nHint: small·small is below FP32's rounding: leave it out; and call mma_tf32 once per tile, product and k-step."
+        ));
+    }
+    Ok(format!(
+        "the matrix unit did {per:.2} multiply-adds per multiply-add of the product at {at} (three products)"
+    ))
+}

@@ -1,0 +1,149 @@
+// The matrix unit, as lesson 11's kernels call it. The host puts this file before the
+// kernel's own source. On an NVIDIA GPU of compute capability 8.0 or newer (MMA_PTX = 1) each
+// call is one tensor-core instruction; everywhere else it is an OpenCL C model of that
+// instruction with the same fragment layout, the same TF32 rounding and the same truncating
+// accumulation, so that a kernel which loses accuracy on the tensor cores loses it here too.
+//
+// One call is made by a whole warp of 32 work-items (lanes): D = A·B + C for A 16×8, B 8×8,
+// C and D 16×8, each lane holding a few elements of each (the "fragments"). With
+// g = lane / 4 and t = lane % 4:
+//
+//   A (16×8):  a.x = A[g][t]    a.y = A[g+8][t]    a.z = A[g][t+4]    a.w = A[g+8][t+4]
+//   B (8×8):   b.x = B[t][g]    b.y = B[t+4][g]
+//   C, D:      c.x = C[g][2t]   c.y = C[g][2t+1]   c.z = C[g+8][2t]   c.w = C[g+8][2t+1]
+//
+// The lanes of a warp are 32 consecutive work-items of a one-dimensional work-group, and
+// every work-item of the group makes the same calls (the model exchanges fragments through
+// local memory and waits at barriers, so a call is collective over the work-group).
+
+// ANCHOR: tf32
+// The TF32 value nearest to x (ties away from zero): 10 bits of mantissa, FP32's exponent.
+// The result is a float whose low 13 bits are zero.
+// Adding half of the 13 dropped bits' range to the magnitude, then dropping them, rounds to
+// nearest with ties away from zero: what `cvt.rna.tf32.f32` does for finite values. Written
+// in integers on every device, since on sm_90 ptxas expands the instruction into a longer
+// sequence (it also handles NaN and infinity) that costs issue slots beside the mma.
+inline float tf32_round(float x) {
+    return as_float((as_uint(x) + 0x1000u) & 0xffffe000u);
+}
+// ANCHOR_END: tf32
+
+// Floats of local memory the model needs per warp (one A and one B fragment of every lane).
+#define MMA_WARP_FLOATS (16 * 8 + 8 * 8)
+
+#if MMA_PTX
+// The instruction needs no local memory: one float keeps the declaration legal.
+#define MMA_SCRATCH_FLOATS(warps) 1
+
+inline uint mma_lane(void) {
+    return get_local_id(0) & 31;
+}
+
+// ANCHOR: ptx
+inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
+    float4 d;
+    __asm__ __volatile__(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+        : "=f"(d.x), "=f"(d.y), "=f"(d.z), "=f"(d.w)
+        : "r"(as_uint(a.x)), "r"(as_uint(a.y)), "r"(as_uint(a.z)), "r"(as_uint(a.w)),
+          "r"(as_uint(b.x)), "r"(as_uint(b.y)),
+          "f"(c.x), "f"(c.y), "f"(c.z), "f"(c.w));
+    return d;
+}
+// ANCHOR_END: ptx
+
+#else
+#define MMA_SCRATCH_FLOATS(warps) ((warps) * MMA_WARP_FLOATS)
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+inline uint mma_lane(void) {
+    return get_local_id(0) & 31;
+}
+
+// The unit reads 19 bits of each input (sign, exponent, 10 bits of mantissa): the low 13
+// bits of a value not rounded to TF32 are dropped, not rounded.
+inline float mma_input(float x) {
+    return as_float(as_uint(x) & 0xffffe000u);
+}
+
+// ANCHOR: model
+// The model of one warp's instruction. Each lane leaves its fragments of A and B in the
+// warp's part of `scratch`, then computes its four elements of D from the rows of A and
+// columns of B they need. The products of two TF32 values are exact; their sum with C is
+// rounded toward zero to FP32 once, as the unit does: it truncates rather than rounds, so
+// an accumulator kept inside the unit drifts toward zero a little at every call.
+inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
+    const uint lane = mma_lane();
+    const uint g = lane >> 2, t = lane & 3;
+    __local float* sa = scratch + (get_local_id(0) >> 5) * MMA_WARP_FLOATS;
+    __local float* sb = sa + 16 * 8;
+    sa[g * 8 + t] = mma_input(a.x);
+    sa[(g + 8) * 8 + t] = mma_input(a.y);
+    sa[g * 8 + t + 4] = mma_input(a.z);
+    sa[(g + 8) * 8 + t + 4] = mma_input(a.w);
+    sb[t * 8 + g] = mma_input(b.x);
+    sb[(t + 4) * 8 + g] = mma_input(b.y);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float d[4];
+    const float cin[4] = {c.x, c.y, c.z, c.w};
+    for (int e = 0; e < 4; e++) {
+        const uint row = g + (e >> 1) * 8, col = 2 * t + (e & 1);
+#ifdef cl_khr_fp64
+        double s = (double)cin[e];
+        for (int k = 0; k < 8; k++) {
+            s += (double)sa[row * 8 + k] * (double)sb[k * 8 + col];
+        }
+        d[e] = convert_float_rtz(s);
+#else
+        // Without doubles the sum is rounded to nearest: close to the unit, not the same.
+        float s = cin[e];
+        for (int k = 0; k < 8; k++) {
+            s = fma(sa[row * 8 + k], sb[k * 8 + col], s);
+        }
+        d[e] = s;
+#endif
+    }
+    // The next call overwrites the fragments: every lane must have read them first.
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return (float4)(d[0], d[1], d[2], d[3]);
+}
+// ANCHOR_END: model
+#endif
+
+// ANCHOR: async
+// Staging a tile: copy `bytes` (16 or 4, or 0 for zeros) from global memory into local
+// memory. With MMA_PTX it is `cp.async`: the copy runs while the warp goes on, and
+// async_wait(n) waits until at most n committed groups of copies are still in flight. In the
+// model it is an ordinary load and store, done at once. Either way, other work-items see the
+// data only after a barrier.
+#define ASYNC_STR2(x) #x
+#define ASYNC_STR(x) ASYNC_STR2(x)
+#ifndef ASYNC_COPY
+#define ASYNC_COPY MMA_PTX
+#endif
+#if ASYNC_COPY
+inline void async_copy16(__local float* dst, const __global float* src, uint bytes) {
+    __asm__ __volatile__("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+                         :: "r"((uint)(ulong)dst), "l"(src), "r"(bytes) : "memory");
+}
+inline void async_copy4(__local float* dst, const __global float* src, uint bytes) {
+    __asm__ __volatile__("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+                         :: "r"((uint)(ulong)dst), "l"(src), "r"(bytes) : "memory");
+}
+#define async_commit() __asm__ __volatile__("cp.async.commit_group;" ::: "memory")
+#define async_wait(n) __asm__ __volatile__("cp.async.wait_group " ASYNC_STR(n) ";" ::: "memory")
+#else
+inline void async_copy16(__local float* dst, const __global float* src, uint bytes) {
+    *(__local float4*)dst = bytes ? vload4(0, src) : (float4)(0.0f);
+}
+inline void async_copy4(__local float* dst, const __global float* src, uint bytes) {
+    *dst = bytes ? *src : 0.0f;
+}
+#define async_commit()
+#define async_wait(n)
+#endif
+// ANCHOR_END: async

@@ -1,0 +1,110 @@
+//! The matrix unit as the host provides it: the instruction on NVIDIA GPUs that have it, the
+//! OpenCL C model everywhere else; and what the grader asks of a kernel's accuracy beyond the
+//! per-element allowance: that it be at least FP32's.
+
+use lab::harness::device::Gpu;
+use lab::harness::matrix::{self, Problem};
+use lab::lesson::Prelude;
+
+/// The unit's source, both paths (chosen by MMA_PTX).
+pub const MMA_CL: &str = include_str!("mma.cl");
+
+/// Whether the device runs `mma.sync ... tf32`: an NVIDIA GPU of compute capability 8.0 or
+/// newer, as its driver reports it (cl_nv_device_attribute_query).
+pub fn has_tensor_cores(gpu: &Gpu) -> Option<(u32, u32)> {
+    if !gpu.info.vendor.to_lowercase().contains("nvidia") {
+        return None;
+    }
+    let major = gpu.device.compute_capability_major_nv().ok()?;
+    let minor = gpu.device.compute_capability_minor_nv().unwrap_or(0);
+    (major >= 8).then_some((major, minor))
+}
+
+/// The unit for this device, and the line every report shows about it.
+pub fn prelude(gpu: &Gpu) -> Prelude {
+    match has_tensor_cores(gpu) {
+        Some((major, minor)) => Prelude {
+            source: format!("#define MMA_PTX 1\n{MMA_CL}"),
+            note: format!(
+                "matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
+            ),
+        },
+        None => Prelude {
+            source: format!("#define MMA_PTX 0\n{MMA_CL}"),
+            note: format!(
+                "matrix unit: emulated in OpenCL C on {} (same fragments, TF32 rounding and truncating sum as the tensor cores; no tensor cores here), copies done at once",
+                gpu.info.name
+            ),
+        },
+    }
+}
+
+/// From this K on, FP32's own rounding error is well above the split's (whose error does not
+/// grow with K), so "at least as accurate as FP32" is a fair test; below it the split's
+/// 2⁻²² per product can exceed a short FP32 sum's.
+pub const ACCURACY_FROM_K: usize = 1024;
+
+/// Beyond this many multiply-adds the host's FP32 loop would slow grading down.
+const MAX_MADS: usize = 1 << 28;
+
+/// Relative errors of a result against the f64 product, and of a plain FP32 loop (one float
+/// multiply-add after another along K) on the same inputs: ‖C − exact‖ / ‖exact‖ (Frobenius).
+pub fn errors(p: &Problem, c: &[f32]) -> (f64, f64) {
+    let s = p.shape;
+    let exact = matrix::reference(p).c;
+    let (mut num, mut num32, mut den) = (0.0f64, 0.0f64, 0.0f64);
+    for i in 0..s.m {
+        for j in 0..s.n {
+            let mut acc = 0.0f32;
+            for k in 0..s.k {
+                acc += p.a[i * s.k + k] * p.b[k * s.n + j];
+            }
+            let e = exact[i * s.n + j];
+            num += (c[i * s.n + j] as f64 - e).powi(2);
+            num32 += (acc as f64 - e).powi(2);
+            den += e * e;
+        }
+    }
+    let den = den.sqrt().max(f64::MIN_POSITIVE);
+    (num.sqrt() / den, num32.sqrt() / den)
+}
+
+/// Above this relative error a result is a wrong product, not a rounding matter.
+const ROUNDING_AT_MOST: f64 = 1.0 / 256.0;
+
+/// TF32's unit roundoff, 2⁻¹¹: one TF32 product per multiply-add errs about this much.
+const TF32_U: f64 = 1.0 / 2048.0;
+
+/// Lesson 11's judgement of accuracy (see [`lab::lesson::AccuracyFn`]).
+pub fn accuracy(p: &Problem, c: &[f32], failed: bool) -> Option<String> {
+    let s = p.shape;
+    if (!failed && s.k < ACCURACY_FROM_K) || s.m * s.n * s.k > MAX_MADS {
+        return None;
+    }
+    let (e, e32) = errors(p, c);
+    if !e.is_finite() || e > ROUNDING_AT_MOST || e <= e32 {
+        return None;
+    }
+    let what = format!(
+        "C's error against the exact product is {e:.2e} (‖C − exact‖/‖exact‖); FP32 on the same inputs, one float multiply-add after another, gives {e32:.2e}, {:.0}× less. Lesson 11 asks for FP32's accuracy or better.",
+        e / e32.max(f64::MIN_POSITIVE)
+    );
+    let why = if e > TF32_U / 5.0 {
+        "An error near 2⁻¹¹ ≈ 4.9e-4 of the values is what one TF32 product per multiply-add gives: TF32 keeps 10 bits of mantissa where FP32 keeps 23, so each product through the unit is rounded to about 3 decimal digits.\nHint: split each value x into big = tf32_round(x) and small = tf32_round(x − big), and send three products through the unit: big·big, big·small and small·big (small·small is below FP32's rounding)."
+    } else {
+        "The split is there, but an error this size means the sum is kept inside the unit: the unit truncates its result to FP32 (it rounds toward zero), so an accumulator passed back into mma_tf32 step after step drifts toward zero by up to one unit in the last place per call, and these errors add up instead of cancelling.\nHint: start each k-step's products from zero (the small products first, then big·big, all inside the unit), and add the step's result into an FP32 accumulator of your own, outside the unit: acc += d."
+    };
+    Some(format!("{what}\n{why}"))
+}
+
+/// Multiply-adds the unit did per multiply-add of the product, as the simulator counted its
+/// calls: each output of the model ends in one `convert_float_rtz(double)` of a sum of eight
+/// products.
+pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
+    counts
+        .ops
+        .iter()
+        .filter(|(name, _)| name.contains("convert_float_rtz"))
+        .map(|(_, n)| 8 * n)
+        .sum()
+}
