@@ -491,8 +491,12 @@ impl Grader {
             None => self.clone(),
         };
         let grader = match case.timed {
+            // Exactly that size: a case's cheat is written for the shape it expects timed (a
+            // drawn shape would make a shape-detecting cheat do honest work, and the case
+            // would prove nothing).
             Some(size) => grader.with(|o| {
                 o.time = Some(lab::harness::matrix::Shape::square(size));
+                o.time_exactly = true;
             }),
             None => grader,
         };
