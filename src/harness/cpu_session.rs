@@ -226,10 +226,12 @@ impl Session {
         }
         let cpu_ready = cpu(pid);
         let watcher = if watch { pid.map(Watch::start) } else { None };
+        // The clock starts before `go` is written: a grader descheduled just after writing it
+        // would otherwise start its clock after the product was done, and time nothing.
+        let go = Instant::now();
         if !self.send("go\n") {
             return self.ended();
         }
-        let go = Instant::now();
         let c = loop {
             match self.next_answer(deadline) {
                 Ok(Answer::Computed) => {}
