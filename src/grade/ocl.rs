@@ -103,15 +103,6 @@ fn grade_into(
     // the grading was asked for particular defines.
     let mut sets = vec![defines.clone()];
     if opts.defines.is_empty() {
-        if let Some(knobs) = ocl.knobs {
-            // Combinations the tuner may choose, drawn for this grading alone.
-            let all = knobs(&gpu.info);
-            let mut rng = crate::harness::matrix::Rng::new(timing::secret_seed());
-            for _ in 0..crate::lesson::KNOB_DRAWS.min(all.len()) {
-                let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
-                sets.push(with_overrides(defines.clone(), pick));
-            }
-        }
         for extra in ocl.define_sets {
             let d = with_overrides(defines.clone(), &crate::lesson::defines(extra));
             if let Err(why) = (ocl.check_defines)(&d) {
@@ -121,6 +112,16 @@ fn grade_into(
                 );
             }
             sets.push(d);
+        }
+        if let Some(knobs) = ocl.knobs {
+            // Combinations the tuner may choose, drawn for this grading alone, after the fixed
+            // sets (whose failures name the mistake they were chosen to expose).
+            let all = knobs(&gpu.info);
+            let mut rng = crate::harness::matrix::Rng::new(timing::secret_seed());
+            for _ in 0..crate::lesson::KNOB_DRAWS.min(all.len()) {
+                let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
+                sets.push(with_overrides(defines.clone(), pick));
+            }
         }
     }
     // The program of the device's own defines, kept for the timing.
