@@ -1,9 +1,9 @@
 //! Adding a lesson takes its files and one line of the ladder: a copy of the course gets a
 //! twelfth rung, a twin of lesson 01 under a new key, by exactly these edits
 //!
-//! - `lessons/11_cpu_twin.rs` (its declaration), `kernels/11_cpu_twin.rs` (the starter),
-//!   `solutions/11_cpu_twin.rs`, `tests/11_cpu_twin.rs` (its grader),
-//!   `tests/cases/11_cpu_twin.rs` (its table of cases), `book/src/11_cpu_twin.md`;
+//! - `lessons/12_cpu_twin.rs` (its declaration), `kernels/12_cpu_twin.rs` (the starter),
+//!   `solutions/12_cpu_twin.rs`, `tests/12_cpu_twin.rs` (its grader),
+//!   `tests/cases/12_cpu_twin.rs` (its table of cases), `book/src/12_cpu_twin.md`;
 //! - one line in `src/ladder.rs`;
 //!
 //! and the command the layout check names (`lab layout --write`). The copy is then built,
@@ -18,7 +18,7 @@ use std::process::{Command, Output};
 
 use lab::harness::paths::Course;
 
-const NAME: &str = "11_cpu_twin";
+const NAME: &str = "12_cpu_twin";
 const TWIN: &str = "01_cpu_naive";
 
 fn root() -> PathBuf {
@@ -158,7 +158,7 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         &format!("lessons/{TWIN}.rs"),
         &files[0],
         &[
-            ("key: \"01\"", "key: \"11\""),
+            ("key: \"01\"", "key: \"12\""),
             ("slug: \"cpu_naive\"", "slug: \"cpu_twin\""),
             ("title: \"CPU naive\"", "title: \"CPU twin\""),
         ],
@@ -169,7 +169,7 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         copy,
         &format!("tests/{TWIN}.rs"),
         &files[3],
-        &[("\"01\"", "\"11\"")],
+        &[("\"01\"", "\"12\"")],
     );
     // The twin's own cases name its wrong files; the new lesson's table has one case of its
     // own, an edit of the reference.
@@ -177,21 +177,21 @@ fn add_lesson(copy: &Path) -> Vec<String> {
     let head = &cases[..cases.find("pub const CASES").unwrap()];
     let table = format!(
         "{}pub const CASES: &[Case] = &[Case::rejects(\n    L,\n    \"adds_to_c\",\n    Uninitialised,\n    Mutant(&[(\"c[i * n + j] = sum;\", \"c[i * n + j] += sum;\")]),\n    FailKind::Unwritten,\n    &[\"NaN\"],\n)];\n",
-        head.replace("const L: &str = \"01\";", "const L: &str = \"11\";")
+        head.replace("const L: &str = \"01\";", "const L: &str = \"12\";")
     );
     std::fs::write(copy.join(&files[4]), table).unwrap();
     std::fs::write(
         copy.join(&files[5]),
-        "# 11 · CPU twin\n\nLesson 01 again, under a new key.\n",
+        "# 12 · CPU twin\n\nLesson 01 again, under a new key.\n",
     )
     .unwrap();
     // The one line of the ladder.
     let ladder = copy.join("src/ladder.rs");
     let text = std::fs::read_to_string(&ladder).unwrap();
-    let last = "    l10_tuned \"../lessons/10_tuned.rs\",\n";
+    let last = "    l11_matrix_units \"../lessons/11_matrix_units.rs\",\n";
     assert!(
         text.contains(last),
-        "src/ladder.rs has no line for lesson 10"
+        "src/ladder.rs has no line for lesson 11"
     );
     let text = text.replace(
         last,
@@ -261,10 +261,10 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(!out.status.success());
     for piece in [
         "Cargo.toml does not match the ladder",
-        "lesson 11: Cargo.toml has no [[bin]] named 11_cpu_twin",
+        "lesson 12: Cargo.toml has no [[bin]] named 12_cpu_twin",
         "tests/cases/all.rs does not match the ladder",
         "book/src/SUMMARY.md does not match the ladder",
-        "src/programs/11_cpu_twin.rs (the lesson's program) is missing",
+        "src/programs/12_cpu_twin.rs (the lesson's program) is missing",
         "run `cargo run -- layout --write`",
     ] {
         assert!(text(&out).contains(piece), "{piece}:\n{}", text(&out));
@@ -273,13 +273,13 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(out.status.success(), "{}", text(&out));
 
     // The scoreboard grades it; its program runs; the suite counts it.
-    let out = lab(&["--kernels", "solutions", "--lesson", "11", "--size", "48"]);
+    let out = lab(&["--kernels", "solutions", "--lesson", "12", "--size", "48"]);
     let board = text(&out);
     assert!(out.status.success(), "{board}");
     let row = board
         .lines()
-        .find(|l| l.contains("11 CPU twin"))
-        .unwrap_or_else(|| panic!("no row for lesson 11:\n{board}"));
+        .find(|l| l.contains("12 CPU twin"))
+        .unwrap_or_else(|| panic!("no row for lesson 12:\n{board}"));
     assert!(row.contains("done") && row.contains("GFLOP/s"), "{board}");
     cargo(&["build", "--quiet", "--bin", NAME]);
     let out = run(Command::new(build.join("debug").join(NAME))
@@ -309,7 +309,7 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains(
-            "the suite counts 12 lessons: 01, 02, 03, 03b, 04, 05, 06, 07, 08, 09, 10, 11"
+            "the suite counts 13 lessons: 01, 02, 03, 03b, 04, 05, 06, 07, 08, 09, 10, 11, 12"
         ),
         "{}",
         text(&out)
