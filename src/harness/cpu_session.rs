@@ -404,26 +404,7 @@ fn describe(status: ExitStatus) -> String {
     format!("exited with {status}")
 }
 
-/// A seed no code under test can predict: 8 bytes of the operating system's randomness (the
-/// time and process id where it cannot be read).
-pub fn secret_seed() -> u64 {
-    let mut b = [0u8; 8];
-    if std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut b))
-        .is_ok()
-    {
-        return u64::from_le_bytes(b);
-    }
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    h.write_u32(std::process::id());
-    h.finish()
-}
+pub use crate::harness::matrix::secret_seed;
 
 #[cfg(test)]
 mod tests {

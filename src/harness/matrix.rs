@@ -298,14 +298,23 @@ pub fn check(p: &Problem, c: &[f32]) -> Comparison {
     cmp
 }
 
-/// A seed no code under test can predict: the process's random hash keys and the time.
+/// A seed no code under test can predict: 8 bytes of the operating system's randomness (the
+/// time and process id where it cannot be read).
 pub fn secret_seed() -> u64 {
+    let mut b = [0u8; 8];
+    if std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b))
+        .is_ok()
+    {
+        return u64::from_le_bytes(b);
+    }
     use std::hash::{BuildHasher as _, Hasher as _};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    h.write_u64(nanos);
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
     h.write_u32(std::process::id());
     h.finish()
 }
