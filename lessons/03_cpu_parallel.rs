@@ -97,7 +97,7 @@ pub fn scaling(lesson: &Lesson, run: &CpuRun) -> anyhow::Result<Vec<(String, usi
     let function = cpu.functions[0];
     let mut out = Vec::new();
     for t in thread_counts() {
-        let (timing, _) = lab::grade::cpu::time(&built, function, &p, t, run.timeout)
+        let timing = lab::grade::cpu::time(&built, function, &p, t, run.timeout)
             .map_err(|f| anyhow::anyhow!("{}", f.message))?;
         out.push((format!("threads={t}"), t, timing));
     }

@@ -106,6 +106,16 @@ pub struct Failure {
     pub message: String,
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+// A failure travels through code that returns `anyhow` errors (the timing protocol) and is
+// taken back out whole, kind and all.
+impl std::error::Error for Failure {}
+
 impl Failure {
     pub fn new(kind: FailKind, message: impl Into<String>) -> Failure {
         Failure {

@@ -1,8 +1,15 @@
 //! What the parent asks of a grading worker (`lab worker REQUEST EVENTS`): a grading, or one
-//! run under the simulator. Its own room, so that the worker and the simulator's parent side
-//! both speak it without importing each other.
+//! run under the simulator, and the one function that starts a worker ([`spawn`]). Its own
+//! room, so that the worker and the simulator's parent side both use it without importing
+//! each other.
 
-use serde::{Deserialize, Serialize};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::harness::child::{self, Ended, EventReader, Scratch, Tick};
 
 use super::{Options, Source};
 
@@ -24,4 +31,63 @@ pub enum Look {
     Sanitize(usize),
     /// The behaviour probe, with instruction counts.
     Metrics,
+}
+
+/// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one
+/// place a worker is spawned, with `env` set and the variables in `remove` unset, and
+/// supervises it: `on_event` sees each event as it arrives, and the worker is killed, with
+/// everything it started, when it has sent none for `opts.step_timeout`. Its request and
+/// event files live in a private scratch folder whose path the code under test is never
+/// told. Returns how it ended.
+pub(super) fn spawn<E: DeserializeOwned>(
+    request: &Request,
+    env: &[(String, String)],
+    remove: &[&str],
+    keep: usize,
+    mut on_event: impl FnMut(E),
+) -> Result<Ended> {
+    let scratch = Scratch::new("worker")?;
+    let path = scratch.dir.join("request.json");
+    let events = scratch.dir.join("events");
+    std::fs::write(
+        &path,
+        serde_json::to_vec(request).context("encoding the request")?,
+    )
+    .context("writing the request")?;
+    std::fs::write(&events, b"").context("creating the event file")?;
+    // The worker keeps this program's working directory, so that the paths in its messages
+    // read as they would here; the student's own CPU code runs in a scratch folder of its
+    // own (harness::cpu_crate), and a kernel has no file system to touch.
+    let mut cmd = Command::new(&request.opts.worker);
+    cmd.arg("worker").arg(&path).arg(&events);
+    for v in remove {
+        cmd.env_remove(v);
+    }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    let mut reader = EventReader::new(&events);
+    let mut last = Instant::now();
+    let silence = request.opts.step_timeout;
+    let ended = child::supervise(cmd, keep, || {
+        for ev in reader.poll::<E>() {
+            last = Instant::now();
+            on_event(ev);
+        }
+        // Silence ends the worker even after its answer: a real one is followed by its exit.
+        if last.elapsed() > silence {
+            Tick::Kill
+        } else {
+            Tick::Continue
+        }
+    })
+    .with_context(|| {
+        format!(
+            "starting the grading worker {}",
+            request.opts.worker.display()
+        )
+    })?;
+    // Events written just before the worker exited.
+    for ev in reader.poll::<E>() {
+        on_event(ev);
+    }
+    Ok(ended)
 }

@@ -11,13 +11,11 @@
 //! stdout), which the parent parses.
 
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use opencl3::kernel::Kernel;
 use serde::{Deserialize, Serialize};
 
-use crate::harness::child::{self, EventReader, EventWriter, Scratch, Tick};
+use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
@@ -130,40 +128,20 @@ fn simulate(
         Look::Metrics => oclgrind::Options::metrics(),
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
-    let request = scratch.dir.join("request.json");
-    let events = scratch.dir.join("events");
-    std::fs::write(
-        &request,
-        serde_json::to_vec(&Request {
-            lesson: lesson.name(),
-            source: source.clone(),
-            opts: opts.clone(),
-            look: Some(look),
-        })?,
-    )?;
-    std::fs::write(&events, b"")?;
-    let mut cmd = Command::new(&opts.worker);
-    cmd.arg("worker").arg(&request).arg(&events);
-    for v in oclgrind::REMOVE_FROM_ENVIRONMENT {
-        cmd.env_remove(v);
-    }
-    cmd.envs(env);
-    let mut reader = EventReader::new(&events);
+    let request = Request {
+        lesson: lesson.name(),
+        source: source.clone(),
+        opts: opts.clone(),
+        look: Some(look),
+    };
     let mut probed = None;
-    let started = Instant::now();
-    let ended = child::supervise(cmd, KEEP, || {
-        for p in reader.poll::<Probed>() {
-            probed = Some(p);
-        }
-        if probed.is_none() && started.elapsed() > opts.step_timeout {
-            Tick::Kill
-        } else {
-            Tick::Continue
-        }
-    })?;
-    for p in reader.poll::<Probed>() {
-        probed = Some(p);
-    }
+    let ended = super::request::spawn(
+        &request,
+        &env,
+        oclgrind::REMOVE_FROM_ENVIRONMENT,
+        KEEP,
+        |p: Probed| probed = Some(p),
+    )?;
     let output = format!("{}\n{}", ended.stderr.head, ended.stdout.head);
     Ok(Run {
         probed,

@@ -8,13 +8,12 @@
 //! amount of it can lose the real one.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::harness::child::{self, Captured, EventReader, EventWriter, Scratch, Tick};
+use crate::harness::child::{self, Captured, EventWriter};
 use crate::lesson::Lesson;
 
 use super::simulate;
@@ -49,57 +48,20 @@ fn setup(e: impl std::fmt::Display) -> Failure {
 }
 
 fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict, Failure> {
-    let scratch = Scratch::new("grade").map_err(|e| setup(format!("{e:#}")))?;
-    let request = scratch.dir.join("request.json");
-    let events = scratch.dir.join("events");
-    let body = serde_json::to_vec(&Request {
+    let request = Request {
         lesson: lesson.name(),
         source: source.clone(),
         opts: opts.clone(),
         look: None,
-    })
-    .expect("a grading request serializes");
-    std::fs::write(&request, body).map_err(|e| setup(format!("writing the request: {e}")))?;
-    std::fs::write(&events, b"").map_err(|e| setup(format!("creating the event file: {e}")))?;
-
-    // The worker keeps this program's working directory, so that the paths in its messages
-    // read as they would here; the student's own CPU code runs in a scratch folder of its
-    // own (harness::cpu_crate), and a kernel has no file system to touch.
-    let mut cmd = Command::new(&opts.worker);
-    cmd.arg("worker").arg(&request).arg(&events);
-    let mut reader = EventReader::new(&events);
+    };
     let mut step = String::from("starting");
     let mut verdict: Option<Verdict> = None;
-    let mut last = Instant::now();
     let started = Instant::now();
-    let ended = child::supervise(cmd, child::KEEP, || {
-        for ev in reader.poll::<Event>() {
-            last = Instant::now();
-            match ev {
-                Event::Step(s) => step = s,
-                Event::Done(v) => verdict = Some(*v),
-            }
-        }
-        // Silence ends the worker even after a verdict: a real one is followed by its exit.
-        if last.elapsed() > opts.step_timeout {
-            Tick::Kill
-        } else {
-            Tick::Continue
-        }
+    let ended = super::request::spawn(&request, &[], &[], child::KEEP, |ev| match ev {
+        Event::Step(s) => step = s,
+        Event::Done(v) => verdict = Some(*v),
     })
-    .map_err(|e| {
-        setup(format!(
-            "starting the grading worker {}: {e:#}",
-            opts.worker.display()
-        ))
-    })?;
-    // Events written just before the worker exited.
-    for ev in reader.poll::<Event>() {
-        match ev {
-            Event::Step(s) => step = s,
-            Event::Done(v) => verdict = Some(*v),
-        }
-    }
+    .map_err(|e| setup(format!("{e:#}")))?;
     // A verdict counts only from a worker that finished by itself: one that was killed or
     // died may not have written the last line of its file.
     let finished = ended.status.is_some_and(|s| s.success());

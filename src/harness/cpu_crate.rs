@@ -300,8 +300,21 @@ impl Driver {
         watch: bool,
     ) -> (Problem, Called) {
         let (p, gen_ms) = cpu_session::problem(shape, seed);
-        let called = self.session.call(&p, seed, gen_ms, limit, watch);
+        let called = self.call_on(&p, seed, gen_ms, limit, watch);
         (p, called)
+    }
+
+    /// One call on `p`, which the driver draws again from `seed` (drawing it took `gen_ms`
+    /// here).
+    pub fn call_on(
+        &mut self,
+        p: &Problem,
+        seed: u64,
+        gen_ms: f64,
+        limit: Duration,
+        watch: bool,
+    ) -> Called {
+        self.session.call(p, seed, gen_ms, limit, watch)
     }
 
     /// Ends the driver; what the student's code printed.

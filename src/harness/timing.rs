@@ -189,6 +189,14 @@ impl<'a> Target<'a> {
     }
 }
 
+/// One timed call's inputs, drawn fresh: the problem, the seed it was drawn from (code in
+/// another process draws the same problem from it), and how long drawing it took here, ms.
+pub struct Fresh<'a> {
+    pub problem: &'a Problem,
+    pub seed: u64,
+    pub drawn_ms: f64,
+}
+
 /// Times checked calls within the target's budget ([`BUDGET_MS`]): `once` runs the product on a problem (into a C it
 /// poisons itself) and `check` judges its output. A warm-up call first, then at least
 /// [`MIN_CALLS`] timed calls, each on fresh inputs; the median decides.
@@ -196,12 +204,30 @@ pub fn time_checked(
     shape: Shape,
     target: &Target,
     mut once: impl FnMut(&Problem) -> Result<RunOutput>,
+    check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
+) -> Result<Timing> {
+    time_fresh(shape, target, |f| once(f.problem), check)
+}
+
+/// [`time_checked`] for code that draws its inputs itself from the call's seed (a student's
+/// CPU program, in a process of its own): the course's one run-and-time loop.
+pub fn time_fresh(
+    shape: Shape,
+    target: &Target,
+    mut once: impl FnMut(&Fresh) -> Result<RunOutput>,
     mut check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
 ) -> Result<Timing> {
     let mut seeds = Rng::new(secret_seed());
     let mut call = |n: usize, seeds: &mut Rng| -> Result<RunOutput> {
-        let p = Problem::random(shape, seeds.next_u64());
-        let out = once(&p)?;
+        let seed = seeds.next_u64();
+        let drawing = Instant::now();
+        let p = Problem::random(shape, seed);
+        let fresh = Fresh {
+            problem: &p,
+            seed,
+            drawn_ms: drawing.elapsed().as_secs_f64() * 1e3,
+        };
+        let out = once(&fresh)?;
         check(&p, &out).map_err(|why| TimedCallWrong { call: n, why })?;
         Ok(out)
     };

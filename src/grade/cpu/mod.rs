@@ -10,12 +10,11 @@ use crate::harness::child::Captured;
 use crate::harness::cpu_crate::{self, Builder, Driver, RustBuildFailed};
 use crate::harness::cpu_session::{secret_seed, Called};
 use crate::harness::cpu_watch::ThreadTimes;
-use crate::harness::exec::{median, RunOutput};
+use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Problem, Shape};
 use crate::harness::paths::Course;
 use crate::harness::sandbox;
-use crate::harness::timing::Clock;
-use crate::harness::timing::Timing;
+use crate::harness::timing::{self, Target, Timing};
 use crate::lesson::{CpuLesson, Lesson};
 
 use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
@@ -223,7 +222,7 @@ pub(super) fn grade(
         let function = cpu.functions.last().expect("a CPU lesson has a function");
         progress(format!("timing `{function}` at {shape}"));
         match time_shape(&built, function, shape, 0, limit) {
-            Ok((t, _)) => {
+            Ok(t) => {
                 if t.checked == 0 {
                     verdict.not_checked(
                         Part::Speed,
@@ -238,21 +237,18 @@ pub(super) fn grade(
     verdict
 }
 
-/// How long the timed calls of one timing may take together, ms.
-const BUDGET_MS: f64 = 2000.0;
-
 /// Times a built function at `p`'s shape (its values are not used: every call gets fresh
-/// inputs): a checked warm-up call, then as many checked calls as fit two seconds (at least
-/// three, at most ten), each on fresh inputs into a C filled with NaN, timed on the grader's
-/// clock, with `threads` rayon threads (0: rayon's default). The median decides; a call
-/// faster than this machine can compute fails the timing.
+/// inputs) with the course's one protocol ([`timing::time_fresh`]): a checked warm-up call,
+/// then checked calls within the course's budget, each on fresh inputs into a C filled with
+/// NaN, timed on the grader's clock, with `threads` rayon threads (0: rayon's default). The
+/// median decides; a call faster than this machine can compute fails the timing.
 pub fn time(
     built: &cpu_crate::Built,
     function: &str,
     p: &Problem,
     threads: usize,
     limit: Duration,
-) -> Result<(Timing, Comparison), Failure> {
+) -> Result<Timing, Failure> {
     time_shape(built, function, p.shape, threads, limit)
 }
 
@@ -262,56 +258,37 @@ fn time_shape(
     shape: Shape,
     threads: usize,
     limit: Duration,
-) -> Result<(Timing, Comparison), Failure> {
+) -> Result<Timing, Failure> {
     let mut driver = start(built, function, threads)?;
-    let secret = secret_seed();
-    let mut seeds = crate::harness::matrix::Rng::new(secret);
-    let mut call = |n: usize, driver: &mut Driver| -> Result<(f64, Comparison), Failure> {
-        let (p, called) = driver.call(shape, seeds.next_u64(), limit, false);
-        let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
-        let cmp = checked(&p, r.c, r.ms, secret_seed(), None).map_err(|mut f| {
-            f.message = format!(
-                "`{function}` passed the graded problems, but {} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled with NaN, and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
-                if n == 0 {
-                    "the first timed call (a warm-up on fresh inputs)".to_string()
-                } else {
-                    format!("timed call {n} (each on fresh inputs)")
-                },
-                f.message
-            );
-            f
-        })?;
-        Ok((r.ms, cmp))
+    let target = Target {
+        device: "this CPU",
+        ceiling: Some(honest::ceiling_gflops()),
+        budget_ms: timing::BUDGET_MS,
     };
-    let (one, cmp) = call(0, &mut driver)?;
-    let calls = ((BUDGET_MS / one.max(1e-3)) as usize).clamp(3, 10);
-    let mut times = Vec::with_capacity(calls);
-    for n in 1..=calls {
-        times.push(call(n, &mut driver)?.0);
-    }
+    let timed = timing::time_fresh(
+        shape,
+        &target,
+        |fresh| {
+            let called = driver.call_on(fresh.problem, fresh.seed, fresh.drawn_ms, limit, false);
+            let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+            // The grader's clock around the call is both the call's time and its wall time.
+            Ok(RunOutput::plain(r.c, r.ms))
+        },
+        |p, out| {
+            checked(p, out.c.clone(), out.kernel_ms, secret_seed(), None)
+                .map(|_| ())
+                .map_err(|f| f.message)
+        },
+    );
     drop(driver.finish());
-    let best = times.iter().copied().fold(f64::INFINITY, f64::min);
-    let worst = times.iter().copied().fold(0.0, f64::max);
-    let ceiling = honest::ceiling_gflops();
-    let fastest = shape.flops() / (best.max(1e-9) * 1e-3) / 1e9;
-    if fastest > ceiling {
-        return Err(Failure::new(
-            FailKind::Wrong,
-            format!(
-                "`{function}` at {shape}: faster than this machine can compute: a timed call ran at {fastest:.0} GFLOP/s, and this CPU cannot exceed {ceiling:.0} GFLOP/s (its cores × its widest multiply-adds × its highest clock, doubled). No speed is recorded."
-            ),
-        ));
-    }
-    let ms = median(&mut times);
-    let timing = Timing {
-        device_ms: ms,
-        best_ms: best,
-        worst_ms: worst,
-        host_ms: ms,
-        reps: times.len(),
-        // The grader's own clock around each call, and every call checked.
-        clock: Clock::Wall,
-        checked: times.len(),
-    };
-    Ok((timing, cmp))
+    timed.map_err(|e| {
+        let mut f = match e.downcast::<Failure>() {
+            Ok(f) => f,
+            Err(e) => super::ocl::classify(e),
+        };
+        if !f.message.starts_with('`') {
+            f.message = format!("`{function}` at {shape}: {}", f.message);
+        }
+        f
+    })
 }

@@ -1,0 +1,168 @@
+//! One of each: the course has one run-and-time loop (`harness::timing`), one place that
+//! starts a grading worker (`grade::request::spawn`) and one time budget (`timing::BUDGET_MS`).
+//! A second of any of them, written beside the first, fails here with the file that holds it.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file without its comments (a comment may name what it must not do).
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Where the one of each lives, and what gives a second away.
+struct Rule {
+    what: &'static str,
+    /// Code that only an implementation of it has.
+    sign: fn(&str) -> bool,
+    /// The files allowed to hold it, relative to the root, with why.
+    owners: &'static [&'static str],
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        what: "a run-and-time loop (a median of timed calls)",
+        sign: |c| c.contains("median("),
+        owners: &[
+            "src/harness/exec.rs",   // where `median` is defined
+            "src/harness/timing.rs", // the course's one timing protocol
+            // The device's peak, measured by micro-benchmarks that multiply no matrices.
+            "lessons/00_your_device/microbench.rs",
+        ],
+    },
+    Rule {
+        what: "a time budget",
+        sign: |c| {
+            c.lines().any(|l| {
+                let l = l.trim_start();
+                (l.starts_with("const ") || l.starts_with("pub const ")) && l.contains("BUDGET")
+            })
+        },
+        owners: &["src/harness/timing.rs"],
+    },
+    Rule {
+        what: "a grading worker started (`lab worker`)",
+        sign: |c| c.contains(".arg(\"worker\")"),
+        owners: &["src/grade/request.rs"],
+    },
+    Rule {
+        what: "a supervised child process (`child::supervise`)",
+        sign: |c| c.contains("supervise("),
+        owners: &[
+            "src/harness/child.rs", // where it is defined, and run_with_limit
+            "src/grade/request.rs", // the worker's spawner
+        ],
+    },
+];
+
+/// Every second implementation among `files` (path relative to the root, text).
+fn seconds(files: &[(String, String)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for rule in RULES {
+        for (path, text) in files {
+            if (rule.sign)(&code(text)) && !rule.owners.contains(&path.as_str()) {
+                found.push(format!(
+                    "{path} has {}, which only {} may hold: use the one there is",
+                    rule.what,
+                    rule.owners.join(" or ")
+                ));
+            }
+        }
+    }
+    found
+}
+
+fn course_files() -> Vec<(String, String)> {
+    let root = root();
+    let mut paths = Vec::new();
+    for dir in ["src", "lessons", "benches"] {
+        rust_files(&root.join(dir), &mut paths);
+    }
+    paths
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_course_has_one_of_each() {
+    let files = course_files();
+    assert!(files.len() > 50, "the course's sources were not found");
+    let found = seconds(&files);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn every_owner_still_holds_what_it_owns() {
+    let files = course_files();
+    for rule in RULES {
+        for owner in rule.owners {
+            let (_, text) = files
+                .iter()
+                .find(|(p, _)| p == owner)
+                .unwrap_or_else(|| panic!("{owner} is gone: update the rule for {}", rule.what));
+            assert!(
+                (rule.sign)(&code(text)),
+                "{owner} no longer has {}: the rule's sign has gone stale",
+                rule.what
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_of_each_is_found() {
+    let file = |p: &str, t: &str| (p.to_string(), t.to_string());
+    let cases = [
+        file(
+            "lessons/12_new.rs",
+            "fn t() { let ms = exec::median(&mut times); }",
+        ),
+        file("src/grade/cpu/mod.rs", "const BUDGET_MS: f64 = 2000.0;"),
+        file(
+            "src/grade/simulate.rs",
+            "let mut cmd = Command::new(w); cmd.arg(\"worker\");",
+        ),
+        file(
+            "src/grade/simulate.rs",
+            "let e = child::supervise(cmd, KEEP, || Tick::Continue)?;",
+        ),
+    ];
+    for (i, case) in cases.iter().enumerate() {
+        let found = seconds(std::slice::from_ref(case));
+        assert_eq!(found.len(), 1, "case {i}: {found:?}");
+        assert!(found[0].starts_with(&case.0), "{found:?}");
+    }
+    // What a comment says is not code.
+    assert!(seconds(&[file("src/run.rs", "// no median( here, no BUDGET const")]).is_empty());
+}
