@@ -43,6 +43,11 @@ fn generated(root: &Path, ladder: &[&Lesson]) -> Vec<(String, &'static str, Made
             Ok(cases_list(ladder)),
         ),
         (
+            YOUR_KERNELS.to_string(),
+            "every lesson's test of the student's own file",
+            Ok(your_kernels(ladder)),
+        ),
+        (
             "book/src/SUMMARY.md".to_string(),
             "its list of the lessons' chapters",
             summary(&now("book/src/SUMMARY.md"), root, ladder),
@@ -102,6 +107,27 @@ pub fn cases_list(ladder: &[&Lesson]) -> String {
         let _ = writeln!(s, "    (\"{}\", l{}::CASES),", l.key, l.name());
     }
     s.push_str("];\n");
+    s
+}
+
+/// The test program that grades every lesson's file in the student's folder: its name sorts
+/// before every other test program's, so that a plain `cargo test -- --ignored` (which stops
+/// at the first test program that fails) grades them all.
+pub const YOUR_KERNELS: &str = "tests/00-your-kernels.rs";
+
+/// [`YOUR_KERNELS`]: one ignored test per graded lesson, `lesson_05`, each what that lesson's
+/// own `your_kernel` test does.
+pub fn your_kernels(ladder: &[&Lesson]) -> String {
+    let mut s = format!(
+        "//! Every lesson's file in your folder, graded as `cargo lab` grades it: `cargo test -- --ignored`\n//! runs this program first and grades every lesson here (cargo stops at the first test program\n//! that fails, so a lesson's own test file would show only the first lesson that does not pass).\n//! One lesson: `cargo test --test 05_local_tiling -- --ignored`. Written from the ladder\n//! (src/ladder.rs) by `{WRITE}`.\n\nmod common;\n\nuse common::student::{{your_kernel, NotPassed}};\n"
+    );
+    for l in ladder.iter().filter(|l| l.graded()) {
+        let _ = write!(
+            s,
+            "\n#[test]\n#[ignore]\nfn lesson_{}() -> Result<(), NotPassed> {{\n    your_kernel(\"{}\")\n}}\n",
+            l.key, l.key
+        );
+    }
     s
 }
 
