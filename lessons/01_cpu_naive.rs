@@ -33,3 +33,169 @@ pub static CPU: CpuLesson = CpuLesson {
     variants: None,
 };
 
+pub mod cases {
+//! Lesson 01's cases: a first Rust matrix product gone wrong in the ways students get it
+//! wrong, and the walls of the crate it is built in. Read by tests/01_cpu_naive.rs and
+//! tests/suite.rs.
+use lab::grade::cases::{Case, Class::*, Code::*};
+use lab::grade::FailKind;
+
+const L: &str = "01";
+
+pub const CASES: &[Case] = &[
+    // The student's crate: rustc's own message, and nothing of the course within reach.
+    Case::rejects(
+        L,
+        "does_not_compile",
+        Build,
+        File("does_not_compile"),
+        FailKind::Build,
+        // rustc's own lines, with the file and line of each error.
+        &[
+            "does_not_compile.rs",
+            "did not compile",
+            "expected `;`",
+            "accc",
+            "does_not_compile.rs:5",
+        ],
+    ),
+    Case::rejects(
+        L,
+        "calls_the_course",
+        Build,
+        File("calls_the_course"),
+        FailKind::Build,
+        &["`lab`", "calls_the_course.rs"],
+    ),
+    Case::rejects(
+        L,
+        "calls_matrixmultiply",
+        Build,
+        File("calls_matrixmultiply"),
+        FailKind::Build,
+        &["`matrixmultiply`", "calls_matrixmultiply.rs"],
+    ),
+    Case::rejects(
+        L,
+        "missing_function",
+        Build,
+        File("missing_function"),
+        FailKind::Build,
+        &["pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize)"],
+    ),
+    // Results.
+    Case::rejects(
+        L,
+        "wrong_stride",
+        Asymmetric,
+        File("wrong_stride"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got", "row"],
+    ),
+    Case::rejects(
+        L,
+        "adds_into_nan",
+        Uninitialised,
+        File("adds_into_nan"),
+        FailKind::Unwritten,
+        &["NaN", "without clearing it first"],
+    ),
+    Case::rejects(
+        L,
+        "index_out_of_range",
+        Runaway,
+        File("index_out_of_range"),
+        FailKind::Crash,
+        &["panicked", "index out of bounds", "index_out_of_range.rs:"],
+    ),
+    Case::rejects(
+        L,
+        "never_finishes",
+        Runaway,
+        File("never_finishes"),
+        FailKind::Hang,
+        &["did not finish", "`matmul`"],
+    )
+    .watchdog(20),
+    // Printing: shown to the student, and never taken for a verdict.
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        File("prints_a_forged_verdict"),
+        FailKind::Wrong,
+        &["expected", "got"],
+    )
+    .printing(&["LAB-EVENT"]),
+    Case::accepts(L, "prints_while_right", File("prints_while_right")).printing(&["computing a"]),
+    // Reaching past the sandbox: the grader's processes and files are out of sight, and
+    // only the grader's own clock and checks count.
+    Case::rejects(
+        L,
+        "forges_a_verdict_through_proc",
+        Forged,
+        File("forges_a_verdict_through_proc"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "answers_in_the_drivers_place",
+        Forged,
+        File("answers_in_the_drivers_place"),
+        FailKind::Crash,
+        &["`matmul`", "channel", "println!"],
+    ),
+    // Speed without the work: every timed call has fresh inputs and a C of NaN, and is
+    // checked before its time counts.
+    Case::rejects(
+        L,
+        "remembers_by_address",
+        Cheat,
+        File("remembers_by_address"),
+        FailKind::Wrong,
+        &[
+            "`matmul`",
+            "timed call",
+            "gave a wrong C",
+            "remembers an earlier call",
+        ],
+    )
+    .timed(64),
+    Case::rejects(
+        L,
+        "skips_square_problems",
+        Cheat,
+        File("skips_square_problems"),
+        FailKind::Wrong,
+        &["`matmul`", "gave a wrong C", "some sizes"],
+    )
+    .timed(256),
+    Case::rejects(
+        L,
+        "computes_only_the_sampled_elements",
+        Cheat,
+        File("computes_only_the_sampled_elements"),
+        FailKind::Wrong,
+        &["`matmul`", "gave a wrong C", "some elements"],
+    )
+    .timed(576),
+    Case::rejects_any(
+        L,
+        "works_on_the_first_call_only",
+        Cheat,
+        File("works_on_the_first_call_only"),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["`matmul`"],
+    ),
+    // Shortcuts that never fire, since no call finds numbers in C or meets inputs it has seen:
+    // right, at their honest speed.
+    Case::accepts(
+        L,
+        "skips_when_c_holds_numbers",
+        File("skips_when_c_holds_numbers"),
+    )
+    .timed(128),
+    Case::accepts(L, "remembers_by_checksum", File("remembers_by_checksum")).timed(128),
+];
+}

@@ -117,3 +117,147 @@ fn scaling_table(shape: Shape, table: &[(String, usize, Timing)]) -> String {
     }
     s
 }
+
+pub mod cases {
+//! Lesson 03's cases: rows handed to threads gone wrong, each with what the grader must say.
+//! Read by tests/03_cpu_parallel.rs and tests/suite.rs.
+use lab::grade::cases::{Case, Class::*, Code::*};
+use lab::grade::FailKind;
+
+const L: &str = "03";
+
+pub const CASES: &[Case] = &[
+    Case::rejects(
+        L,
+        "chunks_of_k",
+        Asymmetric,
+        Mutant(&[(".par_chunks_mut(n)", ".par_chunks_mut(k.max(1))")]),
+        FailKind::Crash,
+        &["`matmul_parallel` panicked"],
+    ),
+    Case::rejects(
+        L,
+        "rows_of_a_of_n",
+        Asymmetric,
+        Mutant(&[("let a_ip = a[i * k + p];", "let a_ip = a[i * n + p];")]),
+        FailKind::Crash,
+        &["`matmul_parallel` panicked", "index out of bounds"],
+    ),
+    Case::rejects(
+        L,
+        "rows_not_cleared",
+        Uninitialised,
+        Mutant(&[("            c_row.fill(0.0);\n", "")]),
+        FailKind::Unwritten,
+        &["`matmul_parallel`", "NaN"],
+    ),
+    // The product on one thread, under the lesson's name.
+    Case::rejects(
+        L,
+        "sequential",
+        Decoy,
+        File("sequential"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread", "par_chunks_mut"],
+    ),
+    // A parallel zero-fill, then the product on one thread.
+    Case::rejects(
+        L,
+        "parallel_fill_only",
+        Decoy,
+        File("parallel_fill_only"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    Case::rejects(
+        L,
+        "join_with_all_on_one_side",
+        Decoy,
+        File("join_with_all_on_one_side"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    // std::thread::scope over bands of rows instead of rayon.
+    Case::accepts(L, "scoped_threads", File("scoped_threads")),
+    // Rows handed out two at a time, each pair with its own i-k-j loops.
+    Case::accepts(
+        L,
+        "pairs_of_rows",
+        Mutant(&[(
+            "        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(i, c_row)| {
+            c_row.fill(0.0);
+            for p in 0..k {
+                let a_ip = a[i * k + p];
+                let b_row = &b[p * n..(p + 1) * n];
+                for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                    *cj += a_ip * bj;
+                }
+            }
+        });",
+            "        .par_chunks_mut(2 * n.max(1))
+        .enumerate()
+        .for_each(|(t, rows)| {
+            for (r, c_row) in rows.chunks_mut(n.max(1)).enumerate() {
+                let i = 2 * t + r;
+                c_row.fill(0.0);
+                for p in 0..k {
+                    let a_ip = a[i * k + p];
+                    let b_row = &b[p * n..(p + 1) * n];
+                    for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                        *cj += a_ip * bj;
+                    }
+                }
+            }
+        });",
+        )]),
+    ),
+    // Every row behind one lock: the work is spread over the threads, and they take turns.
+    Case::rejects(
+        L,
+        "rows_behind_one_lock",
+        Decoy,
+        Mutant(&[
+            (
+                "pub fn matmul_parallel(",
+                "static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());\n\npub fn matmul_parallel(",
+            ),
+            (
+                "            c_row.fill(0.0);",
+                "            let _turn = ONE_AT_A_TIME.lock().unwrap();\n            c_row.fill(0.0);",
+            ),
+        ]),
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // C behind a Mutex, to please the borrow checker, locked for each row's whole product.
+    Case::rejects(
+        L,
+        "mutex_around_c",
+        Decoy,
+        File("mutex_around_c"),
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // A thread per band of rows, each joined before the next is spawned.
+    Case::rejects(
+        L,
+        "each_thread_joined_at_once",
+        Decoy,
+        File("each_thread_joined_at_once"),
+        FailKind::Technique,
+        &["threads took turns", "joining each thread"],
+    ),
+    // One thread, and a forged report of threads sharing the work written where an earlier
+    // driver wrote its own: the threads are measured from outside the student's process.
+    Case::rejects(
+        L,
+        "sequential_forges_thread_shares",
+        Forged,
+        File("sequential_forges_thread_shares"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread"],
+    ),
+];
+}

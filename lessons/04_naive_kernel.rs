@@ -96,3 +96,216 @@ fn row_as_dim0(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing
     Ok(Some(t))
 }
 
+pub mod cases {
+//! Lesson 04's cases: mistakes students make in a first kernel, each with what the grader
+//! must say, and correct kernels in other styles. Read by tests/04_naive_kernel.rs and
+//! tests/suite.rs.
+use lab::grade::cases::{Case, Class::*, Code::*};
+use lab::grade::FailKind;
+
+const L: &str = "04";
+
+pub const CASES: &[Case] = &[
+    // Directions: the matrices are not square, so a swapped index cannot pass.
+    Case::rejects(
+        L,
+        "row_as_dim0_transposed",
+        Asymmetric,
+        File("row_as_dim0_transposed"),
+        // Dimension 0 of the launch spans the columns; a kernel that takes it as the row
+        // computes a transposed C and leaves part of it unwritten.
+        FailKind::Unwritten,
+        &["never written", "still NaN"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_index",
+        Asymmetric,
+        File("wrong_index"),
+        FailKind::Wrong,
+        &["row 0, column 0", "expected", "got", "max relative error"],
+    ),
+    Case::rejects(
+        L,
+        "c_rows_of_m",
+        Asymmetric,
+        Mutant(&[("C[row * N + col] = acc;", "C[row * M + col] = acc;")]),
+        FailKind::BadAccess,
+        &["past the end of C", "C[row * N + col]", "never written"],
+    ),
+    // Edges.
+    Case::rejects(
+        L,
+        "k_up_to_and_including_k",
+        Edge,
+        Mutant(&[("k < K", "k <= K")]),
+        FailKind::BadAccess,
+        &["past the end of B", "k < K, not k <= K"],
+    ),
+    Case::rejects(
+        L,
+        "ushort_index",
+        Edge,
+        File("ushort_index"),
+        FailKind::Unwritten,
+        &["M=263 N=257 K=9", "(row 255, column 1) was never written"],
+    ),
+    Case::rejects_any(
+        L,
+        "short_index",
+        Edge,
+        Mutant(&[
+            (
+                "const int row = get_global_id(1);",
+                "const int row = get_global_id(1);
+    const short idx = row * N + col;",
+            ),
+            ("C[row * N + col] = acc;", "C[idx] = acc;"),
+        ]),
+        // A signed 16-bit index turns negative past 32 767 and stores before C: PoCL's
+        // worker aborts there; elsewhere the elements past it stay unwritten.
+        &[FailKind::Crash, FailKind::Unwritten],
+        &["M=263 N=257 K=9"],
+    ),
+    Case::rejects(
+        L,
+        "next_pair_read_ahead",
+        OutOfBoundsRead,
+        File("next_pair_read_ahead"),
+        FailKind::BadAccess,
+        &["past the end of B", "b_next"],
+    ),
+    Case::rejects(
+        L,
+        "out_of_bounds",
+        OutOfBoundsWrite,
+        File("out_of_bounds"),
+        FailKind::OutOfBounds,
+        &["outside C", "past the end", "row"],
+    ),
+    Case::rejects(
+        L,
+        "accumulator_uninitialised",
+        Uninitialised,
+        Mutant(&[("float acc = 0.0f;", "float acc;")]),
+        FailKind::Uninitialized,
+        &["never initialised", "acc"],
+    ),
+    // Results and inputs.
+    Case::rejects(
+        L,
+        "integer_accumulator",
+        WrongResult,
+        Mutant(&[("float acc = 0.0f;", "int acc = 0;")]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "never_writes",
+        WrongResult,
+        File("never_writes"),
+        FailKind::Unwritten,
+        &["never wrote C", "NaN"],
+    ),
+    Case::rejects(
+        L,
+        "writes_into_b",
+        WrongResult,
+        File("writes_into_b"),
+        FailKind::InputsChanged,
+        &["wrote into B", "row 0, column 0"],
+    ),
+    // Building, the signature, running away.
+    Case::rejects(
+        L,
+        "does_not_compile",
+        Build,
+        File("does_not_compile"),
+        FailKind::Build,
+        // The compiler's whole log, line by line.
+        &["does_not_compile.cl", "did not compile", "acc", "\n  | "],
+    ),
+    Case::rejects(
+        L,
+        "wrong_arguments",
+        Build,
+        File("wrong_arguments"),
+        FailKind::Signature,
+        &["takes 5 argument", "passes 6", "const int K"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_name",
+        Build,
+        File("wrong_name"),
+        FailKind::Signature,
+        &["no kernel named `matmul`", "`gemm`"],
+    ),
+    Case::rejects(
+        L,
+        "never_finishes",
+        Runaway,
+        File("never_finishes"),
+        FailKind::Hang,
+        &["did not finish", "running"],
+    )
+    .watchdog(20),
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        File("prints_a_forged_verdict"),
+        FailKind::Wrong,
+        &["expected", "got 1.0"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs
+    // and a C full of NaN, and is checked; the simulator runs with C never written.
+    Case::rejects(
+        L,
+        "skip_square_problems",
+        Cheat,
+        File("skip_square_problems"),
+        FailKind::Wrong,
+        &["timed call", "fresh inputs", "never wrote C"],
+    )
+    .timed(64),
+    Case::rejects(
+        L,
+        "sampled_elements_only",
+        Cheat,
+        File("sampled_elements_only"),
+        FailKind::Wrong,
+        &["timed call", "never written"],
+    )
+    .timed(520),
+    Case::rejects(
+        L,
+        "skip_when_c_holds_numbers",
+        Cheat,
+        File("skip_when_c_holds_numbers"),
+        FailKind::Uninitialized,
+        &[
+            "skip_when_c_holds_numbers.cl:9",
+            "C read before the kernel wrote it",
+        ],
+    )
+    .timed(64),
+    // Correct in another style.
+    Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
+    Case::accepts(L, "pointer_walk", File("pointer_walk")),
+    Case::accepts(
+        L,
+        "double_accumulator",
+        Mutant(&[
+            ("float acc = 0.0f;", "double acc = 0.0;"),
+            (
+                "acc += A[row * K + k] * B[k * N + col];",
+                "acc += (double)A[row * K + k] * B[k * N + col];",
+            ),
+            ("C[row * N + col] = acc;", "C[row * N + col] = (float)acc;"),
+        ]),
+    ),
+];
+}

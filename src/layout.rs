@@ -1,10 +1,10 @@
-//! The course's layout, checked against the ladder: every lesson has its declaration,
-//! starter, solution, grader test, table of cases and chapter, under one name, and no file in
-//! those folders belongs to no lesson. Three files are written from the ladder and compared
-//! byte for byte: Cargo.toml's `[[bin]]` entries, the graders' suite's list of tables
-//! (tests/cases/all.rs) and the book's list of chapters (book/src/SUMMARY.md);
-//! `cargo run -- layout --write` writes them. `cargo test` runs the check on the repository
-//! (tests/layout.rs).
+//! The course's layout, checked against the ladder: every lesson has its declaration (with
+//! its grader's cases), starter, solution, grader test and chapter, under one name, and no
+//! file in those folders belongs to no lesson. Some files are written from the ladder and
+//! compared byte for byte: Cargo.toml's `[[bin]]` entries, the lessons' programs, the test
+//! program that gathers every lesson's student test (tests/00-your-kernels.rs) and the book's
+//! list of chapters (book/src/SUMMARY.md); `cargo run -- layout --write` writes them.
+//! `cargo test` runs the check on the repository (tests/layout.rs).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -36,11 +36,6 @@ fn generated(root: &Path, ladder: &[&Lesson]) -> Vec<(String, &'static str, Made
             "Cargo.toml".to_string(),
             "its [[bin]] entries of the lessons' programs",
             cargo_toml(&now("Cargo.toml"), ladder),
-        ),
-        (
-            "tests/cases/all.rs".to_string(),
-            "its list of the lessons' tables of cases",
-            Ok(cases_list(ladder)),
         ),
         (
             YOUR_KERNELS.to_string(),
@@ -91,23 +86,6 @@ pub fn cargo_toml(now: &str, ladder: &[&Lesson]) -> Made {
     }
     block.push('\n');
     Ok(format!("{}{block}{}", &now[..start], &now[end..]))
-}
-
-/// tests/cases/all.rs: every graded lesson's table of cases, for the graders' suite.
-pub fn cases_list(ladder: &[&Lesson]) -> String {
-    let mut s = String::from(
-        "// The lessons' tables of cases, for the graders' suite (tests/suite.rs): written from the\n// ladder (src/ladder.rs) by `cargo run -- layout --write`.\n",
-    );
-    let graded: Vec<&&Lesson> = ladder.iter().filter(|l| l.graded()).collect();
-    for l in &graded {
-        let _ = write!(s, "\n#[path = \"{}.rs\"]\nmod l{};", l.name(), l.name());
-    }
-    s.push_str("\n\n/// Every lesson's table, in ladder order.\npub const TABLES: &[(&str, &[super::Case])] = &[\n");
-    for l in &graded {
-        let _ = writeln!(s, "    (\"{}\", l{}::CASES),", l.key, l.name());
-    }
-    s.push_str("];\n");
-    s
 }
 
 /// The test program that grades every lesson's file in the student's folder: its name sorts
@@ -230,7 +208,6 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
         }
     }
     let kernels = names(&root.join("kernels"));
-    let cases = names(&root.join("tests/cases"));
     let solutions = names(&root.join("solutions"));
     let lessons = names(&root.join("lessons"));
     let tests = names(&root.join("tests"));
@@ -259,12 +236,6 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
                 program_path(l)
             )),
             Some(_) => {}
-        }
-        if l.graded() && !cases.contains(&format!("{name}.rs")) {
-            problems.push(format!(
-                "lesson {}: its table of cases tests/cases/{name}.rs is missing",
-                l.key
-            ));
         }
         if !solutions.contains(&file) {
             problems.push(format!("lesson {}: solutions/{file} is missing", l.key));
@@ -318,16 +289,6 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
                     l.key
                 ));
             }
-        }
-    }
-    for f in cases.iter().filter(|f| f.as_str() != "all.rs") {
-        if !ladder
-            .iter()
-            .any(|l| l.graded() && format!("{}.rs", l.name()) == *f)
-        {
-            problems.push(format!(
-                "tests/cases/{f} is the table of cases of no graded lesson of the ladder"
-            ));
         }
     }
     for f in tests

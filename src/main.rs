@@ -122,7 +122,8 @@ enum Cmd {
     Ladder(tools::ladder::Args),
     /// Check the course's files against the ladder; --write writes those made from it.
     Layout {
-        /// Write Cargo.toml's lesson programs, tests/cases/all.rs and SUMMARY.md's ladder.
+        /// Write what follows from the ladder: the lessons' programs and their [[bin]] entries,
+        /// tests/00-your-kernels.rs and SUMMARY.md's ladder.
         #[arg(long)]
         write: bool,
     },

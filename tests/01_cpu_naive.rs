@@ -1,12 +1,11 @@
-//! Lesson 01's grader: the reference passes; the cases of tests/cases/01_cpu_naive.rs (files
+//! Lesson 01's grader: the reference passes; the cases of lessons/01_cpu_naive.rs (files
 //! wrong on purpose, and a right one that prints) are graded as they expect. The student's
 //! Rust is built as a crate of its own, so these also prove what that crate can and cannot
 //! do.
 
 mod common;
 
-#[path = "cases/01_cpu_naive.rs"]
-mod cases;
+use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -29,5 +28,5 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("01"));
 }

@@ -1,11 +1,10 @@
-//! Lesson 02's grader: the reference passes; the cases of tests/cases/02_cpu_loop_order.rs are
+//! Lesson 02's grader: the reference passes; the cases of lessons/02_cpu_loop_order.rs are
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/02_cpu_loop_order and tests/right/02_cpu_loop_order).
 
 mod common;
 
-#[path = "cases/02_cpu_loop_order.rs"]
-mod cases;
+use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -28,5 +27,5 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("02"));
 }

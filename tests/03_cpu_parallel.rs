@@ -1,11 +1,10 @@
-//! Lesson 03's grader: the reference passes; the cases of tests/cases/03_cpu_parallel.rs are
+//! Lesson 03's grader: the reference passes; the cases of lessons/03_cpu_parallel.rs are
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/03_cpu_parallel and tests/right/03_cpu_parallel).
 
 mod common;
 
-#[path = "cases/03_cpu_parallel.rs"]
-mod cases;
+use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -28,7 +27,7 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("03"));
 }
 
 fn right(name: &str) -> std::path::PathBuf {

@@ -1,11 +1,10 @@
 //! Lesson 03b's grader: the reference passes, with its thread check run; the cases of
-//! tests/cases/03b_cpu_packed.rs (edits of the solution wrong on purpose, and correct ones
+//! lessons/03b_cpu_packed.rs (edits of the solution wrong on purpose, and correct ones
 //! in other styles) are graded as they expect.
 
 mod common;
 
-#[path = "cases/03b_cpu_packed.rs"]
-mod cases;
+use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -32,5 +31,5 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("03b"));
 }

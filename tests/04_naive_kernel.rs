@@ -1,10 +1,9 @@
-//! Lesson 04's grader: the reference passes; the cases of tests/cases/04_naive_kernel.rs
+//! Lesson 04's grader: the reference passes; the cases of lessons/04_naive_kernel.rs
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect.
 
 mod common;
 
-#[path = "cases/04_naive_kernel.rs"]
-mod cases;
+use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -27,5 +26,5 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("04"));
 }

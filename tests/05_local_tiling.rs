@@ -1,4 +1,4 @@
-//! Lesson 05's grader: the reference passes; the cases of tests/cases/05_local_tiling.rs
+//! Lesson 05's grader: the reference passes; the cases of lessons/05_local_tiling.rs
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! sizes that are not tile multiples are refused with a reason.
 
@@ -7,9 +7,6 @@ mod common;
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
-
-#[path = "cases/05_local_tiling.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -32,7 +29,7 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("05"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Lesson 06's grader: the reference passes with the large-GPU tiles, with small tiles and
-//! in its 1D form; the cases of tests/cases/06_register_tiling.rs (kernels wrong on purpose,
+//! in its 1D form; the cases of lessons/06_register_tiling.rs (kernels wrong on purpose,
 //! and correct ones in other styles) are graded as they expect; sizes that are not tile
 //! multiples are refused with a reason.
 
@@ -11,9 +11,6 @@ use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
 use lab::report;
-
-#[path = "cases/06_register_tiling.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -72,7 +69,7 @@ fn solution_passes_in_its_1d_form() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("06"));
 }
 
 #[test]

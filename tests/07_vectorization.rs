@@ -1,5 +1,5 @@
 //! Lesson 07's grader: the reference passes at every vector width and with small tiles; the
-//! cases of tests/cases/07_vectorization.rs (kernels wrong on purpose, and correct ones in
+//! cases of lessons/07_vectorization.rs (kernels wrong on purpose, and correct ones in
 //! other styles) are graded as they expect; sizes that are not tile multiples are refused.
 
 mod common;
@@ -10,9 +10,6 @@ use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
 use lab::report;
-
-#[path = "cases/07_vectorization.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -67,7 +64,7 @@ fn solution_passes_with_small_tiles() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("07"));
 }
 
 #[test]

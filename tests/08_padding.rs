@@ -1,5 +1,5 @@
 //! Lesson 08's grader: the reference passes for any size (1×1×1, primes, odd and non-square
-//! shapes), with small tiles and without padding; the cases of tests/cases/08_padding.rs
+//! shapes), with small tiles and without padding; the cases of lessons/08_padding.rs
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! the variants measured beside it (no padding, zero-padded copies) give right answers.
 
@@ -11,9 +11,6 @@ use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::ladder;
 use lab::report;
-
-#[path = "cases/08_padding.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -84,7 +81,7 @@ fn variants_give_right_answers() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("08"));
 }
 
 #[test]

@@ -16,9 +16,6 @@ use lab::ladder::l09_texture_zero_copy::texture::{self, Op, Order, RowPitch, Set
 use lab::lesson::Ctx;
 use lab::report;
 
-#[path = "cases/09_texture_zero_copy.rs"]
-mod cases;
-
 fn g() -> common::Grader {
     common::grader()
 }
@@ -85,7 +82,7 @@ fn the_starter_is_not_started() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("09"));
 }
 
 // ---------------------------------------------------------------------------------------

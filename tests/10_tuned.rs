@@ -1,5 +1,5 @@
 //! Lesson 10's grader: the reference passes at sizes with partial tiles and K, N not
-//! multiples of 4; the cases of tests/cases/10_tuned.rs (kernels wrong on purpose, and
+//! multiples of 4; the cases of lessons/10_tuned.rs (kernels wrong on purpose, and
 //! correct ones in other styles) are graded as they expect.
 
 mod common;
@@ -9,9 +9,6 @@ use lab::harness::matrix::Shape;
 use lab::ladder;
 use lab::ladder::l10_tuned::tuner::Params;
 use lab::report;
-
-#[path = "cases/10_tuned.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -55,7 +52,7 @@ fn solution_passes_loading_a_along_k() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("10"));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Lesson 11's grader: the reference passes through the model of the matrix unit at sizes
 //! with partial blocks, K and N not multiples of 4, and a long K where it must be at least as
-//! accurate as FP32; the cases of tests/cases/11_matrix_units.rs are graded as they expect.
+//! accurate as FP32; the cases of lessons/11_matrix_units.rs are graded as they expect.
 
 mod common;
 
@@ -8,9 +8,6 @@ use lab::harness::matrix::{Problem, Shape};
 use lab::ladder;
 use lab::ladder::l11_matrix_units::unit;
 use lab::lesson::defines;
-
-#[path = "cases/11_matrix_units.rs"]
-mod cases;
 
 fn g() -> common::Grader {
     common::grader()
@@ -38,7 +35,7 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(cases::CASES);
+    g().assert_cases(ladder::cases("11"));
 }
 
 #[test]

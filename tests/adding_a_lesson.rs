@@ -1,9 +1,9 @@
 //! Adding a lesson takes its files and one line of the ladder: a copy of the course gets a
 //! twelfth rung, a twin of lesson 01 under a new key, by exactly these edits
 //!
-//! - `lessons/12_cpu_twin.rs` (its declaration), `kernels/12_cpu_twin.rs` (the starter),
-//!   `solutions/12_cpu_twin.rs`, `tests/12_cpu_twin.rs` (its grader),
-//!   `tests/cases/12_cpu_twin.rs` (its table of cases), `book/src/12_cpu_twin.md`;
+//! - `lessons/12_cpu_twin.rs` (its declaration, with its grader's cases),
+//!   `kernels/12_cpu_twin.rs` (the starter), `solutions/12_cpu_twin.rs`,
+//!   `tests/12_cpu_twin.rs` (its grader), `book/src/12_cpu_twin.md`;
 //! - one line in `src/ladder.rs`;
 //!
 //! and the command the layout check names (`lab layout --write`). The copy is then built,
@@ -150,17 +150,26 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         format!("kernels/{NAME}.rs"),
         format!("solutions/{NAME}.rs"),
         format!("tests/{NAME}.rs"),
-        format!("tests/cases/{NAME}.rs"),
         format!("book/src/{NAME}.md"),
     ];
+    // The twin's own cases name its wrong files; the new lesson's table has one case of its
+    // own, an edit of the reference.
+    let declaration = std::fs::read_to_string(copy.join(format!("lessons/{TWIN}.rs"))).unwrap();
+    let start = declaration.find("pub const CASES").unwrap();
+    let own = format!(
+        "{}pub const CASES: &[Case] = &[Case::rejects(\n    L,\n    \"adds_to_c\",\n    Uninitialised,\n    Mutant(&[(\"c[i * n + j] = sum;\", \"c[i * n + j] += sum;\")]),\n    FailKind::Unwritten,\n    &[\"NaN\"],\n)];\n}}\n",
+        &declaration[..start]
+    );
+    std::fs::write(copy.join(&files[0]), own).unwrap();
     twin(
         copy,
-        &format!("lessons/{TWIN}.rs"),
+        &files[0],
         &files[0],
         &[
             ("key: \"01\"", "key: \"12\""),
             ("slug: \"cpu_naive\"", "slug: \"cpu_twin\""),
             ("title: \"CPU naive\"", "title: \"CPU twin\""),
+            ("const L: &str = \"01\";", "const L: &str = \"12\";"),
         ],
     );
     twin(copy, &format!("kernels/{TWIN}.rs"), &files[1], &[]);
@@ -171,17 +180,8 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         &files[3],
         &[("\"01\"", "\"12\"")],
     );
-    // The twin's own cases name its wrong files; the new lesson's table has one case of its
-    // own, an edit of the reference.
-    let cases = std::fs::read_to_string(copy.join(format!("tests/cases/{TWIN}.rs"))).unwrap();
-    let head = &cases[..cases.find("pub const CASES").unwrap()];
-    let table = format!(
-        "{}pub const CASES: &[Case] = &[Case::rejects(\n    L,\n    \"adds_to_c\",\n    Uninitialised,\n    Mutant(&[(\"c[i * n + j] = sum;\", \"c[i * n + j] += sum;\")]),\n    FailKind::Unwritten,\n    &[\"NaN\"],\n)];\n",
-        head.replace("const L: &str = \"01\";", "const L: &str = \"12\";")
-    );
-    std::fs::write(copy.join(&files[4]), table).unwrap();
     std::fs::write(
-        copy.join(&files[5]),
+        copy.join(&files[4]),
         "# 12 · CPU twin\n\nLesson 01 again, under a new key.\n",
     )
     .unwrap();
@@ -228,9 +228,7 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     // Without its line in the ladder, the files belong to no lesson (this build's ladder is
     // the course's without the new line).
     let problems = lab::layout::check(&copy, lab::ladder::ALL).join("\n");
-    for f in [
-        &files[0], &files[1], &files[2], &files[3], &files[4], &files[5],
-    ] {
+    for f in &files {
         assert!(
             problems.contains(f.as_str()),
             "{f} not reported:\n{problems}"
@@ -262,7 +260,7 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     for piece in [
         "Cargo.toml does not match the ladder",
         "lesson 12: Cargo.toml has no [[bin]] named 12_cpu_twin",
-        "tests/cases/all.rs does not match the ladder",
+        "tests/00-your-kernels.rs does not match the ladder",
         "book/src/SUMMARY.md does not match the ladder",
         "src/programs/12_cpu_twin.rs (the lesson's program) is missing",
         "run `cargo run -- layout --write`",

@@ -30,7 +30,6 @@ fn copy_tree(to: &Path) {
         "kernels",
         "solutions",
         "tests",
-        "tests/cases",
         "book/src",
         "src/programs",
     ] {
@@ -60,12 +59,14 @@ fn a_missing_file_is_caught() {
     std::fs::remove_file(t.join("kernels/05_local_tiling.cl")).unwrap();
     std::fs::remove_file(t.join("tests/03_cpu_parallel.rs")).unwrap();
     std::fs::remove_file(t.join("book/src/07_vectorization.md")).unwrap();
-    std::fs::remove_file(t.join("tests/cases/06_register_tiling.rs")).unwrap();
+    std::fs::remove_file(t.join("lessons/06_register_tiling.rs")).unwrap();
     std::fs::remove_file(t.join("src/programs/04_naive_kernel.rs")).unwrap();
+    std::fs::remove_file(t.join("tests/00-your-kernels.rs")).unwrap();
     let problems = layout::check(&t, ALL).join("\n");
     for piece in [
-        "tests/cases/06_register_tiling.rs is missing",
+        "lesson 06: its declaration lessons/06_register_tiling.rs is missing",
         "src/programs/04_naive_kernel.rs (the lesson's program) is missing: run `cargo run -- layout --write`",
+        "tests/00-your-kernels.rs (every lesson's test of the student's own file) is missing",
     ] {
         assert!(problems.contains(piece), "{piece} not reported:\n{problems}");
     }

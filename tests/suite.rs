@@ -1,4 +1,5 @@
-//! The graders' own test: every lesson's table of cases (tests/cases/), graded together.
+//! The graders' own test: every lesson's cases (each declared in its `lessons/NN_name.rs`,
+//! `pub mod cases`), graded together.
 //!
 //! The tables are checked for consistency here on every `cargo test`; grading them all and
 //! recording the result is slower, and runs on request:
@@ -21,26 +22,33 @@ use crate::common::{Case, Class, Code, Expect};
 #[cfg(feature = "course-checks")]
 use serde::Serialize;
 
-// Every graded lesson's table, in ladder order (written from the ladder; the layout check
-// compares it).
-#[path = "cases/all.rs"]
-mod all;
-use all::TABLES;
+/// Every graded lesson's cases, in ladder order, read from the ladder: a lesson added to
+/// the ladder is in the suite.
+fn tables() -> Vec<(&'static str, &'static [Case])> {
+    lab::ladder::ALL
+        .iter()
+        .zip(lab::ladder::CASES)
+        .filter(|(l, _)| l.graded())
+        .map(|(l, c)| (l.key, *c))
+        .collect()
+}
 
 fn g() -> common::Grader {
     common::grader()
 }
 
-/// Every graded lesson of the ladder has its table here, in ladder order, and no other.
+/// Every graded lesson of the ladder declares cases, and no other lesson does.
 #[test]
 fn every_graded_lesson_has_its_table() {
-    let graded: Vec<&str> = lab::ladder::ALL
-        .iter()
-        .filter(|l| l.graded())
-        .map(|l| l.key)
-        .collect();
-    let tables: Vec<&str> = TABLES.iter().map(|(k, _)| *k).collect();
-    assert_eq!(tables, graded);
+    for (l, cases) in lab::ladder::ALL.iter().zip(lab::ladder::CASES) {
+        assert_eq!(
+            l.graded(),
+            !cases.is_empty(),
+            "lesson {}: a graded lesson declares cases, an ungraded one none",
+            l.key
+        );
+    }
+    let tables: Vec<&str> = tables().iter().map(|(k, _)| *k).collect();
     println!(
         "the suite counts {} lessons: {}",
         tables.len(),
@@ -51,7 +59,7 @@ fn every_graded_lesson_has_its_table() {
 #[test]
 fn tables_are_well_formed() {
     let mut problems = Vec::new();
-    for (key, cases) in TABLES {
+    for (key, cases) in &tables() {
         let mut names = BTreeSet::new();
         for c in cases.iter() {
             if c.lesson != *key {
@@ -98,7 +106,7 @@ fn every_file_of_the_cases_exists_and_is_used() {
     let tests = g.opts.course.tests();
     let mut named = BTreeSet::new();
     let mut problems = Vec::new();
-    for (_, cases) in TABLES {
+    for (_, cases) in &tables() {
         for c in cases.iter() {
             if let Code::File(_) = c.code {
                 let file = g.case_file(c);
@@ -181,7 +189,7 @@ fn record() {
     let date = lab::harness::record::today();
     let mut rows = Vec::new();
     let mut tallies = Vec::new();
-    for (key, cases) in TABLES {
+    for (key, cases) in &tables() {
         let outcomes: Vec<Outcome> = g.outcomes(cases);
         let mut t = Tally::default();
         for o in &outcomes {
@@ -201,7 +209,7 @@ fn record() {
                 c.lesson,
                 c.name,
                 c.class.name(),
-                c.expected(),
+                common::expected(c),
                 o.got(),
                 o.seconds,
                 if o.agreed() { "" } else { "   DISAGREES" }
@@ -212,7 +220,7 @@ fn record() {
                 lesson: lab::ladder::get(key).name(),
                 case: c.name.to_string(),
                 class: c.class.name().to_string(),
-                expected: c.expected(),
+                expected: common::expected(c),
                 got: o.got(),
                 agreed: o.agreed(),
             });

@@ -18,6 +18,7 @@ use crate::harness::program::Define;
 use crate::harness::timing::Timing;
 use crate::lesson::{Kind, Lesson};
 
+pub mod cases;
 pub mod cpu;
 mod judge;
 pub mod ocl;
