@@ -128,6 +128,24 @@ pub const CASES: &[Case] = &[
     )
     .printing(&["LAB-EVENT"]),
     Case::accepts(L, "prints_while_right", File("prints_while_right")).printing(&["computing a"]),
+    // Lines that look like the driver's answers, a verdict, "PASSED" and a scoreboard row:
+    // the driver's answers go to a channel of its own, and nothing printed is read as one.
+    Case::rejects(
+        L,
+        "prints_the_protocol_and_a_passing_board",
+        Forged,
+        File("prints_the_protocol_and_a_passing_board"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got"],
+    )
+    .printing(&["ready", "PASSED", "done, 99999 GFLOP/s", "\"failure\":null"]),
+    Case::accepts(
+        L,
+        "prints_the_protocol_while_right",
+        File("prints_the_protocol_while_right"),
+    )
+    .printing(&["PASSED", "done, 99999 GFLOP/s"])
+    .timed(64),
     // Reaching past the sandbox: the grader's processes and files are out of sight, and
     // only the grader's own clock and checks count.
     Case::rejects(

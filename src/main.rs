@@ -184,7 +184,9 @@ fn main() -> ExitCode {
         ),
         Some(Cmd::Layout { write }) => cli::finish(layout(write, &edge)),
         Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
-        Some(Cmd::Tune(a)) => cli::finish(tools::tune::run(&a, &edge)),
+        Some(Cmd::Tune(a)) => {
+            cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
+        }
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
         Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),

@@ -271,22 +271,131 @@ fn module_of(root: &Path, file: &Path) -> Vec<String> {
     parts
 }
 
+/// The leaves of a `use` tree (`a::{b as c, d::{self, e}}`), each as its path and the name it
+/// is given (`None`: its own).
+fn use_leaves(tree: &str) -> Vec<(Vec<String>, Option<String>)> {
+    let tree = tree.trim();
+    let tree = tree.strip_prefix("::").unwrap_or(tree);
+    let Some(open) = tree.find('{') else {
+        let (path, alias) = match tree.split_once(" as ") {
+            Some((p, a)) => (p, Some(a.trim().to_string())),
+            None => (tree, None),
+        };
+        let path = path
+            .split("::")
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect();
+        return vec![(path, alias)];
+    };
+    let head: Vec<String> = tree[..open]
+        .split("::")
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect();
+    let inner = tree[open + 1..]
+        .trim_end()
+        .strip_suffix('}')
+        .unwrap_or(&tree[open + 1..]);
+    let (mut depth, mut item, mut out) = (0usize, String::new(), Vec::new());
+    let flush = |item: &mut String, out: &mut Vec<(Vec<String>, Option<String>)>| {
+        for (mut p, a) in use_leaves(item) {
+            if p.first().is_some_and(|x| x == "self") {
+                p.remove(0);
+            }
+            let mut full = head.clone();
+            full.extend(p);
+            out.push((full, a));
+        }
+        item.clear();
+    };
+    for c in inner.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                flush(&mut item, &mut out);
+                continue;
+            }
+            _ => {}
+        }
+        item.push(c);
+    }
+    if !item.trim().is_empty() {
+        flush(&mut item, &mut out);
+    }
+    out
+}
+
+/// The names a file's code gives to modules of the crate, or to the crate itself: `use lab as
+/// l;`, `extern crate lab as l;`, `use crate::{self as c};`, `use super::super as up;`. A path
+/// through such a name is as much an import as one spelt out.
+fn aliases_of(text: &str, module: &[String]) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (keyword, i) in ["use ", "extern crate "]
+        .iter()
+        .flat_map(|k| text.match_indices(k).map(move |(i, _)| (*k, i)))
+    {
+        if text[..i].chars().next_back().is_some_and(word) {
+            continue;
+        }
+        let rest = &text[i + keyword.len()..];
+        let Some(end) = rest.find(';') else { continue };
+        for (path, alias) in use_leaves(&rest[..end]) {
+            let Some(alias) = alias.filter(|a| a != "_" && a.chars().all(word)) else {
+                continue;
+            };
+            let mut base: Vec<String> = Vec::new();
+            let mut parts = path.iter().peekable();
+            match parts.next().map(String::as_str) {
+                Some("crate" | "lab") => {}
+                Some("self") => base = module.to_vec(),
+                Some("super") => {
+                    base = module[..module.len().saturating_sub(1)].to_vec();
+                }
+                _ => continue,
+            }
+            for p in parts {
+                if p == "super" {
+                    base.pop();
+                } else {
+                    base.push(p.clone());
+                }
+            }
+            out.push((alias, base));
+        }
+    }
+    out
+}
+
 /// The crate paths a file's code names: `crate::a::b`, `lab::a::b`, `super::x` (from the
-/// file's module), with `{a, b::c}` groups opened, one level deep.
+/// file's module), and paths through a name given to the crate or one of its modules
+/// ([`aliases_of`]), with `{a, b::c}` groups opened, one level deep.
 fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
     let text = code(text);
     let mut out = Vec::new();
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    for prefix in ["crate::", "lab::", "super::"] {
-        for (i, _) in text.match_indices(prefix) {
+    let mut prefixes: Vec<(String, Vec<String>)> = vec![
+        ("crate::".to_string(), Vec::new()),
+        ("lab::".to_string(), Vec::new()),
+        (
+            "super::".to_string(),
+            module[..module.len().saturating_sub(1)].to_vec(),
+        ),
+    ];
+    for (alias, base) in aliases_of(&text, module) {
+        if !base.is_empty() {
+            out.push(base.clone());
+        }
+        prefixes.push((format!("{alias}::"), base));
+    }
+    for (prefix, base) in &prefixes {
+        for (i, _) in text.match_indices(prefix.as_str()) {
             if text[..i].chars().next_back().is_some_and(word) {
                 continue;
             }
-            let mut base: Vec<String> = if prefix == "super::" {
-                module[..module.len().saturating_sub(1)].to_vec()
-            } else {
-                Vec::new()
-            };
+            let mut base = base.clone();
             let mut rest = &text[i + prefix.len()..];
             while let Some(r) = rest.strip_prefix("super::") {
                 base.pop();
@@ -318,7 +427,14 @@ fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
                 .map(str::to_string)
                 .collect();
             let mut path = base.clone();
-            path.extend(head);
+            for part in head {
+                // `super::super as up` names the grandparent.
+                if part == "super" {
+                    path.pop();
+                } else {
+                    path.push(part);
+                }
+            }
             if items.is_empty() {
                 out.push(path);
             } else {
@@ -339,6 +455,8 @@ fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
             }
         }
     }
+    let mut seen = BTreeSet::new();
+    out.retain(|p| !p.is_empty() && seen.insert(p.clone()));
     out
 }
 
@@ -504,6 +622,30 @@ fn the_import_check_sees_imports_and_circles() {
         imports_of("use lab::{cli as c, run::{a, b}};", &m("bin")),
         [m("cli"), m("run")]
     );
+    // A name given to the crate, or to one of its modules, is followed.
+    assert_eq!(
+        imports_of("use lab as l;\nfn f() { l::cli::finish(x) }", &m("ladder")),
+        [m("cli::finish")]
+    );
+    assert_eq!(
+        imports_of("extern crate lab as l;\nuse l::{run::a, cli};", &m("grade")),
+        [m("run::a"), m("cli")]
+    );
+    assert_eq!(
+        imports_of(
+            "use crate::{self as c, harness};\nc::tools::x();",
+            &m("grade")
+        ),
+        [m("harness"), m("tools::x")]
+    );
+    assert_eq!(
+        imports_of(
+            "use super::super as up;\nup::run::go();",
+            &m("grade::cpu::checks")
+        ),
+        [m("grade"), m("grade::run::go")]
+    );
+    assert!(imports_of("use std::io as l;\nl::stdout();", &m("grade")).is_empty());
     // Code after the tests is code.
     assert_eq!(
         imports_of(

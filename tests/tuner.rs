@@ -32,6 +32,7 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
         budget: Some(3),
         time_ms: 20.0,
         progress: false,
+        kernels: None,
     };
     let out = tuner::tune(&opts).expect("the tuner runs");
     assert_eq!(out.tried, 3);
@@ -53,6 +54,42 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
     out.write(&path).unwrap();
     let gpu = Gpu::open(opts.device.as_deref()).unwrap();
     assert_eq!(tuner::tuned_from(&path, &gpu.info), Some(best));
+}
+
+#[test]
+fn tuning_a_folder_tunes_its_kernel_and_checks_every_configuration() {
+    let _one = device();
+    let g = g();
+    let tmp = lab::harness::child::Scratch::new("tune-dir").unwrap();
+    let store = "    // EXERCISE(10.4) BEGIN: store acc into C";
+    let reference = std::fs::read_to_string(g.opts.course.solutions().join("10_tuned.cl")).unwrap();
+    assert!(
+        reference.contains(store),
+        "the reference's store is where this test expects"
+    );
+    // Right for the first element of every work-item's block but that one: wrong everywhere.
+    let wrong = reference.replace(store, &format!("    acc[0][0] = (float4)(1.0f);\n{store}"));
+    std::fs::write(tmp.dir.join("10_tuned.cl"), wrong).unwrap();
+    let opts = TuneOptions {
+        course: g.opts.course.clone(),
+        device: g.opts.device.clone(),
+        size: Some(96),
+        budget: Some(2),
+        time_ms: 20.0,
+        progress: false,
+        kernels: Some(tmp.dir.clone()),
+    };
+    let out = tuner::tune(&opts).expect("the tuner runs");
+    let text = out.report(2);
+    assert_eq!(out.file, tmp.dir.join("10_tuned.cl"), "{text}");
+    assert_eq!(out.tried, 2, "{text}");
+    assert_eq!(
+        out.check_failed, 2,
+        "the folder's wrong kernel was tuned: {text}"
+    );
+    assert!(out.best().is_none(), "{text}");
+    let why = out.first_failure.as_deref().unwrap_or_default();
+    assert!(why.contains("expected"), "{why}");
 }
 
 #[test]

@@ -415,6 +415,9 @@ pub struct TuneOptions {
     pub time_ms: f64,
     /// Show a progress bar.
     pub progress: bool,
+    /// The folder of kernels whose lesson-10 kernel is tuned (`lab tune --kernels DIR`);
+    /// `None`: the reference in solutions/.
+    pub kernels: Option<PathBuf>,
 }
 
 /// One configuration that built, checked and was timed.
@@ -429,6 +432,8 @@ pub struct Candidate {
 /// What a tuning run found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// The kernel file that was tuned.
+    pub file: PathBuf,
     pub device: String,
     pub driver: String,
     /// The device's [`signature`], recorded with the winner.
@@ -456,7 +461,8 @@ impl Outcome {
     /// The report: counts, the best `top` configurations and the defaults for comparison.
     pub fn report(&self, top: usize) -> String {
         let mut s = format!(
-            "Tuned lesson 10 on {} (driver {}) at {}\n  {} configurations fit this device; tried {}: {} did not build, {} failed the check, {} timed\n",
+            "Tuned lesson 10 ({}) on {} (driver {}) at {}\n  {} configurations fit this device; tried {}: {} did not build, {} failed the check, {} timed\n",
+            paths::display(&self.file),
             self.device,
             self.driver,
             self.shape,
@@ -522,7 +528,11 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
     anyhow::ensure!(size > 0, "the size must be at least 1");
     let shape = Shape::square(size);
     let ocl = &super::TUNED;
-    let file = opts.course.solutions().join(super::LESSON.file_name());
+    let folder = opts
+        .kernels
+        .clone()
+        .unwrap_or_else(|| opts.course.solutions());
+    let file = folder.join(super::LESSON.file_name());
     let source = std::fs::read_to_string(&file)
         .with_context(|| format!("reading {}", paths::display(&file)))?;
 
@@ -548,6 +558,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut out = Outcome {
+        file: file.clone(),
         device: gpu.info.name.clone(),
         driver: gpu.info.driver.clone(),
         props: signature(&gpu.info),

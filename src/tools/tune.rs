@@ -1,8 +1,9 @@
 //! `lab tune`: lesson 10's autotuner. Tries the kernel's tuning defines on a device, checks
 //! and times each configuration, prints the fastest, and with `--write` records the winner in
-//! results/tuned.csv, where lesson 10 finds it.
+//! results/tuned.csv, where lesson 10 finds it. It tunes the reference, or with `--kernels DIR`
+//! the lesson-10 kernel in DIR, each configuration checked and timed as the grader does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -35,7 +36,8 @@ pub struct Args {
     pub out: Option<PathBuf>,
 }
 
-pub fn run(args: &Args, edge: &Edge) -> Result<()> {
+/// Tunes the lesson-10 kernel of `kernels` (the global `--kernels DIR`), else the reference.
+pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
     if let Some(s) = args.size {
         crate::cli::check_shape(crate::harness::matrix::Shape::square(s))?;
     }
@@ -46,6 +48,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         budget: args.budget,
         time_ms: args.time_ms,
         progress: true,
+        kernels: kernels.map(|d| edge.kernels(Some(d))).transpose()?,
     };
     let outcome = tuner::tune(&opts)?;
     print!("{}", outcome.report(args.top));
