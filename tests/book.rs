@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "course-checks")]
-mod layout;
+#[path = "book/layout.rs"]
+mod page_layout;
 
 /// One EXERCISE region of a solution file.
 struct Region {
@@ -267,7 +268,7 @@ fn every_page_of_the_built_book_fits_1280_px_without_sideways_scrolling() {
         "{} is not built: run `mdbook build book`, then this test again",
         book.display()
     );
-    let chromium = layout::chromium().expect(
+    let chromium = page_layout::chromium().expect(
         "no Chromium found: install it (`apt-get install chromium`) or set $CHROMIUM to one",
     );
     let script = std::fs::read_to_string(root().join("tests/book/layout.js")).unwrap();
@@ -276,12 +277,21 @@ fn every_page_of_the_built_book_fits_1280_px_without_sideways_scrolling() {
     pages.sort();
     // print.html repeats every chapter; toc.html is the sidebar alone.
     pages.retain(|p| !p.ends_with("print.html") && !p.ends_with("toc.html"));
-    assert!(pages.len() > 10, "only {} pages in {}", pages.len(), book.display());
+    assert!(
+        pages.len() > 10,
+        "only {} pages in {}",
+        pages.len(),
+        book.display()
+    );
     let tmp = scratch("book-layout");
     let mut problems = Vec::new();
     for page in &pages {
-        let name = page.strip_prefix(&book).unwrap_or(page).display().to_string();
-        match layout::check_page(&chromium, page, &tmp.dir, &script) {
+        let name = page
+            .strip_prefix(&book)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        match page_layout::check_page(&chromium, page, &tmp.dir, &script) {
             Ok(found) => problems.extend(found.into_iter().map(|p| format!("{name}: {p}"))),
             Err(e) => problems.push(e),
         }
@@ -290,7 +300,7 @@ fn every_page_of_the_built_book_fits_1280_px_without_sideways_scrolling() {
         problems.is_empty(),
         "at {} px, {} element(s) of the book would need sideways scrolling or did not render; \
          wrap the line, narrow the table, or move the text into prose:\n{}",
-        layout::WIDTH,
+        page_layout::WIDTH,
         problems.len(),
         problems.join("\n")
     );
