@@ -7,7 +7,8 @@
 pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
     // EXERCISE(01) BEGIN: for every i and j, c[i][j] = sum over p of a[i][p] * b[p][j]
     // TODO: loop over rows i (0..m) and columns j (0..n) of C;
-    // TODO: for each, sum a[i * k + p] * b[p * n + j] over p in 0..k, and store the sum in c[i * n + j].
+    // TODO: for each, sum a[i * k + p] * b[p * n + j] over p in 0..k,
+    // TODO: and store the sum in c[i * n + j].
     let _ = (a, b, c, m, n, k);
     todo!("lesson 01: write the i-j-k triple loop")
     // EXERCISE END

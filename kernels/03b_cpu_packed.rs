@@ -104,8 +104,9 @@ fn madd(a: f32, b: f32, c: f32) -> f32 {
 /// computed and never stored.
 fn pack_a(a: &[f32], lda: usize, mc: usize, kc: usize, packed: &mut [f32]) {
     // EXERCISE(03b.1) BEGIN: copy each row of A into every MR-th place of its sliver; zero-pad
-    // TODO: for each sliver s of `packed` (chunks_exact_mut(MR * kc)) and each row i in 0..MR of it,
-    // TODO: copy row s * MR + i of A (a[row * lda..row * lda + kc]) into places i, i + MR, i + 2·MR, ...
+    // TODO: for each sliver s of `packed` (chunks_exact_mut(MR * kc)) and each row i in 0..MR
+    // TODO: of it, copy row s * MR + i of A (a[row * lda..row * lda + kc])
+    // TODO: into places i, i + MR, i + 2·MR, ...
     // TODO: of the sliver (`sliver.iter_mut().skip(i).step_by(MR)`); a row at or past mc is zeros.
     let _ = (a, lda, mc, kc, packed);
     todo!("lesson 03b: pack A into slivers of MR rows")
@@ -120,8 +121,8 @@ fn pack_a(a: &[f32], lda: usize, mc: usize, kc: usize, packed: &mut [f32]) {
 fn pack_b(b: &[f32], ldb: usize, kc: usize, nc: usize, packed: &mut [f32]) {
     // EXERCISE(03b.2) BEGIN: copy NR-wide pieces of each row of B into its sliver; zero-pad
     // TODO: sliver s (packed.chunks_exact_mut(NR * kc)) holds columns s * NR.. of B: NR of them, or
-    // TODO: fewer (`width`) in the last one. Its row p (sliver.chunks_exact_mut(NR)) is those columns
-    // TODO: of row p of B (b[p * ldb + s * NR..][..width]), then zeros up to NR.
+    // TODO: fewer (`width`) in the last one. Its row p (sliver.chunks_exact_mut(NR)) is those
+    // TODO: columns of row p of B (b[p * ldb + s * NR..][..width]), then zeros up to NR.
     // TODO: The slivers are independent: packed.par_chunks_mut(NR * kc) packs them in parallel.
     let _ = (b, ldb, kc, nc, packed);
     let _ = [0.0f32].par_iter(); // keeps `use rayon::prelude::*` in use until you write the loop
@@ -141,7 +142,8 @@ fn pack_b(b: &[f32], ldb: usize, kc: usize, nc: usize, packed: &mut [f32]) {
 fn micro_kernel(a_sliver: &[f32], b_sliver: &[f32]) -> [[f32; NR]; MR] {
     // EXERCISE(03b.3) BEGIN: for each step p, acc[i][j] += a[p][i] * b[p][j], in registers
     // TODO: start from acc = [[0.0f32; NR]; MR]; for each step p (a_sliver.chunks_exact(MR) zipped
-    // TODO: with b_sliver.chunks_exact(NR)), for each row i and column j: acc[i][j] = madd(a[i], b[j], acc[i][j]).
+    // TODO: with b_sliver.chunks_exact(NR)), for each row i and column j:
+    // TODO: acc[i][j] = madd(a[i], b[j], acc[i][j]).
     // TODO: Keep acc a local array and the loops over MR and NR constant-length: that is what
     // TODO: lets the compiler hold it in registers and vectorise along j.
     let _ = (a_sliver, b_sliver);
@@ -191,9 +193,10 @@ struct Block {
 /// of A and B swap, because here B supplies the vectors and A the broadcasts.)
 fn macro_kernel(a_block: &[f32], b_panel: &[f32], c: &mut [f32], ldc: usize, blk: Block) {
     // EXERCISE(03b.4) BEGIN: for each sliver of A, for each sliver of B: micro-kernel, then store
-    // TODO: for each sliver ir of a_block (chunks_exact(MR * blk.kc)), for each sliver jr of b_panel
-    // TODO: (chunks_exact(NR * blk.kc)): acc = micro_kernel(a sliver, b sliver), then store_tile it at
-    // TODO: row ir * MR, column jr * NR of c, clipped to the rows left of blk.mc and columns left of blk.nc.
+    // TODO: for each sliver ir of a_block (chunks_exact(MR * blk.kc)), for each sliver jr of
+    // TODO: b_panel (chunks_exact(NR * blk.kc)): acc = micro_kernel(a sliver, b sliver), then
+    // TODO: store_tile it at row ir * MR, column jr * NR of c, clipped to the rows left of blk.mc
+    // TODO: and columns left of blk.nc.
     let _ = (a_block, b_panel, c, ldc, blk);
     todo!("lesson 03b: loops 2 and 1 around the micro-kernel")
     // EXERCISE END
@@ -214,11 +217,14 @@ pub fn matmul_packed(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k:
     let mut b_buf = vec![0.0f32; round_up(n.min(NC), NR) * k.min(KC)];
 
     // EXERCISE(03b.5) BEGIN: loops 5 and 4 (pack B), then loop 3 in parallel (pack A, macro-kernel)
-    // TODO: loop 5: jc over 0..n in steps of NC (nc = NC.min(n - jc)); loop 4: pc over 0..k in steps of KC.
-    // TODO: pack B[pc.., jc..] (it starts at b[pc * n + jc], row stride n) into b_buf[..round_up(nc, NR) * kc].
+    // TODO: loop 5: jc over 0..n in steps of NC (nc = NC.min(n - jc));
+    // TODO: loop 4: pc over 0..k in steps of KC.
+    // TODO: pack B[pc.., jc..] (it starts at b[pc * n + jc], row stride n) into
+    // TODO: b_buf[..round_up(nc, NR) * kc].
     // TODO: loop 3, in parallel: c.par_chunks_mut(MC * n).enumerate() gives each task MC rows of C;
     // TODO: for_each_init(|| vec![0.0f32; MC * KC], ...) gives it a buffer to pack its A block into
-    // TODO: (A[ic.., pc..] starts at a[ic * k + pc]); then macro_kernel(.., &mut c_rows[jc..], n, Block { .. }),
+    // TODO: (A[ic.., pc..] starts at a[ic * k + pc]);
+    // TODO: then macro_kernel(.., &mut c_rows[jc..], n, Block { .. }),
     // TODO: with overwrite only for the first K block (pc == 0).
     let _ = (a, b, &mut *c, &mut b_buf, m, n, k);
     todo!("lesson 03b: the blocked loops, with threads over blocks of rows")

@@ -33,7 +33,8 @@ __kernel void matmul(const int M, const int N, const int K,
     for (int t = 0; t < tiles; t++) {
         // ANCHOR: tile_loop
         // EXERCISE(05.1) BEGIN: load one tile of A and one of B, synchronise, accumulate, synchronise
-        // TODO: Asub[tr][tc] = element (row, t*TS + tc) of A; Bsub[tr][tc] = element (t*TS + tr, col) of B.
+        // TODO: Asub[tr][tc] = element (row, t*TS + tc) of A;
+        // TODO: Bsub[tr][tc] = element (t*TS + tr, col) of B.
         // TODO: barrier(CLK_LOCAL_MEM_FENCE), so the whole tile is loaded before anyone reads it.
         // TODO: add Asub[tr][k] * Bsub[k][tc] for k = 0 .. TS-1 to acc.
         // TODO: barrier(CLK_LOCAL_MEM_FENCE) again, before the next iteration overwrites the tiles.

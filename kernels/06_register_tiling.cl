@@ -31,8 +31,9 @@
 #define LPTA ((TSK * TSM) / (RTSM * RTSN))
 #define LPTB ((TSK * TSN) / (RTSM * RTSN))
 
-#if TSM % WPTM != 0 || TSN % WPTN != 0 || (TSK * TSM) % (RTSM * RTSN) != 0 || (TSK * TSN) % (RTSM * RTSN) != 0
-#error "each of TSM, TSN must divide by WPTM, WPTN, and each local tile must split evenly among the work-items"
+#if TSM % WPTM != 0 || TSN % WPTN != 0 || \
+    (TSK * TSM) % (RTSM * RTSN) != 0 || (TSK * TSN) % (RTSM * RTSN) != 0
+#error "TSM, TSN must divide by WPTM, WPTN, and each local tile split evenly among the work-items"
 #endif
 
 // ANCHOR: kernel
@@ -65,9 +66,11 @@ __kernel void matmul(const int M, const int N, const int K,
 
     for (int kt = 0; kt < K; kt += TSK) {
         // ANCHOR: load
-        // EXERCISE(06.1) BEGIN: load the TSM×TSK tile of A and the TSK×TSN tile of B, then synchronise
-        // TODO: for l in 0 .. LPTA-1: id = l*RTSM*RTSN + tid, r = id / TSK, c = id % TSK; Asub[c][r] = A[(offM + r)*K + kt + c].
-        // TODO: for l in 0 .. LPTB-1: id as above, r = id / TSN, c = id % TSN; Bsub[r][c] = B[(kt + r)*N + offN + c].
+        // EXERCISE(06.1) BEGIN: load A's TSM×TSK tile and B's TSK×TSN tile, then synchronise
+        // TODO: for l in 0 .. LPTA-1: id = l*RTSM*RTSN + tid, r = id / TSK, c = id % TSK;
+        // TODO: Asub[c][r] = A[(offM + r)*K + kt + c].
+        // TODO: for l in 0 .. LPTB-1: id as above, r = id / TSN, c = id % TSN;
+        // TODO: Bsub[r][c] = B[(kt + r)*N + offN + c].
         // TODO: barrier(CLK_LOCAL_MEM_FENCE), so both tiles are complete before anyone reads them.
         // EXERCISE END
         // ANCHOR_END: load
@@ -75,7 +78,8 @@ __kernel void matmul(const int M, const int N, const int K,
         // ANCHOR: compute
         // EXERCISE(06.2) BEGIN: accumulate the tile's TSK steps into acc, then synchronise
         // TODO: for k in 0 .. TSK-1: copy Bsub[k][tidn + wn*RTSN] into Breg[wn] for every wn;
-        // TODO: then for every wm read a = Asub[k][tidm + wm*RTSM] once and add a * Breg[wn] to acc[wm][wn] for every wn.
+        // TODO: then for every wm read a = Asub[k][tidm + wm*RTSM] once and add a * Breg[wn] to
+        // TODO: acc[wm][wn] for every wn.
         // TODO: barrier(CLK_LOCAL_MEM_FENCE) again, before the next iteration overwrites the tiles.
         // EXERCISE END
         // ANCHOR_END: compute

@@ -76,7 +76,8 @@ __kernel void matmul(const int M, const int N, const int K,
 
     // ANCHOR: views
     // EXERCISE(07.1) BEGIN: make vector views of A, B and C
-    // TODO: const __global floatX* Av = (const __global floatX*)A; the same for B (Bv), and __global floatX* Cv for C.
+    // TODO: const __global floatX* Av = (const __global floatX*)A; the same for B (Bv), and
+    // TODO: __global floatX* Cv for C.
     // EXERCISE END
     // ANCHOR_END: views
 
@@ -98,17 +99,21 @@ __kernel void matmul(const int M, const int N, const int K,
     for (int kt = 0; kt < K; kt += TSK) {
         // ANCHOR: load
         // EXERCISE(07.2) BEGIN: load both tiles with vector reads, then synchronise
-        // TODO: for l in 0 .. LPTA-1: id = l*RTSM*RTSN + tid, r = id / (TSK/WIDTH), c = (id % (TSK/WIDTH)) * WIDTH;
-        // TODO: read the vector a.v = Av[((offM + r)*K + kt + c) / WIDTH] (a is a lanesX) and put lane w in Asub[c + w][r].
-        // TODO: for l in 0 .. LPTB-1: id as above, r = id / (TSN/WIDTH), c = id % (TSN/WIDTH); Bsub[r][c] = Bv[((kt + r)*N + offN) / WIDTH + c].
+        // TODO: for l in 0 .. LPTA-1: id = l*RTSM*RTSN + tid, r = id / (TSK/WIDTH),
+        // TODO: c = (id % (TSK/WIDTH)) * WIDTH;
+        // TODO: read the vector a.v = Av[((offM + r)*K + kt + c) / WIDTH] (a is a lanesX)
+        // TODO: and put lane w in Asub[c + w][r].
+        // TODO: for l in 0 .. LPTB-1: id as above, r = id / (TSN/WIDTH), c = id % (TSN/WIDTH);
+        // TODO: Bsub[r][c] = Bv[((kt + r)*N + offN) / WIDTH + c].
         // TODO: barrier(CLK_LOCAL_MEM_FENCE).
         // EXERCISE END
         // ANCHOR_END: load
 
         // ANCHOR: compute
-        // EXERCISE(07.3) BEGIN: accumulate the tile's TSK steps with vector arithmetic, then synchronise
+        // EXERCISE(07.3) BEGIN: accumulate the tile's TSK steps with vectors, then synchronise
         // TODO: for k in 0 .. TSK-1: Breg[wv] = Bsub[k][tidn + wv*RTSN] for every wv;
-        // TODO: for every wm: a = Asub[k][tidm + wm*RTSM]; acc[wm][wv] += a * Breg[wv] (a float times a vector) for every wv.
+        // TODO: for every wm: a = Asub[k][tidm + wm*RTSM];
+        // TODO: acc[wm][wv] += a * Breg[wv] (a float times a vector) for every wv.
         // TODO: barrier(CLK_LOCAL_MEM_FENCE) again.
         // EXERCISE END
         // ANCHOR_END: compute
@@ -116,7 +121,8 @@ __kernel void matmul(const int M, const int N, const int K,
 
     // ANCHOR: store
     // EXERCISE(07.4) BEGIN: store the results as vectors
-    // TODO: Cv[((offM + tidm + wm*RTSM)*N + offN) / WIDTH + tidn + wv*RTSN] = acc[wm][wv] for every wm, wv.
+    // TODO: Cv[((offM + tidm + wm*RTSM)*N + offN) / WIDTH + tidn + wv*RTSN] = acc[wm][wv]
+    // TODO: for every wm, wv.
     // EXERCISE END
     // ANCHOR_END: store
 }

@@ -86,8 +86,10 @@ __kernel void matmul(const int M, const int N, const int K,
 
     // ANCHOR: interior
     // EXERCISE(08.1) BEGIN: decide whether this work-group's tile lies wholly inside C
-    // TODO: const bool interior = the tile's last row offM + TSM - 1 is < M and its last column offN + TSN - 1 is < N;
-    // TODO: const bool aligned = K and N are multiples of WIDTH (then every row of A, B and C starts on a vector).
+    // TODO: const bool interior = the tile's last row offM + TSM - 1 is < M
+    // TODO: and its last column offN + TSN - 1 is < N;
+    // TODO: const bool aligned = K and N are multiples of WIDTH
+    // TODO: (then every row of A, B and C starts on a vector).
     // EXERCISE END
     // ANCHOR_END: interior
 
@@ -108,17 +110,20 @@ __kernel void matmul(const int M, const int N, const int K,
 
     for (int kt = 0; kt < K; kt += TSK) {
         // ANCHOR: load
-        // EXERCISE(08.2) BEGIN: load both tiles: vectors inside the matrices, else element by element with 0 outside
+        // EXERCISE(08.2) BEGIN: load both tiles: vectors inside, else lane by lane with 0 outside
         // TODO: const bool fast = interior && aligned && the whole step kt .. kt+TSK-1 is < K.
-        // TODO: Loads as in lesson 07, but when !fast fill the lanes one by one: the element if its row and column are inside
-        // TODO: the matrix, else 0.0f (A: row offM + r < M, step kt + c + w < K; B: step kt + r < K, column offN + c*WIDTH + w < N).
+        // TODO: Loads as in lesson 07, but when !fast fill the lanes one by one:
+        // TODO: the element if its row and column are inside the matrix, else 0.0f
+        // TODO: (A: row offM + r < M, step kt + c + w < K;
+        // TODO:  B: step kt + r < K, column offN + c*WIDTH + w < N).
         // TODO: barrier(CLK_LOCAL_MEM_FENCE).
         // EXERCISE END
         // ANCHOR_END: load
 
         // ANCHOR: compute
         // EXERCISE(08.3) BEGIN: accumulate the tile's TSK steps, then synchronise
-        // TODO: as in lesson 07: for k in 0 .. TSK-1, Breg[wv] = Bsub[k][tidn + wv*RTSN]; acc[wm][wv] += Asub[k][tidm + wm*RTSM] * Breg[wv].
+        // TODO: as in lesson 07: for k in 0 .. TSK-1, Breg[wv] = Bsub[k][tidn + wv*RTSN];
+        // TODO: acc[wm][wv] += Asub[k][tidm + wm*RTSM] * Breg[wv].
         // TODO: barrier(CLK_LOCAL_MEM_FENCE) again.
         // EXERCISE END
         // ANCHOR_END: compute
@@ -128,7 +133,8 @@ __kernel void matmul(const int M, const int N, const int K,
     // EXERCISE(08.4) BEGIN: store the results: vectors inside C, element by element on the edges
     // TODO: for every wm, wv: row = offM + tidm + wm*RTSM, col = offN + (tidn + wv*RTSN)*WIDTH.
     // TODO: If interior && aligned store the vector, Cv[(row*N + col) / WIDTH] = acc[wm][wv];
-    // TODO: otherwise, only if row < M, store lane w (through a lanesX) in C[row*N + col + w] for each col + w < N.
+    // TODO: otherwise, only if row < M, store lane w (through a lanesX)
+    // TODO: in C[row*N + col + w] for each col + w < N.
     // EXERCISE END
     // ANCHOR_END: store
 }

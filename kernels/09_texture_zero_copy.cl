@@ -101,8 +101,8 @@ void matmul(const int M, const int N, const int K,
             // EXERCISE(09.1) BEGIN: read rows k .. k+3 of B as pixels and update the micro-tile
             // TODO: read rows k, k+1, k+2, k+3 of B into float4 b[RN][4]: b[j][q] is the pixel at
             // TODO: image column x0 + j*WGX, row k + q, from read_imagef(B, pixel, (int2)(x, y)).
-            // TODO: for each row i of the micro-tile, take a = A4(i, kk) (A[row0+i][k .. k+3]) and add
-            // TODO: a.x*b[j][0] + a.y*b[j][1] + a.z*b[j][2] + a.w*b[j][3] to acc[i][j].
+            // TODO: for each row i of the micro-tile, take a = A4(i, kk) (A[row0+i][k .. k+3]) and
+            // TODO: add a.x*b[j][0] + a.y*b[j][1] + a.z*b[j][2] + a.w*b[j][3] to acc[i][j].
             // EXERCISE END
             // ANCHOR_END: step
         }

@@ -69,11 +69,14 @@ void load_step(const int M, const int N, const int K,
                float4* ra, float4* rb) {
     // EXERCISE(10.1) BEGIN: load one k-step of A and B into ra[] and rb[], zero outside the matrices
     // TODO: for l in 0..LPTA: id = tid + l*THREADS; row and col of the float4 of A it loads:
-    // TODO:   ALONGK 0: row = m0 + id % TSM, col = k0 + (id / TSM) * 4 (consecutive ids: consecutive rows);
-    // TODO:   ALONGK 1: row = m0 + id / (TSK/4), col = k0 + (id % (TSK/4)) * 4 (consecutive ids: along a row).
+    // TODO:   ALONGK 0: row = m0 + id % TSM, col = k0 + (id / TSM) * 4
+    // TODO:     (consecutive ids: consecutive rows);
+    // TODO:   ALONGK 1: row = m0 + id / (TSK/4), col = k0 + (id % (TSK/4)) * 4
+    // TODO:     (consecutive ids: along a row).
     // TODO:   ra[l] = the float4 A[row*K + col .. +3]; (float4)(0) if row >= M or col >= K.
     // TODO:   when K % 4 == 0 read it as one float4; else element by element, 0 past column K-1.
-    // TODO: for l in 0..LPTB: id = tid + l*THREADS; row = k0 + id / (TSN/4); col = n0 + (id % (TSN/4)) * 4.
+    // TODO: for l in 0..LPTB: id = tid + l*THREADS; row = k0 + id / (TSN/4);
+    // TODO:   col = n0 + (id % (TSN/4)) * 4.
     // TODO:   rb[l] = the float4 B[row*N + col .. +3], the same way (N % 4 decides the path).
     // EXERCISE END
 }
@@ -118,9 +121,11 @@ __kernel void matmul(const int M, const int N, const int K,
         __local float4* bs = Bs + buf * (TSK * TSN / 4);
 
         // EXERCISE(10.2) BEGIN: write ra[] into As transposed and rb[] into Bs, in buffer `buf`
-        // TODO: for l in 0..LPTA: the same id; row (in the tile) and k of that float4 as in load_step
-        // TODO:   (ALONGK 0: row = id % TSM, k = (id / TSM) * 4; ALONGK 1: row = id / (TSK/4), k = (id % (TSK/4)) * 4);
-        // TODO:   m = row, or with ALONGK its float4 column swizzled: m = ((row/4) ^ SWZ(k))*4 + row%4;
+        // TODO: for l in 0..LPTA: the same id; row (in the tile) and k of that float4
+        // TODO:   as in load_step (ALONGK 0: row = id % TSM, k = (id / TSM) * 4;
+        // TODO:   ALONGK 1: row = id / (TSK/4), k = (id % (TSK/4)) * 4);
+        // TODO:   m = row, or with ALONGK its float4 column swizzled:
+        // TODO:     m = ((row/4) ^ SWZ(k))*4 + row%4;
         // TODO:   as[(k+0)*TSM + m] = ra[l].x, ..., as[(k+3)*TSM + m] = ra[l].w (A transposed).
         // TODO: for l in 0..LPTB: bs[tid + l*THREADS] = rb[l].
         // EXERCISE END
@@ -135,21 +140,24 @@ __kernel void matmul(const int M, const int N, const int K,
         }
 
         // ANCHOR: compute
-        // EXERCISE(10.3) BEGIN: for each k of the step, read WPTM values of A and WPTN of B as float4 and update acc
+        // EXERCISE(10.3) BEGIN: for each k, read WPTM values of A and WPTN of B as float4, update acc
         // TODO: as4 = As + buf * (TSK*TSM/4) (the same buffer, seen as float4). For k in 0..TSK:
-        // TODO:   a[4i..4i+3] = as4[k*(TSM/4) + ((i*RTSM + ty) ^ SWZ(k))] for i in 0..WPTM/4 (the work-item's rows);
+        // TODO:   a[4i..4i+3] = as4[k*(TSM/4) + ((i*RTSM + ty) ^ SWZ(k))]
+        // TODO:     for i in 0..WPTM/4 (the work-item's rows);
         // TODO:   b[j] = bs[k*(TSN/4) + j*RTSN + tx] for j in 0..WPTN/4 (its columns);
-        // TODO:   acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]) for every i, j. #pragma unroll each loop.
+        // TODO:   acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]) for every i, j.
+        // TODO:   #pragma unroll each loop.
         // EXERCISE END
         // ANCHOR_END: compute
     }
     // ANCHOR_END: steps
 
     // ANCHOR: store
-    // EXERCISE(10.4) BEGIN: store acc into C: float4 where the row is inside C and N allows it, else element by element
+    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
     // TODO: for i in 0..WPTM: row = m0 + (i/4)*(RTSM*4) + ty*4 + i%4; skip rows >= M.
-    // TODO:   for j in 0..WPTN/4: col = n0 + (j*RTSN + tx)*4; acc[i][j] goes to C[row*N + col .. +3]:
-    // TODO:   one float4 store when N % 4 == 0 (and col < N), else each element whose column is < N.
+    // TODO:   for j in 0..WPTN/4: col = n0 + (j*RTSN + tx)*4;
+    // TODO:     acc[i][j] goes to C[row*N + col .. +3]: one float4 store when N % 4 == 0
+    // TODO:     (and col < N), else each element whose column is < N.
     // EXERCISE END
     // ANCHOR_END: store
 }

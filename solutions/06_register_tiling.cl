@@ -31,8 +31,9 @@
 #define LPTA ((TSK * TSM) / (RTSM * RTSN))
 #define LPTB ((TSK * TSN) / (RTSM * RTSN))
 
-#if TSM % WPTM != 0 || TSN % WPTN != 0 || (TSK * TSM) % (RTSM * RTSN) != 0 || (TSK * TSN) % (RTSM * RTSN) != 0
-#error "each of TSM, TSN must divide by WPTM, WPTN, and each local tile must split evenly among the work-items"
+#if TSM % WPTM != 0 || TSN % WPTN != 0 || \
+    (TSK * TSM) % (RTSM * RTSN) != 0 || (TSK * TSN) % (RTSM * RTSN) != 0
+#error "TSM, TSN must divide by WPTM, WPTN, and each local tile split evenly among the work-items"
 #endif
 
 // ANCHOR: kernel
@@ -65,7 +66,7 @@ __kernel void matmul(const int M, const int N, const int K,
 
     for (int kt = 0; kt < K; kt += TSK) {
         // ANCHOR: load
-        // EXERCISE(06.1) BEGIN: load the TSM×TSK tile of A and the TSK×TSN tile of B, then synchronise
+        // EXERCISE(06.1) BEGIN: load A's TSM×TSK tile and B's TSK×TSN tile, then synchronise
         // Consecutive work-items take consecutive elements of each tile's rows in global
         // memory, so their reads are coalesced. A is stored transposed: Asub[k][m].
         for (int l = 0; l < LPTA; l++) {

@@ -124,7 +124,7 @@ __kernel void matmul(const int M, const int N, const int K,
         // ANCHOR_END: load
 
         // ANCHOR: compute
-        // EXERCISE(07.3) BEGIN: accumulate the tile's TSK steps with vector arithmetic, then synchronise
+        // EXERCISE(07.3) BEGIN: accumulate the tile's TSK steps with vectors, then synchronise
         for (int k = 0; k < TSK; k++) {
             for (int wv = 0; wv < WPTN / WIDTH; wv++) {
                 Breg[wv] = Bsub[k][tidn + wv * RTSN];

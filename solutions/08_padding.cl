@@ -109,7 +109,7 @@ __kernel void matmul(const int M, const int N, const int K,
 
     for (int kt = 0; kt < K; kt += TSK) {
         // ANCHOR: load
-        // EXERCISE(08.2) BEGIN: load both tiles: vectors inside the matrices, else element by element with 0 outside
+        // EXERCISE(08.2) BEGIN: load both tiles: vectors inside, else lane by lane with 0 outside
         const bool fast = interior && aligned && kt + TSK <= K;
         for (int l = 0; l < LPTA; l++) {
             const int id = l * RTSM * RTSN + tid;

@@ -178,7 +178,7 @@ __kernel void matmul(const int M, const int N, const int K,
         }
 
         // ANCHOR: compute
-        // EXERCISE(10.3) BEGIN: for each k of the step, read WPTM values of A and WPTN of B as float4 and update acc
+        // EXERCISE(10.3) BEGIN: for each k, read WPTM values of A and WPTN of B as float4, update acc
         const __local float4* as4 = As + buf * (TSK * TSM / 4);
         #pragma unroll
         for (int k = 0; k < TSK; k++) {
@@ -210,7 +210,7 @@ __kernel void matmul(const int M, const int N, const int K,
     // ANCHOR_END: steps
 
     // ANCHOR: store
-    // EXERCISE(10.4) BEGIN: store acc into C: float4 where the row is inside C and N allows it, else element by element
+    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
     #pragma unroll
     for (int i = 0; i < WPTM; i++) {
         const int row = m0 + (i / 4) * (RTSM * 4) + ty * 4 + (i % 4);

@@ -9,6 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "course-checks")]
+#[path = "book/layout.rs"]
+mod page_layout;
+
 /// One EXERCISE region of a solution file.
 struct Region {
     /// Where it starts, as `solutions/05_local_tiling.cl:33`.
@@ -252,6 +256,54 @@ fn the_built_book_shows_no_answer_in_the_open() {
             problems.join("\n")
         );
     }
+}
+
+#[cfg(feature = "course-checks")]
+#[test]
+#[ignore = "needs the built book and Chromium: run `mdbook build book` first (.ci/run does)"]
+fn every_page_of_the_built_book_fits_1280_px_without_sideways_scrolling() {
+    let book = root().join("book").join("book");
+    assert!(
+        book.join("index.html").is_file(),
+        "{} is not built: run `mdbook build book`, then this test again",
+        book.display()
+    );
+    let chromium = page_layout::chromium().expect(
+        "no Chromium found: install it (`apt-get install chromium`) or set $CHROMIUM to one",
+    );
+    let script = std::fs::read_to_string(root().join("tests/book/layout.js")).unwrap();
+    let mut pages = Vec::new();
+    html_files(&book, &mut pages).unwrap();
+    pages.sort();
+    // print.html repeats every chapter; toc.html is the sidebar alone.
+    pages.retain(|p| !p.ends_with("print.html") && !p.ends_with("toc.html"));
+    assert!(
+        pages.len() > 10,
+        "only {} pages in {}",
+        pages.len(),
+        book.display()
+    );
+    let tmp = scratch("book-layout");
+    let mut problems = Vec::new();
+    for page in &pages {
+        let name = page
+            .strip_prefix(&book)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        match page_layout::check_page(&chromium, page, &tmp.dir, &script) {
+            Ok(found) => problems.extend(found.into_iter().map(|p| format!("{name}: {p}"))),
+            Err(e) => problems.push(e),
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "at {} px, {} element(s) of the book would need sideways scrolling or did not render; \
+         wrap the line, narrow the table, or move the text into prose:\n{}",
+        page_layout::WIDTH,
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 /// A scratch folder for one test, emptied first.

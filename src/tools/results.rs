@@ -18,6 +18,7 @@
 //!
 //! [`peak::for_cpu`]: crate::harness::peak::for_cpu
 
+mod ceiling;
 mod charts;
 mod data;
 mod intensity;
@@ -79,7 +80,7 @@ pub fn run(course: &Course) -> Result<()> {
     };
     let mut pages: Vec<(String, String)> = vec![(
         "peak.md".into(),
-        format!("{NOTE}\n{}", peak::markdown_table(&book.peaks.all)),
+        format!("{NOTE}\n{}", ceiling::peak_table(&book.peaks.all)),
     )];
     for l in ladder::ALL.iter().filter(|l| l.graded()) {
         let page = book.lesson_page(l)?;
@@ -91,7 +92,7 @@ pub fn run(course: &Course) -> Result<()> {
     pages.push(("roofline.md".into(), page));
     pages.push(("grader-suite.md".into(), suite::page(&results, NOTE)?));
     for (name, text) in &pages {
-        write(&generated.join(name), text)?;
+        write(&generated.join(name), &ceiling::nowrap_dates(text))?;
     }
     let written: BTreeSet<&str> = book.figures.iter().map(|(n, _)| n.as_str()).collect();
     for (name, svg) in &book.figures {

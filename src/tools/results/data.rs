@@ -521,9 +521,11 @@ impl Peaks {
     pub fn of(&self, r: &Row) -> Option<Peak> {
         if r.cpu {
             let p = peak::for_cpu(&self.results, &r.model, r.threads?)?;
-            self.same_machine(r, &p).then_some(p)
+            self.same_machine(r, &p).then(|| super::ceiling::applied(p))
         } else {
-            peak::of_device(&self.all, &r.device, None).cloned()
+            peak::of_device(&self.all, &r.device, None)
+                .cloned()
+                .map(super::ceiling::applied)
         }
     }
 

@@ -265,7 +265,11 @@ impl Book<'_> {
             let limit = match rung_peaks.first() {
                 Some(Some(p)) if rung_peaks.iter().all(|q| q.as_ref() == Some(p)) => Some((
                     p.gflops,
-                    format!("FP32 peak {} GFLOP/s ({})", charts::rate(p.gflops), p.date),
+                    if super::ceiling::of(p).is_some() {
+                        format!("FP32 ceiling {} GFLOP/s", charts::rate(p.gflops))
+                    } else {
+                        format!("FP32 peak {} GFLOP/s ({})", charts::rate(p.gflops), p.date)
+                    },
                 )),
                 _ => None,
             };

@@ -74,26 +74,40 @@ impl Book<'_> {
             file.runs
                 .legend(&shown_runs.iter().copied().collect::<Vec<_>>())
         );
+        // At most six columns, so the table fits the page: the run and the defines go under
+        // it when they are one for all rows, else the run joins the version's cell.
+        let one_run = shown_runs.len() == 1;
         let prev_title = prev.map_or(String::new(), |p| format!(" vs lesson {} |", p.key));
         let _ = writeln!(
             s,
-            "| size | version | run |{} median time | fastest – slowest | GFLOP/s | end to end GFLOP/s | of peak |{prev_title}",
-            if defines { " defines |" } else { "" }
+            "| size | version | median ms (fastest – slowest) | GFLOP/s (end to end) | % of peak |{prev_title}"
         );
         let _ = writeln!(
             s,
-            "|---|---|---|{}--:|--:|--:|--:|--:|{}",
-            if defines { "---|" } else { "" },
+            "|---|---|--:|--:|--:|{}",
             if prev.is_some() { "--:|" } else { "" }
         );
         let mut crossed = false;
         let mut above_cpu_peak = false;
         let order = version_order(rows);
+        // Each version's defines, with the sizes that used them.
+        let mut defines_of: Vec<(String, String, Vec<String>)> = Vec::new();
         for shape in sorted_shapes(rows.iter().copied()) {
             for v in &order {
                 let Some(r) = rows.iter().find(|r| r.shape() == shape && &r.variant == v) else {
                     continue;
                 };
+                if defines && !r.defines.is_empty() {
+                    match defines_of
+                        .iter_mut()
+                        .find(|(v, d, _)| *v == r.variant && *d == r.defines)
+                    {
+                        Some((_, _, sizes)) => sizes.push(r.size()),
+                        None => {
+                            defines_of.push((r.variant.clone(), r.defines.clone(), vec![r.size()]))
+                        }
+                    }
+                }
                 let peak = self.peaks.of(r);
                 above_cpu_peak |= peak
                     .as_ref()
@@ -109,35 +123,28 @@ impl Book<'_> {
                     }
                     None => NONE.into(),
                 };
+                let ms = |t: f64| crate::report::ms(t).trim_end_matches(" ms").to_string();
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} |{} {} | {} | {} | {} | {} |{}",
+                    "| {} | {}{} | {}{} | {}{} | {} |{}",
                     r.size(),
                     cell(&r.variant),
-                    file.runs.letter(r.group()),
-                    if defines {
-                        format!(
-                            " {} |",
-                            if r.defines.is_empty() {
-                                NONE.to_string()
-                            } else {
-                                format!("`{}`", r.defines)
-                            }
-                        )
-                    } else {
+                    if one_run {
                         String::new()
+                    } else {
+                        format!(" ({})", file.runs.letter(r.group()))
                     },
-                    crate::report::ms(r.device_ms),
+                    ms(r.device_ms),
                     match (r.best_ms, r.worst_ms) {
-                        (Some(b), Some(w)) => format!(
-                            "{} – {}",
-                            crate::report::ms(b).trim_end_matches(" ms"),
-                            crate::report::ms(w)
-                        ),
-                        _ => NONE.into(),
+                        (Some(b), Some(w)) => format!(" ({}\u{a0}–\u{a0}{})", ms(b), ms(w)),
+                        _ => String::new(),
                     },
                     gflops(r.gflops),
-                    gflops(r.host_gflops),
+                    if r.host_gflops == r.gflops {
+                        String::new()
+                    } else {
+                        format!(" ({})", gflops(r.host_gflops))
+                    },
                     peak.map_or(NONE.into(), |p| pct(100.0 * r.gflops / p.gflops)),
                     if prev.is_some() {
                         format!(" {speedup} |")
@@ -147,6 +154,37 @@ impl Book<'_> {
                 );
             }
         }
+        let mut under = Vec::new();
+        if one_run {
+            under.push(format!(
+                "Every row is from run **{}**.",
+                file.runs
+                    .letter(shown_runs.iter().next().copied().unwrap_or_default())
+            ));
+        } else {
+            under.push("The letter after each version is its run.".to_string());
+        }
+        if !defines_of.is_empty() {
+            let all_sizes = sorted_shapes(rows.iter().copied()).len();
+            let list: Vec<String> = defines_of
+                .iter()
+                .map(|(v, d, sizes)| {
+                    let at = if sizes.len() == all_sizes
+                        || defines_of.iter().filter(|x| x.0 == *v).count() == 1
+                    {
+                        String::new()
+                    } else {
+                        format!(" at {}", sizes.join(", "))
+                    };
+                    format!("{}{at}: `{d}`", cell(v))
+                })
+                .collect();
+            under.push(format!(
+                "Defines, where the rows recorded them: {}.",
+                list.join("; ")
+            ));
+        }
+        let _ = writeln!(s, "\n{}", under.join(" "));
         let mut notes = Vec::new();
         if crossed {
             notes.push(format!(
@@ -253,9 +291,14 @@ impl Book<'_> {
         }
         let peak_line = if peaks.len() == 1 {
             format!(
-                "100 % = FP32 peak {} GFLOP/s, measured {} (results/peak.csv)",
+                "100 % = {} {} GFLOP/s{} (results/peak.csv)",
+                super::ceiling::words(peaks[0]),
                 charts::rate(peaks[0].gflops),
-                peaks[0].date
+                if super::ceiling::of(peaks[0]).is_some() {
+                    String::new()
+                } else {
+                    format!(", measured {}", peaks[0].date)
+                }
             )
         } else {
             "each bar against the peak of its own device and thread count (results/peak.csv)"
@@ -263,8 +306,9 @@ impl Book<'_> {
         };
         let mut heading = vec![
             format!(
-                "Lesson {} at each size, as % of the measured FP32 peak",
-                lesson.key
+                "Lesson {} at each size, as % of the {}",
+                lesson.key,
+                super::ceiling::words(peaks[0])
             ),
             format!(
                 "{}{} · results/{}",
@@ -304,7 +348,10 @@ impl Book<'_> {
             x_max: (best > 45.0).then_some(100.0),
             heading,
             groups,
-            axis: "% of the device's measured FP32 peak (median device time)".into(),
+            axis: format!(
+                "% of the device's {} (median device time)",
+                super::ceiling::words(peaks[0])
+            ),
             limit: None,
             footer,
         };
@@ -312,10 +359,11 @@ impl Book<'_> {
         let name = figure_name(&format!("of-peak-{}-", lesson.name()), file, machine);
         self.figures.push((name.clone(), svg));
         Ok(format!(
-            "\n![Lesson {} on {}: GFLOP/s of each version{} at each size, as % of the device's measured FP32 peak]({})\n",
+            "\n![Lesson {} on {}: GFLOP/s of each version{} at each size, as % of the device's {}]({})\n",
             lesson.key,
             first.machine_words(),
             prev.map_or(String::new(), |p| format!(" and of lesson {}", p.key)),
+            super::ceiling::words(peaks[0]),
             format_args!("figures/{name}")
         ))
     }

@@ -13,11 +13,11 @@ impl Book<'_> {
         let _ = writeln!(
             s,
             "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
-             - **x**, arithmetic intensity: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). It is not the DRAM traffic a profiler would measure: caches serve repeated requests, so the true intensity is higher.\n\
+             - **Requested intensity**: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). Caches serve some requests again, so the bytes that come from DRAM are at most these, and the DRAM intensity at least this.\n\
+             - **x**, DRAM intensity, at least: the larger of the requested intensity and the speed divided by the measured bandwidth. A kernel that runs at *y* GFLOP/s with *B* GB/s of DRAM bandwidth cannot have moved more than *B*/*y* bytes a FLOP, so its DRAM intensity is at least *y*/*B*. Where that bound is the larger, the dot sits on the slanted roof, and the caches must have served the rest of what it requested: the table says at least how much.\n\
              - **y**: GFLOP/s from the median device time.\n\
-             - **Above the slanted roof**: possible, because the roof is drawn with the requested traffic: a dot above it shows that caches served part of what the kernel requested (the naive kernel's neighbouring work-items load the same rows of A and columns of B). The table's last column says by how much.\n\
-             - **The roofs**: the measured bandwidth times the intensity (slanted) and the measured FP32 peak (flat), from {peak_lesson}; they meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic.\n\
-             - **Hollow dots**: the row did not record the kernel's defines, so its position uses the defines the lesson's code chooses for that device (listed in the table).\n\
+             - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see lesson 00's table). They meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic. No dot can be above either.\n\
+             - **Hollow dots**: the row did not record the kernel's defines, so its intensity uses the defines the lesson's code chooses for that device (listed under the table).\n\
              - **Dashed grey lines**: the peers at the same size, measured on the same device; their tiling is unknown, so they have no intensity.\n"
         );
         let files = self.files.clone();
@@ -170,7 +170,7 @@ impl Book<'_> {
                         String::new()
                     }
                 ),
-                x: pt.x,
+                x: dram_at_least(pt.x, pt.row.gflops, p.bandwidth_gbs),
                 y: pt.row.gflops,
                 hollow: pt.assumed,
                 color: charts::PALETTE[i % charts::PALETTE.len()],
@@ -218,7 +218,12 @@ impl Book<'_> {
                 dates(&all_rows)
             ),
             format!(
-                "roofs: FP32 peak and bandwidth measured {} by {} (results/peak.csv)",
+                "roofs: {} and bandwidth measured {} by {} (results/peak.csv)",
+                if super::ceiling::of(p).is_some() {
+                    "FP32 ceiling of the cores"
+                } else {
+                    "FP32 peak"
+                },
                 p.date,
                 device_lesson()
             ),
@@ -230,7 +235,7 @@ impl Book<'_> {
             ));
         }
         let mut footer = vec![
-            "x: FLOP per byte of global memory the kernel requests (its loads of A and B, from its tiles), not DRAM traffic.".to_string(),
+            "x: DRAM intensity, at least: the larger of the FLOP per byte the kernel requests (from its tiles) and its speed over the measured bandwidth.".to_string(),
         ];
         if points.iter().any(|pt| pt.assumed) {
             footer.push(
@@ -261,13 +266,18 @@ impl Book<'_> {
         );
         let _ = writeln!(
             s,
-            "Measured {} (`results/{}`); the roofs from {} on {}: {} GB/s and {} GFLOP/s, ridge at {} FLOP/byte. {}\n",
+            "Measured {} (`results/{}`); the roofs: {} GB/s measured by {} on {}, and {} GFLOP/s {}; ridge at {} FLOP/byte. {}\n",
             dates(&all_rows),
             file.name,
+            gflops(p.bandwidth_gbs),
             device_lesson(),
             p.date,
-            gflops(p.bandwidth_gbs),
             gflops(p.gflops),
+            if super::ceiling::of(p).is_some() {
+                "(the cores' ceiling, lesson 00's table)"
+            } else {
+                "measured with it"
+            },
             charts::axis_number_1(p.ridge()),
             if many_runs {
                 format!("Runs: {}.", file.runs.legend(&used))
@@ -277,36 +287,56 @@ impl Book<'_> {
         );
         let _ = writeln!(
             s,
-            "| rung | run | defines | intensity counted as | FLOP/byte | GFLOP/s | % of peak | roof at that intensity | % of that roof |\n|---|---|---|---|--:|--:|--:|--:|--:|"
+            "| rung | requested FLOP/byte | DRAM FLOP/byte, at least | GFLOP/s (% of peak) | roof there, GFLOP/s | caches served, at least |\n|---|--:|--:|--:|--:|--:|"
         );
+        let mut counted = Vec::new();
         for pt in &points {
-            let roof = (p.bandwidth_gbs * pt.x).min(p.gflops);
-            let bound = if p.bandwidth_gbs * pt.x < p.gflops {
+            let x = dram_at_least(pt.x, pt.row.gflops, p.bandwidth_gbs);
+            let roof = (p.bandwidth_gbs * x).min(p.gflops);
+            let bound = if p.bandwidth_gbs * x < p.gflops {
                 "memory"
             } else {
                 "FP32"
             };
             let _ = writeln!(
                 s,
-                "| {} {} | {} | {} | {} | {} | {} | {} | {} ({bound}) | {} |",
+                "| {} {}{} | {} | {} | {} ({}) | {} ({bound}) | {} |",
                 pt.lesson.key,
                 pt.lesson.title,
-                file.runs.letter(pt.row.group()),
-                if pt.defines.is_empty() {
-                    NONE.to_string()
-                } else if pt.assumed {
-                    format!("`{}` (assumed)", pt.defines)
+                if many_runs {
+                    format!(" ({})", file.runs.letter(pt.row.group()))
                 } else {
-                    format!("`{}`", pt.defines)
+                    String::new()
                 },
-                intensity::rule(pt.lesson.key),
                 charts::axis_number_1(pt.x),
+                charts::axis_number_1(x),
                 gflops(pt.row.gflops),
                 pct(100.0 * pt.row.gflops / p.gflops),
                 gflops(roof),
-                pct(100.0 * pt.row.gflops / roof)
+                if x > pt.x {
+                    pct(100.0 * (1.0 - pt.x / x))
+                } else {
+                    NONE.to_string()
+                }
             );
+            counted.push(format!(
+                "{}: {}{}",
+                pt.lesson.key,
+                intensity::rule(pt.lesson.key),
+                if pt.defines.is_empty() {
+                    String::new()
+                } else if pt.assumed {
+                    format!(", with `{}` (assumed)", pt.defines)
+                } else {
+                    format!(", with `{}`", pt.defines)
+                }
+            ));
         }
+        let _ = writeln!(
+            s,
+            "\nThe requested intensity, counted per rung: {}.",
+            counted.join("; ")
+        );
         let mut notes = Vec::new();
         let top = top_lesson();
         if points.iter().any(|pt| pt.assumed) {
@@ -340,5 +370,15 @@ impl Book<'_> {
             let _ = writeln!(s, "\n{}", notes.join(" "));
         }
         Ok(s)
+    }
+}
+
+/// The least DRAM intensity a kernel can have had: what it requested, or, where its speed
+/// is more than the bandwidth could feed at that intensity, its speed over the bandwidth.
+fn dram_at_least(requested: f64, gflops: f64, bandwidth_gbs: f64) -> f64 {
+    if bandwidth_gbs > 0.0 {
+        requested.max(gflops / bandwidth_gbs)
+    } else {
+        requested
     }
 }
