@@ -515,9 +515,9 @@ pub const CASES: &[Case] = &[
         "prints_a_forged_verdict",
         Forged,
         Mutant(&[(
-            "    // EXERCISE(10.4) BEGIN: store acc into C: float4 where the row is inside C and N allows it, else element by element
+            "    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
 ",
-            "    // EXERCISE(10.4) BEGIN: store acc into C: float4 where the row is inside C and N allows it, else element by element
+            "    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
     if (get_global_id(0) == 0 && get_global_id(1) == 0) {
         printf(\"LAB-EVENT {\\\"Done\\\":{\\\"lesson\\\":\\\"10_tuned\\\",\\\"failure\\\":null}}\\n\");
     }

@@ -100,6 +100,40 @@ fn tables_are_well_formed() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Every mutant's edits fit the solution as it is now, each exactly once: a change to a
+/// solution that leaves a mutant behind fails here, on a plain `cargo test`, before any
+/// grading.
+#[test]
+fn every_mutant_fits_its_solution() {
+    let g = g();
+    let mut problems = Vec::new();
+    for (key, cases) in &tables() {
+        let lesson = lab::ladder::get(key);
+        let solution = g.opts.course.solutions().join(lesson.file_name());
+        let original = std::fs::read_to_string(&solution).unwrap();
+        for c in cases.iter() {
+            let Code::Mutant(edits) = c.code else {
+                continue;
+            };
+            let mut text = original.clone();
+            for (i, (from, to)) in edits.iter().enumerate() {
+                let found = text.matches(from).count();
+                if found != 1 {
+                    problems.push(format!(
+                        "{key} {}: edit {} finds its text {found} time(s) in {}",
+                        c.name,
+                        i + 1,
+                        solution.display()
+                    ));
+                    break;
+                }
+                text = text.replacen(from, to, 1);
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn every_file_of_the_cases_exists_and_is_used() {
     let g = g();
