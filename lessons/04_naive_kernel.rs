@@ -260,6 +260,14 @@ pub const CASES: &[Case] = &[
         &["expected", "got 1.0"],
     )
     .printing(&["LAB-EVENT"]),
+    Case::rejects(
+        L,
+        "asks_the_opencl_version",
+        Cheat,
+        File("asks_the_opencl_version"),
+        FailKind::Technique,
+        &["line 13", "`__OPENCL_C_VERSION__`", "same code on both"],
+    ),
     // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs
     // and a C full of NaN, and is checked; the simulator runs with C never written.
     Case::rejects(

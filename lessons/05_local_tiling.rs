@@ -344,6 +344,15 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["values from global memory per multiply-add", "2/TS"],
     ),
+    // One kernel for the simulator, another for the device: refused before it runs.
+    Case::rejects(
+        L,
+        "tiles_only_for_the_simulator",
+        Cheat,
+        File("tiles_only_for_the_simulator"),
+        FailKind::Technique,
+        &["line 14", "`__NV_CL_C_VERSION`", "same code on both"],
+    ),
     Case::rejects(
         L,
         "tiles_loaded_but_not_read",

@@ -22,6 +22,7 @@ pub mod cases;
 pub mod cpu;
 mod judge;
 pub mod ocl;
+mod portable;
 mod request;
 pub mod simulate;
 pub mod words;

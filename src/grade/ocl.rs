@@ -83,6 +83,14 @@ fn grade_into(
     let gpu = Gpu::open(opts.device.as_deref())?;
     verdict.device = Some(gpu.info.name.clone());
     verdict.notes.extend(ocl.prelude_note(&gpu));
+    if let Some((line, name)) = super::portable::first_question(&text) {
+        let file = paths::display(file).to_string();
+        verdict.failure = Some(Failure::new(
+            FailKind::Technique,
+            super::portable::refusal(&file, line, &name),
+        ));
+        return Ok(());
+    }
     let text = ocl.source(&gpu, &text);
     if let Err(why) = ocl.supports(&gpu.info) {
         verdict.failure = Some(Failure::new(FailKind::Unsupported, format!("{why:#}")));
