@@ -148,6 +148,23 @@ pub const CASES: &[Case] = &[
     .timed(64),
     // Reaching past the sandbox: the grader's processes and files are out of sight, and
     // only the grader's own clock and checks count.
+    // Code that is not the file's own: refused before it is built.
+    Case::rejects(
+        L,
+        "includes_the_solution",
+        Cheat,
+        File("includes_the_solution"),
+        FailKind::NotSelfContained,
+        &["line 2", "`include`", "another file"],
+    ),
+    Case::rejects(
+        L,
+        "runs_another_program",
+        Cheat,
+        File("runs_another_program"),
+        FailKind::NotSelfContained,
+        &["`Command`", "another program"],
+    ),
     Case::rejects(
         L,
         "forges_a_verdict_through_proc",

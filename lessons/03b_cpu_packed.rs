@@ -81,6 +81,15 @@ use lab::grade::FailKind;
 const L: &str = "03b";
 
 pub const CASES: &[Case] = &[
+    // A library linked in and timed as the student's own: refused before it is built.
+    Case::rejects(
+        L,
+        "calls_a_blas",
+        Cheat,
+        File("calls_a_blas"),
+        FailKind::NotSelfContained,
+        &["line 2", "`link`", "library"],
+    ),
     // Every K block overwrites C: right only while K fits one block (KC = 256).
     Case::rejects(
         L,

@@ -265,7 +265,7 @@ pub const CASES: &[Case] = &[
         "asks_the_opencl_version",
         Cheat,
         File("asks_the_opencl_version"),
-        FailKind::Technique,
+        FailKind::NotSelfContained,
         &["line 13", "`__OPENCL_C_VERSION__`", "same code on both"],
     ),
     // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs

@@ -344,13 +344,22 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["values from global memory per multiply-add", "2/TS"],
     ),
+    // The course's own answer, included: refused before it runs.
+    Case::rejects(
+        L,
+        "includes_the_solution",
+        Cheat,
+        File("includes_the_solution"),
+        FailKind::NotSelfContained,
+        &["line 2", "`#include`", "another file"],
+    ),
     // One kernel for the simulator, another for the device: refused before it runs.
     Case::rejects(
         L,
         "tiles_only_for_the_simulator",
         Cheat,
         File("tiles_only_for_the_simulator"),
-        FailKind::Technique,
+        FailKind::NotSelfContained,
         &["line 14", "`__NV_CL_C_VERSION`", "same code on both"],
     ),
     Case::rejects(

@@ -22,8 +22,8 @@ pub mod cases;
 pub mod cpu;
 mod judge;
 pub mod ocl;
-mod portable;
 mod request;
+mod self_contained;
 pub mod simulate;
 pub mod words;
 pub mod worker;
@@ -92,6 +92,9 @@ pub enum FailKind {
     Uninitialized,
     /// The device cannot run the lesson (e.g. no image support).
     Unsupported,
+    /// The file brings in code from elsewhere (an included file, a library, another
+    /// program) or, for a kernel, asks which compiler builds it: refused before it runs.
+    NotSelfContained,
     /// The lesson cannot be graded as asked (e.g. a size it does not handle, bad defines).
     Setup,
     /// A timed call ran faster than the device can compute: no speed is recorded.

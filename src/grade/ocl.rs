@@ -83,11 +83,10 @@ fn grade_into(
     let gpu = Gpu::open(opts.device.as_deref())?;
     verdict.device = Some(gpu.info.name.clone());
     verdict.notes.extend(ocl.prelude_note(&gpu));
-    if let Some((line, name)) = super::portable::first_question(&text) {
-        let file = paths::display(file).to_string();
+    if let Some(refused) = super::self_contained::opencl(&text) {
         verdict.failure = Some(Failure::new(
-            FailKind::Technique,
-            super::portable::refusal(&file, line, &name),
+            FailKind::NotSelfContained,
+            refused.message(&paths::display(file)),
         ));
         return Ok(());
     }

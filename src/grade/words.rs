@@ -25,6 +25,7 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::BadAccess => "OUT-OF-BOUNDS ACCESS",
         FailKind::Uninitialized => "UNINITIALISED VALUE",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
+        FailKind::NotSelfContained => "NOT SELF-CONTAINED",
         FailKind::Setup => "CANNOT GRADE",
         FailKind::Unchecked => "NOT CHECKED",
         FailKind::TooFast => "FASTER THAN POSSIBLE",

@@ -137,6 +137,17 @@ pub(super) fn grade(
     progress: Progress,
 ) -> Verdict {
     let mut verdict = Verdict::new(lesson, file);
+    if let Some(refused) = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| super::self_contained::rust(&t))
+    {
+        let file = crate::harness::paths::display(file);
+        verdict.failure = Some(Failure::new(
+            FailKind::NotSelfContained,
+            refused.message(&file),
+        ));
+        return verdict;
+    }
     progress(format!("building {}", crate::harness::paths::display(file)));
     let built = match builder(&opts.course).build(file, cpu.functions) {
         Ok(b) => b,

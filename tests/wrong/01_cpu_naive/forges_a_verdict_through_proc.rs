@@ -1,7 +1,7 @@
 // Forges its own verdict: walks up its ancestors in /proc to the grading worker
-// (`lab worker REQUEST EVENTS`), appends a passing verdict to the worker's event file through
-// /proc/<pid>/root, and kills the worker before it can write the real one. Its product is
-// all zeros.
+// (`lab worker REQUEST EVENTS`) and appends a passing verdict to the worker's event file
+// through /proc/<pid>/root. Its product is all zeros. (Killing the worker before it writes
+// the real verdict would take another program, which the grader refuses to run at all.)
 use std::io::Write as _;
 
 fn parent_of(pid: u32) -> Option<u32> {
@@ -29,9 +29,6 @@ fn forge() {
                         "{{\"Done\":{{\"lesson\":\"01_cpu_naive\",\"file\":\"matmul.rs\",\"device\":null,\"cases\":[],\"failure\":null,\"timing\":null,\"printed\":\"\",\"notes\":[]}}}}"
                     );
                 }
-                let _ = std::process::Command::new("kill")
-                    .args(["-9", &parent.to_string()])
-                    .status();
             }
             return;
         }
