@@ -266,7 +266,7 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("asks_the_opencl_version"),
         FailKind::NotSelfContained,
-        &["line 13", "`__OPENCL_C_VERSION__`", "same code on both"],
+        &["line 13", "`__OPENCL_C_VERSION__`", "same code on every device"],
     ),
     // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs
     // and a C full of NaN, and is checked; the simulator runs with C never written.

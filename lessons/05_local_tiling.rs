@@ -360,7 +360,7 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("tiles_only_for_the_simulator"),
         FailKind::NotSelfContained,
-        &["line 14", "`__NV_CL_C_VERSION`", "same code on both"],
+        &["line 14", "`__NV_CL_C_VERSION`", "same code on every device"],
     ),
     Case::rejects(
         L,

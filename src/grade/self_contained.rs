@@ -299,7 +299,7 @@ pub fn rust(source: &str) -> Option<Refused> {
         .enumerate()
         .flat_map(|(n, l)| {
             l.split(|c: char| c.is_whitespace())
-                .flat_map(|t| split_semicolons(t))
+                .flat_map(split_semicolons)
                 .filter(|t| !t.is_empty())
                 .map(move |t| (n + 1, t))
                 .collect::<Vec<_>>()
