@@ -131,13 +131,22 @@ fn grade_into(
             }
         }
     }
+    // Inputs no kernel can predict: the course's seed mixed with one drawn for this grading.
+    let secret = timing::secret_seed();
     // The program of the device's own defines, kept for the timing.
     let mut own = None;
     for (n, set) in sets.iter().enumerate() {
         let shapes = match &opts.shapes {
             Some(s) => s.clone(),
             None => match (ocl.shapes)(set) {
-                Ok(s) => s,
+                Ok(mut s) => {
+                    // With the device's own defines, one more shape drawn for this grading
+                    // alone: a kernel right only at the lesson's published shapes fails it.
+                    if n == 0 {
+                        s.push(drawn_case(ocl, set, secret)?);
+                    }
+                    s
+                }
                 Err(why) => {
                     verdict.failure = Some(Failure::new(FailKind::Setup, why));
                     return Ok(());
@@ -167,7 +176,7 @@ fn grade_into(
                 "running {shape} {with} (global {:?}, local {:?})",
                 launch.global, launch.local
             ));
-            let p = Problem::random(shape, opts.problem_seed(case));
+            let p = Problem::random(shape, opts.problem_seed(case) ^ secret);
             let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, set)?;
             // A lesson's own judgement of accuracy replaces the generic message, or fails a
             // result the per-element allowance let through.
@@ -267,6 +276,15 @@ pub fn time_within(
                 .map_err(|f| super::words::failure_text(&f))
         },
     )
+}
+
+/// A shape drawn from `secret`, each side between 17 and 144, grown to the nearest one the
+/// lesson accepts with `defines` (whole tiles where it needs them).
+fn drawn_case(ocl: &OclLesson, defines: &[Define], secret: u64) -> Result<Shape> {
+    let mut rng = crate::harness::matrix::Rng::new(secret ^ 0x5eed_5a9e);
+    let mut side = || 17 + (rng.next_u64() % 128) as usize;
+    let asked = Shape::new(side(), side(), side());
+    Ok(timing_launch(ocl, asked, defines)?.0)
 }
 
 /// The launch for timing at `asked`, or at the first larger size made of whole tiles.
