@@ -16,7 +16,7 @@ impl Book<'_> {
              - **Requested intensity**: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). Caches serve some requests again, so the bytes that come from DRAM are at most these, and the DRAM intensity at least this.\n\
              - **x**, DRAM intensity, at least: the larger of the requested intensity and the speed divided by the measured bandwidth. A kernel that runs at *y* GFLOP/s with *B* GB/s of DRAM bandwidth cannot have moved more than *B*/*y* bytes a FLOP, so its DRAM intensity is at least *y*/*B*. Where that bound is the larger, the dot sits on the slanted roof, and the caches must have served the rest of what it requested: the table says at least how much.\n\
              - **y**: GFLOP/s from the median device time.\n\
-             - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see lesson 00's table). They meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic. No dot can be above either.\n\
+             - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see {peak_lesson}'s table). They meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic. No dot can be above either.\n\
              - **Hollow dots**: the row did not record the kernel's defines, so its intensity uses the defines the lesson's code chooses for that device (listed under the table).\n\
              - **Dashed grey lines**: the peers at the same size, measured on the same device; their tiling is unknown, so they have no intensity.\n"
         );
@@ -274,9 +274,9 @@ impl Book<'_> {
             p.date,
             gflops(p.gflops),
             if super::ceiling::of(p).is_some() {
-                "(the cores' ceiling, lesson 00's table)"
+                format!("(the cores' ceiling, {}'s table)", device_lesson())
             } else {
-                "measured with it"
+                "measured with it".to_string()
             },
             charts::axis_number_1(p.ridge()),
             if many_runs {
