@@ -7,6 +7,8 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+pub mod sizes;
+
 const INK: RGBColor = RGBColor(0x1a, 0x1a, 0x1a);
 const MUTED: RGBColor = RGBColor(0x4a, 0x4a, 0x4a);
 const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
