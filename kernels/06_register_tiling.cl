@@ -31,8 +31,7 @@
 #define LPTA ((TSK * TSM) / (RTSM * RTSN))
 #define LPTB ((TSK * TSN) / (RTSM * RTSN))
 
-#if TSM % WPTM != 0 || TSN % WPTN != 0 || \
-    (TSK * TSM) % (RTSM * RTSN) != 0 || (TSK * TSN) % (RTSM * RTSN) != 0
+#if TSM % WPTM || TSN % WPTN || (TSK * TSM) % (RTSM * RTSN) || (TSK * TSN) % (RTSM * RTSN)
 #error "TSM, TSN must divide by WPTM, WPTN, and each local tile split evenly among the work-items"
 #endif
 

@@ -7,6 +7,8 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+pub mod sizes;
+
 const INK: RGBColor = RGBColor(0x1a, 0x1a, 0x1a);
 const MUTED: RGBColor = RGBColor(0x4a, 0x4a, 0x4a);
 const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
@@ -630,7 +632,7 @@ pub fn roofline(r: &Roofline) -> Result<String> {
             .label_style(font(12.0, MUTED))
             .x_label_formatter(&|v| axis_number(*v))
             .y_label_formatter(&|v| axis_number(*v))
-            .x_desc("arithmetic intensity: FLOP per byte of global memory requested")
+            .x_desc("DRAM intensity, at least: FLOP per byte (see below)")
             .y_desc("GFLOP/s (median device time)")
             .axis_desc_style(font(12.5, INK))
             .draw()

@@ -186,6 +186,13 @@ impl Book<'_> {
                 main.machine_words()
             );
         }
+        if let Some(figure) = self.sizes_chart(file, &rows)? {
+            let _ = writeln!(
+                s,
+                "\n![GFLOP/s of every rung and peer in results/{} against the size of the product, log-log]({figure})",
+                file.name
+            );
+        }
         let tuned = self.tuned_rows(&main.device);
         if !tuned.is_empty() {
             let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n", ladder::top().key);
@@ -325,6 +332,48 @@ impl Book<'_> {
         }
         let svg = charts::bars(&panels)?;
         let name = format!("ladder-{}.svg", file.stem());
+        self.figures.push((name.clone(), svg));
+        Ok(Some(format!("figures/{name}")))
+    }
+
+    /// Speed against size, one line per rung and peer measured at two or more sizes that are
+    /// powers of two (the odd sizes of lessons 08 and 09 are the tables' business).
+    fn sizes_chart(&mut self, file: &File, rows: &[&Row]) -> Result<Option<String>> {
+        let mut series = Vec::new();
+        for (name, group) in ladder_rows(rows) {
+            let mut points: Vec<(usize, f64)> = group
+                .iter()
+                .filter(|r| r.is_square() && r.m.is_power_of_two())
+                .map(|r| (r.m, r.gflops))
+                .collect();
+            points.sort_by_key(|p| p.0);
+            points.dedup_by_key(|p| p.0);
+            if points.len() >= 2 {
+                let runs: BTreeSet<String> =
+                    group.iter().map(|r| file.runs.letter(r.group())).collect();
+                series.push(charts::sizes::Series {
+                    name: format!(
+                        "{name} ({})",
+                        runs.into_iter().collect::<Vec<_>>().join(", ")
+                    ),
+                    points,
+                    peer: group[0].peer.is_some(),
+                });
+            }
+        }
+        if series.len() < 2 {
+            return Ok(None);
+        }
+        let heading = vec![
+            "GFLOP/s against the size of the product, every rung and peer".to_string(),
+            format!("results/{} · measured {}", file.name, dates(rows)),
+            format!(
+                "the letters after each name: its runs ({})",
+                file.runs.short_legend(&[])
+            ),
+        ];
+        let svg = charts::sizes::chart(&heading, &series)?;
+        let name = format!("sizes-{}.svg", file.stem());
         self.figures.push((name.clone(), svg));
         Ok(Some(format!("figures/{name}")))
     }
