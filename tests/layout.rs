@@ -297,7 +297,7 @@ fn use_leaves(tree: &str) -> Vec<(Vec<String>, Option<String>)> {
         .strip_suffix('}')
         .unwrap_or(&tree[open + 1..]);
     let (mut depth, mut item, mut out) = (0usize, String::new(), Vec::new());
-    let mut flush = |item: &mut String, out: &mut Vec<(Vec<String>, Option<String>)>| {
+    let flush = |item: &mut String, out: &mut Vec<(Vec<String>, Option<String>)>| {
         for (mut p, a) in use_leaves(item) {
             if p.first().is_some_and(|x| x == "self") {
                 p.remove(0);

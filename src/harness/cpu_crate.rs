@@ -304,6 +304,11 @@ impl Driver {
         (p, called)
     }
 
+    /// The driver's process id as the grader sees it.
+    pub fn pid(&mut self) -> Option<u32> {
+        self.session.process()
+    }
+
     /// Ends the driver; what the student's code printed.
     pub fn finish(self) -> Captured {
         self.session.finish(Duration::from_secs(2)).0

@@ -191,6 +191,11 @@ impl Session {
         None
     }
 
+    /// The driver's process id as this process sees it (`None` where it cannot be found).
+    pub fn process(&mut self) -> Option<u32> {
+        self.driver_pid()
+    }
+
     /// Asks for one call of the function on a fresh problem (`seed`), waits at most `limit`
     /// for its answer, and times it; `watch` also measures where its CPU time went.
     pub fn call(
