@@ -142,6 +142,12 @@ impl Session {
             launch.cwd,
             &launch.view,
         );
+        // Nothing of the grader's environment (the course's paths in Cargo's variables, the
+        // LAB_ settings): the driver needs only its arguments, and PATH for valgrind's tools.
+        cmd.env_clear();
+        if let Some(path) = std::env::var_os("PATH") {
+            cmd.env("PATH", path);
+        }
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
