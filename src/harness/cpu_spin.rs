@@ -64,6 +64,8 @@ pub struct Cost {
     pub burned: bool,
     /// How many threads were lowered.
     pub lowered: usize,
+    /// How long the call took on the wall clock, ns.
+    pub wall: u64,
 }
 
 #[cfg(target_os = "linux")]
@@ -173,7 +175,9 @@ pub fn watched<R>(
             }
             (burned, lowered)
         });
+        let started = std::time::Instant::now();
         let r = call();
+        let wall = started.elapsed().as_nanos() as u64;
         let cpu = super::cpu_watch::process_cpu(pid)
             .unwrap_or(0)
             .saturating_sub(cpu0);
@@ -185,11 +189,13 @@ pub fn watched<R>(
                 cpu: at_kill.max(cpu),
                 burned: true,
                 lowered,
+                wall,
             },
             None => Cost {
                 cpu,
                 burned: false,
                 lowered,
+                wall,
             },
         };
         (r, cost)
@@ -233,6 +239,7 @@ mod tests {
             cpu,
             burned: false,
             lowered,
+            wall: 0,
         }
     }
 
