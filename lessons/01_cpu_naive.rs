@@ -175,6 +175,15 @@ pub const CASES: &[Case] = &[
     ),
     Case::rejects(
         L,
+        "looks_for_the_graders_files",
+        Forged,
+        File("looks_for_the_graders_files"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got"],
+    )
+    .printing(&["found nothing"]),
+    Case::rejects(
+        L,
         "answers_in_the_drivers_place",
         Forged,
         File("answers_in_the_drivers_place"),

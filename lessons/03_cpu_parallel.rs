@@ -249,6 +249,24 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["threads took turns", "joining each thread"],
     ),
+    // Threads that keep the cores busy without sharing the work: judged on one core, with
+    // some of the threads given the least priority.
+    Case::rejects(
+        L,
+        "spinning_beside_serial_code",
+        Decoy,
+        File("spinning_beside_serial_code"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "one thread at a time"],
+    ),
+    Case::rejects(
+        L,
+        "spin_lock_taking_turns",
+        Decoy,
+        File("spin_lock_taking_turns"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
+    ),
     // One thread, and a forged report of threads sharing the work written where an earlier
     // driver wrote its own: the threads are measured from outside the student's process.
     Case::rejects(

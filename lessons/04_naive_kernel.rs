@@ -300,6 +300,25 @@ pub const CASES: &[Case] = &[
         ],
     )
     .timed(64),
+    // Less precision where K is large (no graded problem has K ≥ 512; every timed one at 1024
+    // does): inputs rounded to half's 10 bits of mantissa, as fast half arithmetic would
+    // need. Every element stays within the rounding bound of an FP32 sum of K products.
+    Case::gap(
+        L,
+        "half_precision_when_k_is_large",
+        Cheat,
+        Mutant(&[(
+            "        acc += A[row * K + k] * B[k * N + col];",
+            "        float a = A[row * K + k], b = B[k * N + col];
+        if (K >= 512) {
+            a = as_float((as_uint(a) + 0x1000u) & 0xffffe000u);
+            b = as_float((as_uint(b) + 0x1000u) & 0xffffe000u);
+        }
+        acc += a * b;",
+        )]),
+        "each element is checked against the worst-case rounding of an FP32 sum, K·u·Σ|a·b|; inputs rounded to half's precision err by about 2⁻¹¹·√K·|a·b|, within that bound once K is a few hundred. Catching it needs a check of the error over all elements against what FP32 sums typically make (a few hundred times less at K = 1024)",
+    )
+    .timed(1024),
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),

@@ -362,16 +362,29 @@ pub fn report(m: &Measurement) -> String {
         let _ = writeln!(s, "  time         {} ({spread})", ms(t.device_ms));
         let _ = writeln!(s, "  speed        {} GFLOP/s", gflops(t.gflops(shape)));
     } else {
+        // A driver whose clock was not believed is timed from enqueue to completion: the
+        // report says which clock it read, as the scoreboard's "(wall clock)" does.
+        let on = match t.clock {
+            crate::harness::timing::Clock::Device => "on the device",
+            crate::harness::timing::Clock::Wall => {
+                "on the wall clock (the device's clock was not believed)"
+            }
+        };
         let _ = writeln!(
             s,
-            "  time         {} on the device ({spread}); {} end to end with transfers",
+            "  time         {} {on} ({spread}); {} end to end with transfers",
             ms(t.device_ms),
             ms(t.host_ms)
         );
         let _ = writeln!(
             s,
-            "  speed        {} GFLOP/s on the device, {} GFLOP/s end to end",
+            "  speed        {} GFLOP/s {}, {} GFLOP/s end to end",
             gflops(t.gflops(shape)),
+            if t.clock == crate::harness::timing::Clock::Wall {
+                "on the wall clock"
+            } else {
+                "on the device"
+            },
             gflops(t.host_gflops(shape))
         );
     }

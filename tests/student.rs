@@ -50,6 +50,25 @@ fn cargo_lab(extra: &[&str], env: &[(&str, &Path)]) -> (String, bool) {
     )
 }
 
+/// A report with every number written `#`: two gradings of one file say the same words, but
+/// each draws its own inputs and one of its shapes (and so its errors and its speed).
+fn numberless(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for ch in text.chars() {
+        if ch.is_ascii_digit() || (in_number && ch == '.') {
+            if !in_number {
+                out.push('#');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
 #[test]
 fn the_student_test_says_what_cargo_lab_says() {
     let dir = fixture();
@@ -60,10 +79,12 @@ fn the_student_test_says_what_cargo_lab_says() {
     let by_variable = cargo_lab(&[], &[("LAB_KERNELS", &dir)]);
     let by_flag = cargo_lab(&["--kernels", dir.to_str().unwrap()], &[]);
     assert_eq!(
-        by_variable, by_flag,
+        (numberless(&by_variable.0), by_variable.1),
+        (numberless(&by_flag.0), by_flag.1),
         "LAB_KERNELS and --kernels grade alike"
     );
     let (lab_out, lab_passed) = by_variable;
+    let lab_out = numberless(&lab_out);
     assert!(!lab_passed, "two of three lessons fail:\n{lab_out}");
     for (key, passes, kind) in [
         ("04", true, ""),
@@ -71,6 +92,7 @@ fn the_student_test_says_what_cargo_lab_says() {
         ("06", false, "not started"),
     ] {
         let (report, result) = student::grade(&edge, key);
+        let report = numberless(&report);
         assert!(
             lab_out.contains(&report),
             "lesson {key}: the student test's report is not cargo lab's.\n--- test:\n{report}\n--- cargo lab:\n{lab_out}"

@@ -61,7 +61,7 @@ fn tuning_a_folder_tunes_its_kernel_and_checks_every_configuration() {
     let _one = device();
     let g = g();
     let tmp = lab::harness::child::Scratch::new("tune-dir").unwrap();
-    let store = "    // EXERCISE(10.4) BEGIN: store acc into C";
+    let store = "    // EXERCISE(10.4) BEGIN: store acc";
     let reference = std::fs::read_to_string(g.opts.course.solutions().join("10_tuned.cl")).unwrap();
     assert!(
         reference.contains(store),

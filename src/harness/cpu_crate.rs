@@ -317,6 +317,11 @@ impl Driver {
         self.session.call(p, seed, gen_ms, limit, watch)
     }
 
+    /// The driver's process id as the grader sees it.
+    pub fn pid(&mut self) -> Option<u32> {
+        self.session.process()
+    }
+
     /// Ends the driver; what the student's code printed.
     pub fn finish(self) -> Captured {
         self.session.finish(Duration::from_secs(2)).0

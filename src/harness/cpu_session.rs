@@ -142,6 +142,12 @@ impl Session {
             launch.cwd,
             &launch.view,
         );
+        // Nothing of the grader's environment (the course's paths in Cargo's variables, the
+        // LAB_ settings): the driver needs only its arguments, and PATH for valgrind's tools.
+        cmd.env_clear();
+        if let Some(path) = std::env::var_os("PATH") {
+            cmd.env("PATH", path);
+        }
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -189,6 +195,11 @@ impl Session {
             std::thread::sleep(Duration::from_millis(5));
         }
         None
+    }
+
+    /// The driver's process id as this process sees it (`None` where it cannot be found).
+    pub fn process(&mut self) -> Option<u32> {
+        self.driver_pid()
     }
 
     /// Asks for one call of the function on a fresh problem (`seed`), waits at most `limit`

@@ -402,6 +402,18 @@ pub fn process_cpu(pid: u32) -> Option<u64> {
     }
 }
 
+/// The CPUs this process may run on (`None` where the system does not tell).
+pub fn allowed_cpus() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::allowed_cpus()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Whether this machine tells each thread's CPU time (Linux with `CONFIG_SCHED_INFO`).
 pub fn thread_times_available() -> bool {
     cfg!(target_os = "linux") && std::fs::read_to_string("/proc/thread-self/schedstat").is_ok()

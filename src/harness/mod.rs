@@ -7,6 +7,7 @@ pub mod child;
 pub mod cpu_crate;
 pub mod cpu_driver;
 pub mod cpu_session;
+pub mod cpu_spin;
 pub mod cpu_watch;
 pub mod device;
 pub mod exec;

@@ -147,6 +147,7 @@ fn threads(
         "technique: `{function}` shares its work: its busiest thread did {:.0} % of the CPU time at {shape} (rayon's pool had {pool} threads)",
         100.0 * best.share
     ));
+    super::spin::check(built, function, shape, pool, opts, notes)?;
     together(function, shape, &judged, notes)
 }
 

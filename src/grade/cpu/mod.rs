@@ -21,6 +21,7 @@ use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdi
 
 mod checks;
 pub mod honest;
+mod spin;
 
 /// The sizes the CPU lessons are checked at: one element, sizes that fit no block, and one
 /// larger than the blocks of lessons 02 and 03b; two more are drawn at grading time
