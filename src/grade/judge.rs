@@ -87,7 +87,41 @@ pub fn judge(
             ),
         ));
     }
-    None
+    imprecise(shape, cmp)
+}
+
+/// From this K on, and over at least this many elements, C's error as a whole is compared
+/// with plain FP32's: enough products for rounding errors to add up the same way in any
+/// order of summation.
+const PRECISION_FROM_K: usize = 64;
+const PRECISION_FROM_ELEMENTS: usize = 64;
+
+/// How many times plain FP32's error C's may be over the elements checked. Sums in another
+/// order (tiles, vector lanes, fused multiply-adds, an error-compensated split) land within
+/// about twice of it either way; one product in half precision or TF32 (10 bits of mantissa
+/// where FP32 has 23) is hundreds of times off, though each element stays inside the
+/// worst-case rounding allowance of an FP32 sum.
+const PRECISION_FACTOR: f64 = 8.0;
+
+/// A C inside every element's allowance whose error as a whole is not FP32's.
+fn imprecise(shape: Shape, cmp: &Comparison) -> Option<Failure> {
+    if shape.k < PRECISION_FROM_K || cmp.checked < PRECISION_FROM_ELEMENTS {
+        return None;
+    }
+    let ratio = cmp.error_over_fp32()?;
+    if ratio <= PRECISION_FACTOR {
+        return None;
+    }
+    let n = cmp.checked as f64;
+    Some(Failure::new(
+        FailKind::Wrong,
+        format!(
+            "{shape}: every element is within its rounding allowance, but C as a whole is {ratio:.0} times less precise than FP32: its error is {:.2e} on average (root mean square over {} elements) where one float multiply-add after another gives {:.2e} on the same inputs. Lower precision somewhere (half, TF32, inputs or products rounded to fewer bits) is not an FP32 product; compute every multiply-add in float.",
+            (cmp.sq_err / n).sqrt(),
+            cmp.checked,
+            (cmp.sq_err_fp32 / n).sqrt()
+        ),
+    ))
 }
 
 fn coverage_hint(shape: Shape, r: usize, c: usize) -> String {
@@ -117,4 +151,76 @@ fn out_of_bounds(shape: Shape, g: &GuardReport) -> String {
         idx / n.max(1),
         idx % n.max(1)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::matrix::{compare, reference, Problem};
+
+    /// C of `p` with each product's inputs passed through `round`, summed in f32 in blocks of
+    /// eight (another order than plain FP32's).
+    fn product(p: &Problem, round: impl Fn(f32) -> f32) -> Vec<f32> {
+        let Shape { m, n, k } = p.shape;
+        let mut c = vec![0.0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut total = 0.0f32;
+                for block in (0..k).step_by(8) {
+                    let mut part = 0.0f32;
+                    for kk in block..(block + 8).min(k) {
+                        part += round(p.a[i * k + kk]) * round(p.b[kk * n + j]);
+                    }
+                    total += part;
+                }
+                c[i * n + j] = total;
+            }
+        }
+        c
+    }
+
+    /// A float rounded to `bits` bits of mantissa (half and TF32 keep 10).
+    fn to_bits(x: f32, bits: u32) -> f32 {
+        let drop = 23 - bits;
+        let half = 1u32 << (drop - 1);
+        f32::from_bits((x.to_bits() + half) & !((1u32 << drop) - 1))
+    }
+
+    fn judged(p: &Problem, c: Vec<f32>) -> Option<Failure> {
+        let cmp = compare(p.shape, &c, &reference(p));
+        judge(p.shape, &RunOutput::plain(c, 1.0), &cmp, None)
+    }
+
+    #[test]
+    fn fp32_in_another_order_passes_and_fewer_bits_of_mantissa_do_not() {
+        let p = Problem::random(Shape::new(40, 36, 700), 11);
+        assert!(judged(&p, product(&p, |x| x)).is_none());
+        let exact: Vec<f32> = reference(&p).c.iter().map(|&x| x as f32).collect();
+        assert!(
+            judged(&p, exact).is_none(),
+            "more precise than FP32 is fine"
+        );
+        // Thirteen bits: every element inside its allowance, and still not FP32.
+        let cmp = compare(p.shape, &product(&p, |x| to_bits(x, 13)), &reference(&p));
+        assert!(cmp.passed(), "each element within its allowance: {cmp:?}");
+        let f = judged(&p, product(&p, |x| to_bits(x, 13))).expect("13 bits are not FP32");
+        assert_eq!(f.kind, FailKind::Wrong);
+        assert!(
+            f.message.contains("less precise than FP32"),
+            "{}",
+            f.message
+        );
+        let f = judged(&p, product(&p, |x| to_bits(x, 10))).expect("ten bits are not FP32");
+        assert_eq!(f.kind, FailKind::Wrong);
+    }
+
+    #[test]
+    fn small_k_is_not_judged_as_a_whole() {
+        let p = Problem::random(Shape::new(40, 36, 16), 12);
+        let c = product(&p, |x| to_bits(x, 10));
+        let cmp = compare(p.shape, &c, &reference(&p));
+        if cmp.passed() {
+            assert!(judged(&p, c).is_none());
+        }
+    }
 }

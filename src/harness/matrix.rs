@@ -86,10 +86,12 @@ impl Problem {
     }
 }
 
-/// The exact product in f64, with Σ|a·b| per element (the scale of its rounding error).
+/// The exact product in f64, with Σ|a·b| per element (the scale of its rounding error), and
+/// what plain FP32 gives: one multiply-add after another, in f32.
 pub struct Reference {
     pub c: Vec<f64>,
     pub scale: Vec<f64>,
+    pub fp32: Vec<f32>,
 }
 
 /// C = A·B accumulated in f64, in parallel over rows.
@@ -97,36 +99,43 @@ pub fn reference(p: &Problem) -> Reference {
     let Shape { m, n, k } = p.shape;
     let mut c = vec![0.0f64; m * n];
     let mut scale = vec![0.0f64; m * n];
+    let mut fp32 = vec![0.0f32; m * n];
     c.par_chunks_mut(n.max(1))
         .zip(scale.par_chunks_mut(n.max(1)))
+        .zip(fp32.par_chunks_mut(n.max(1)))
         .enumerate()
-        .for_each(|(i, (crow, srow))| {
+        .for_each(|(i, ((crow, srow), frow))| {
             for kk in 0..k {
-                let a = p.a[i * k + kk] as f64;
+                let a32 = p.a[i * k + kk];
+                let a = a32 as f64;
                 let brow = &p.b[kk * n..kk * n + n];
                 for j in 0..n {
                     let t = a * brow[j] as f64;
                     crow[j] += t;
                     srow[j] += t.abs();
+                    frow[j] = a32.mul_add(brow[j], frow[j]);
                 }
             }
         });
-    Reference { c, scale }
+    Reference { c, scale, fp32 }
 }
 
 /// The reference at a few chosen elements only: checks large products in O(samples·K).
-pub fn reference_at(p: &Problem, points: &[(usize, usize)]) -> Vec<(f64, f64)> {
+/// Each point's exact value, its scale and plain FP32's value ([`Reference`]).
+pub fn reference_at(p: &Problem, points: &[(usize, usize)]) -> Vec<(f64, f64, f32)> {
     let Shape { n, k, .. } = p.shape;
     points
         .par_iter()
         .map(|&(i, j)| {
-            let (mut c, mut s) = (0.0f64, 0.0f64);
+            let (mut c, mut s, mut f) = (0.0f64, 0.0f64, 0.0f32);
             for kk in 0..k {
-                let t = p.a[i * k + kk] as f64 * p.b[kk * n + j] as f64;
+                let (a, b) = (p.a[i * k + kk], p.b[kk * n + j]);
+                let t = a as f64 * b as f64;
                 c += t;
                 s += t.abs();
+                f = a.mul_add(b, f);
             }
-            (c, s)
+            (c, s, f)
         })
         .collect()
 }
@@ -163,6 +172,12 @@ pub struct Comparison {
     /// max |got − exact| / max |exact|, over finite elements.
     pub max_rel_err: f64,
     pub max_abs_err: f64,
+    /// Σ (got − exact)² over the finite elements checked, and Σ (fp32 − exact)² over the same
+    /// elements for plain FP32 sums ([`Reference::fp32`]): how precise C is as a whole.
+    #[serde(default)]
+    pub sq_err: f64,
+    #[serde(default)]
+    pub sq_err_fp32: f64,
 }
 
 impl Comparison {
@@ -170,8 +185,28 @@ impl Comparison {
         self.wrong == 0
     }
 
-    fn add(&mut self, row: usize, col: usize, got: f32, exact: f64, scale: f64, k: usize) {
+    /// How many times plain FP32's error C's error is over the elements checked (root mean
+    /// squares); `None` where FP32 made no error to compare with.
+    pub fn error_over_fp32(&self) -> Option<f64> {
+        (self.sq_err_fp32 > 0.0).then(|| (self.sq_err / self.sq_err_fp32).sqrt())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        row: usize,
+        col: usize,
+        got: f32,
+        exact: f64,
+        scale: f64,
+        fp32: f32,
+        k: usize,
+    ) {
         self.checked += 1;
+        if got.is_finite() {
+            self.sq_err += (got as f64 - exact).powi(2);
+            self.sq_err_fp32 += (fp32 as f64 - exact).powi(2);
+        }
         let allowed = tolerance(k, scale);
         if got.is_nan() {
             self.unwritten += 1;
@@ -207,7 +242,15 @@ pub fn compare(shape: Shape, got: &[f32], reference: &Reference) -> Comparison {
     let mut max_exact = 0.0f64;
     for (idx, &g) in got.iter().enumerate().take(shape.m * shape.n) {
         let (row, col) = (idx / shape.n, idx % shape.n);
-        cmp.add(row, col, g, reference.c[idx], reference.scale[idx], shape.k);
+        cmp.add(
+            row,
+            col,
+            g,
+            reference.c[idx],
+            reference.scale[idx],
+            reference.fp32[idx],
+            shape.k,
+        );
         max_exact = max_exact.max(reference.c[idx].abs());
     }
     cmp.max_rel_err = if max_exact > 0.0 {
@@ -248,8 +291,8 @@ pub fn compare_sampled(p: &Problem, got: &[f32], points: &[(usize, usize)]) -> C
     let exact = reference_at(p, points);
     let mut cmp = Comparison::default();
     let mut max_exact = 0.0f64;
-    for (&(i, j), &(c, s)) in points.iter().zip(&exact) {
-        cmp.add(i, j, got[i * p.shape.n + j], c, s, p.shape.k);
+    for (&(i, j), &(c, s, f)) in points.iter().zip(&exact) {
+        cmp.add(i, j, got[i * p.shape.n + j], c, s, f, p.shape.k);
         max_exact = max_exact.max(c.abs());
     }
     cmp.max_rel_err = if max_exact > 0.0 {
@@ -285,8 +328,8 @@ pub fn check(p: &Problem, c: &[f32]) -> Comparison {
         .take(16)
         .map(|&idx| (idx / p.shape.n, idx % p.shape.n))
         .collect();
-    for (&(i, j), &(exact, scale)) in located.iter().zip(&reference_at(p, &located)) {
-        cmp.add(i, j, c[i * p.shape.n + j], exact, scale, p.shape.k);
+    for (&(i, j), &(exact, scale, fp32)) in located.iter().zip(&reference_at(p, &located)) {
+        cmp.add(i, j, c[i * p.shape.n + j], exact, scale, fp32, p.shape.k);
     }
     for &idx in elsewhere.iter().skip(located.len()) {
         cmp.checked += 1;
