@@ -21,6 +21,8 @@ pub const THREADS_TRY_MAX_MS: u128 = 1_000;
 /// A try whose threads kept this many cores busy on average ran them at the same time: one
 /// thread at a time keeps one core busy (a little more while a lock changes hands).
 pub const TOGETHER_MIN_USED: f64 = 1.25;
+/// ...or this much of the cores their split of the work allows ([`TryReport::together`]).
+pub const TOGETHER_OF_SPLIT: f64 = 0.8;
 /// Threads that kept fewer cores busy took turns only if the machine had this many free
 /// around the try, of the [`PROBE_THREADS`] a probe spins...
 pub const TOGETHER_MIN_FREE: f64 = 1.7;
@@ -477,9 +479,19 @@ impl TryReport {
         }
     }
 
-    /// Whether the threads were seen running at the same time.
+    /// Whether the threads were seen running at the same time: as many cores busy as
+    /// [`TOGETHER_MIN_USED`], or most of what the split of the work allows. Threads that split
+    /// it unevenly (the busiest did a share s of it) can keep at most 1/s cores busy, and
+    /// fewer on a machine where one of them is slowed down and the others finish early; threads
+    /// that take turns keep one core busy however evenly they split it.
     pub fn together(&self) -> bool {
-        self.cores_used() >= TOGETHER_MIN_USED
+        let used = self.cores_used();
+        let split_allows = if self.share > 0.0 {
+            1.0 / self.share
+        } else {
+            f64::INFINITY
+        };
+        used >= TOGETHER_MIN_USED || used >= TOGETHER_OF_SPLIT * split_allows
     }
 
     /// Whether the machine had cores enough for threads to be seen running together: free just

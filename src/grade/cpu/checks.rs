@@ -576,6 +576,25 @@ mod tests {
     }
 
     #[test]
+    fn an_uneven_split_kept_together_as_far_as_it_allows_passes() {
+        // The busiest thread did 74 % of the work: at most 1.35 cores could be kept busy.
+        let uneven = TryReport {
+            share: 0.74,
+            ..try_of(1.15, 1.9)
+        };
+        assert!(uneven.together());
+        let mut notes = Notes::default();
+        assert!(together("f", SHAPE, &[uneven, uneven], &mut notes).is_ok());
+        // An even split kept on one core took turns.
+        let turns = TryReport {
+            share: 0.5,
+            ..try_of(1.02, 1.9)
+        };
+        assert!(!turns.together());
+        assert!(together("f", SHAPE, &[turns, turns], &mut Notes::default()).is_err());
+    }
+
+    #[test]
     fn threads_taking_turns_on_a_quiet_machine_are_rejected() {
         let tries = [try_of(1.02, 1.9), try_of(1.0, 1.8), try_of(1.05, 0.9)];
         let e = together("f", SHAPE, &tries, &mut Notes::default()).unwrap_err();
