@@ -9,6 +9,7 @@
 use anyhow::Result;
 use clap::{Args as _, FromArgMatches as _};
 use lab::harness::device::{self, DeviceInfo, Gpu};
+use lab::harness::cpu_peak;
 use lab::harness::paths;
 use lab::harness::peak::{self, vector_type};
 use lab::lesson::{Kind, Lesson, Program, Session};
@@ -107,6 +108,9 @@ fn run(args: &Args, session: &Session) -> Result<()> {
         bw.gbs
     );
     print!("{}", roofline(&p));
+    if !gpu.info.is_gpu() {
+        print!("{}", datasheet(p.gflops));
+    }
 
     if args.record {
         let results = session.course.results();
@@ -205,6 +209,26 @@ fn properties(i: &DeviceInfo) -> String {
         }
     }
     out
+}
+
+/// The CPU's datasheet peak beside the one just measured: PoCL's code reaches what its vector
+/// width and its threads allow, the chip's FMA units set the ceiling a BLAS aims at.
+fn datasheet(measured: f64) -> String {
+    match cpu_peak::host() {
+        Ok(d) => {
+            let nominal = d
+                .nominal_ghz
+                .map(|g| format!("; the OS reports {g:.2} GHz"))
+                .unwrap_or_default();
+            format!(
+                "\nDatasheet peak of this CPU: {}\n  ({}; clock measured with a chain of dependent adds{nominal})\n  The peak measured above is {:.0}% of it: the CPU lessons' \"% of peak\" is of the measured one.\n",
+                d.formula(),
+                d.units.source,
+                100.0 * measured / d.gflops()
+            )
+        }
+        Err(why) => format!("\nNo datasheet peak for this CPU: {why}.\n"),
+    }
 }
 
 /// The roofline: the two ceilings, where they meet, and what that asks of a matrix product.

@@ -21,7 +21,7 @@ pub static LESSON: Lesson = Lesson {
     hint: "in kernels/03b_cpu_packed.rs, start with the micro-kernel (03b.3): an MR×NR array of accumulators updated from one sliver of A and one of B. Then pack A and B into slivers (03b.1, 03b.2), loop over the slivers of a block (03b.4), and finally the blocked loops with rayon over blocks of rows (03b.5).",
     kind: Kind::Cpu(&CPU),
     intensity: Some(INTENSITY),
-    peers: &[Peer::Matrixmultiply],
+    peers: &[Peer::Matrixmultiply, Peer::CpuBlas],
     top: false,
     program: None,
 };
@@ -51,14 +51,17 @@ static REUSE: CpuCheck = CpuCheck::Caches {
 };
 
 /// The micro-kernel's MR×NR tile of C stays in registers while each step along K loads MR
-/// values of A and NR of B. The course builds CPU code without AVX-512
-/// (`cpu_crate::RUSTFLAGS`), so the tile is that of 16 registers of 8 floats, 6×16, unless a
-/// row records other MR and NR.
+/// values of A and NR of B. The tile follows the vector width the student crate is built for
+/// (`cpu_crate::RUSTFLAGS`, the machine's own), which `lab ladder` records as `SIMD=` bits:
+/// 12×32 with AVX-512's 32 registers of 16 floats, 6×16 with AVX's 16 of 8, unless a row
+/// records other MR and NR.
 pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
-    rule: "MR×NR = 6×16 micro-tile: 2·MR·NR / (4·(MR+NR))",
+    rule: "MR×NR micro-tile (12×32 with AVX-512, else 6×16): 2·MR·NR / (4·(MR+NR))",
     of: |d| {
-        let mr = lab::lesson::positive(d, "MR").unwrap_or(6.0);
-        let nr = lab::lesson::positive(d, "NR").unwrap_or(16.0);
+        let wide = lab::lesson::positive(d, "SIMD").is_some_and(|bits| bits >= 512.0);
+        let (mr, nr) = if wide { (12.0, 32.0) } else { (6.0, 16.0) };
+        let mr = lab::lesson::positive(d, "MR").unwrap_or(mr);
+        let nr = lab::lesson::positive(d, "NR").unwrap_or(nr);
         Some(lab::lesson::register_tile(mr, nr))
     },
 };

@@ -72,6 +72,8 @@ pub enum Peer {
     Clblast,
     /// The `matrixmultiply` crate on the host CPU.
     Matrixmultiply,
+    /// The BLAS libraries on the host CPU: OpenBLAS (where installed) and the `gemm` crate.
+    CpuBlas,
 }
 
 /// What a lesson's program does besides its standard run (check, time, compare).

@@ -1,6 +1,7 @@
 //! The peers the ladder is measured against, checked like any kernel before they are timed:
 //! CLBlast's SGEMM (a tuned OpenCL BLAS, loaded at run time so that the course neither needs
-//! it to build nor to pass its tests) and the matrixmultiply crate's SGEMM on the CPU.
+//! it to build nor to pass its tests) and, on the CPU, OpenBLAS's SGEMM (loaded at run time
+//! the same way, [`cpu_blas`]), the `gemm` crate's and the matrixmultiply crate's.
 //!
 //! CLBlast is looked for at the path a program's user gives (`CLBLAST_LIBRARY`, read at the
 //! edge), else by its usual names (`libclblast.so.1`, ...) on the system's library path. On
@@ -21,6 +22,8 @@ use crate::harness::exec::{self, GuardedC, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::timing::Timing;
 use crate::harness::timing::{self, Target};
+
+pub mod cpu_blas;
 
 /// `CLBlastLayoutRowMajor` in clblast_c.h (CLBlast 1.5).
 const LAYOUT_ROW_MAJOR: c_int = 101;
@@ -267,7 +270,8 @@ pub fn clblast_sgemm(lib: &Clblast, gpu: &Gpu, shape: Shape) -> Result<Timing> {
 }
 
 /// matrixmultiply's SGEMM on the CPU: C = A·B with the crate's blocked, vectorised kernels
-/// (chosen at run time for the CPU: AVX2 and FMA where present). How many threads it uses is
+/// (chosen at run time for the CPU: since 0.3.10, AVX-512 where present, else AVX2 and FMA;
+/// [`cpu_blas::matrixmultiply_kernel`] names the one it takes). How many threads it uses is
 /// fixed per process by `MATMUL_NUM_THREADS` (at most 4; by default the physical cores).
 pub fn matrixmultiply(p: &Problem, c: &mut [f32]) {
     let Shape { m, n, k } = p.shape;
@@ -296,20 +300,34 @@ pub fn matrixmultiply(p: &Problem, c: &mut [f32]) {
 /// Checks and times matrixmultiply at `shape` with the course's one protocol: each timed call
 /// on fresh inputs into a C full of NaN, its C checked, on the wall clock.
 pub fn time_matrixmultiply(shape: Shape) -> Result<Timing> {
-    let target = Target::host("matrixmultiply");
+    time_host("matrixmultiply", shape, |p, c| {
+        matrixmultiply(p, c);
+        Ok(())
+    })
+}
+
+/// Checks and times a CPU SGEMM, `f(p, c)` writing A·B into `c`, with the course's one
+/// protocol: each timed call on fresh inputs into a C full of NaN, its C checked, on the wall
+/// clock.
+pub fn time_host(
+    name: &str,
+    shape: Shape,
+    mut f: impl FnMut(&Problem, &mut [f32]) -> Result<()>,
+) -> Result<Timing> {
+    let target = Target::host(name);
     timing::time_checked(
         shape,
         &target,
         |p| {
             let mut c = vec![f32::NAN; shape.m * shape.n];
             let t = Instant::now();
-            matrixmultiply(p, &mut c);
+            f(p, &mut c)?;
             Ok(RunOutput::plain(c, t.elapsed().as_secs_f64() * 1e3))
         },
         |p, out| {
             verify(p, out, None)
                 .map(|_| ())
-                .map_err(|f| format!("matrixmultiply is wrong: {}", f.message))
+                .map_err(|f| format!("{name} is wrong: {}", f.message))
         },
     )
 }

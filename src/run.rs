@@ -337,6 +337,13 @@ pub fn report(m: &Measurement) -> String {
         format!("{} (driver {})", m.device, m.driver)
     };
     let _ = writeln!(s, "  device       {device}");
+    if matches!(m.lesson.kind, Kind::Cpu(_)) {
+        let (isa, bits) = crate::harness::cpu_crate::simd();
+        let _ = writeln!(
+            s,
+            "  built for    this CPU: {isa}, {bits}-bit vectors (-Ctarget-cpu=native)"
+        );
+    }
     let _ = writeln!(s, "  size         {shape}");
     if !m.defines.is_empty() {
         let d: Vec<String> = m

@@ -77,3 +77,54 @@ fn a_flood_of_printf_still_gets_its_real_verdict() {
     );
     assert!(v.printed.lines().count() < 40, "{}", v.printed);
 }
+
+/// A student crate is built twice where the CPU has AVX-512: the build that is run and timed
+/// uses the machine's widest vectors, the one valgrind's cache simulator runs leaves AVX-512
+/// out (valgrind stops at its first instruction). Elsewhere one build serves both.
+#[test]
+fn the_timed_build_has_the_machines_width_and_the_simulated_one_no_avx512() {
+    use lab::harness::cpu_crate::{self, Driver, Flavour};
+    use lab::harness::cpu_session::Called;
+    use lab::harness::matrix::Shape;
+
+    let dir = std::env::temp_dir().join(format!("lab-widths-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("widths.rs");
+    // C says which vector width the file was compiled for.
+    std::fs::write(
+        &file,
+        "pub fn widths(_a: &[f32], _b: &[f32], c: &mut [f32], m: usize, n: usize, _k: usize) {\n    \
+         let w = if cfg!(target_feature = \"avx512f\") { 512.0 } else { 256.0 };\n    \
+         c[..m * n].fill(w);\n}\n",
+    )
+    .unwrap();
+    let opts = g().opts;
+    let timed = lab::grade::cpu::builder(&opts.course)
+        .build(&file, &["widths"])
+        .expect("the timed build");
+    let simulated = timed.for_simulator().expect("the simulator's build");
+    let width = |built: &cpu_crate::Built| {
+        let mut d = Driver::start(built, "widths", 1).expect("a driver");
+        let (_, called) = d.call(Shape::new(1, 1, 1), 1, opts.step_timeout, false);
+        d.finish();
+        match called {
+            Called::Done { c, .. } => c[0],
+            other => panic!("the call did not return: {other:?}"),
+        }
+    };
+    let (isa, bits) = cpu_crate::simd();
+    if bits == 512 {
+        assert_eq!(timed.flavour, Flavour::Timed);
+        assert_eq!(simulated.flavour, Flavour::Simulated);
+        assert_ne!(timed.binary, simulated.binary);
+        assert_eq!(width(&timed), 512.0, "the timed build leaves out {isa}");
+    } else {
+        assert_eq!(timed.binary, simulated.binary);
+    }
+    assert_eq!(
+        width(&simulated),
+        256.0,
+        "the simulator's build has AVX-512"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

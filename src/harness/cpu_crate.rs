@@ -23,12 +23,82 @@ use super::matrix::{Problem, Shape};
 use super::paths;
 use super::sandbox::View;
 
-/// The code generation flags of every student crate (as CARGO_ENCODED_RUSTFLAGS, separated
-/// by 0x1f): the machine's own CPU, so that the compiler may use the vector instructions it
-/// has (AVX2 and FMA on a recent x86-64), as a BLAS library picks its kernels at run time;
-/// but not AVX-512, which valgrind cannot run (it measures how lessons 02 and 03b walk
-/// memory), and which matrixmultiply, the course's CPU peer, does not use either.
-pub const RUSTFLAGS: &str = "-Ctarget-cpu=native\x1f-Ctarget-feature=-avx512f";
+/// The code generation flags of the build of a student crate that is run, checked and timed
+/// (as CARGO_ENCODED_RUSTFLAGS, separated by 0x1f): the machine's own CPU, so that the
+/// compiler may use every vector instruction it has (AVX-512 where present, else AVX2 and
+/// FMA on a recent x86-64), as a BLAS library picks its kernels at run time. matrixmultiply,
+/// OpenBLAS and the `gemm` crate, the course's CPU peers, all use AVX-512 where the CPU has it.
+pub const RUSTFLAGS: &str = "-Ctarget-cpu=native";
+
+/// The flags of the second build, the one valgrind runs for the cache checks of lessons 02 and
+/// 03b: the same CPU without AVX-512, whose instructions valgrind cannot decode (it stops at
+/// the first one). Its cache behaviour is that of the same loops at half the vector width.
+pub const SIMULATED_RUSTFLAGS: &str = "-Ctarget-cpu=native\x1f-Ctarget-feature=-avx512f";
+
+/// The vector instructions a build with [`RUSTFLAGS`] may use on this machine and their
+/// width in bits (("AVX-512", 512) on a CPU that has it), as the reports name them: read from
+/// the CPU the grader runs on, which is the one `native` means.
+pub fn simd() -> (&'static str, u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            ("AVX-512", 512)
+        } else if std::arch::is_x86_feature_detected!("avx") {
+            ("AVX", 256)
+        } else {
+            ("SSE2", 128)
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        ("NEON", 128)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        ("scalar", 32)
+    }
+}
+
+/// Whether the simulator's build differs from the timed one here: only where the CPU has
+/// AVX-512; elsewhere one build serves both.
+fn simulator_needs_its_own_build() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Which of the two builds of a student crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavour {
+    /// Run, checked and timed: [`RUSTFLAGS`].
+    Timed,
+    /// Run under valgrind: [`SIMULATED_RUSTFLAGS`].
+    Simulated,
+}
+
+impl Flavour {
+    fn rustflags(self) -> &'static str {
+        match self {
+            Flavour::Timed => RUSTFLAGS,
+            Flavour::Simulated => SIMULATED_RUSTFLAGS,
+        }
+    }
+
+    /// The target folder of this build, under the shared cache: apart, because cargo keeps
+    /// one artifact per package and profile, and different flags would rebuild rayon each
+    /// time the grader switched.
+    fn target(self) -> &'static str {
+        match self {
+            Flavour::Timed => "target",
+            Flavour::Simulated => "target-valgrind",
+        }
+    }
+}
 
 /// Where and how student crates are built.
 #[derive(Clone, Debug)]
@@ -72,6 +142,10 @@ pub struct Built {
     pub functions: Vec<String>,
     /// Folders hidden from it when it runs.
     pub hidden: Vec<PathBuf>,
+    /// Which build this is.
+    pub flavour: Flavour,
+    /// The builder that made it, for the other build.
+    builder: Builder,
 }
 
 /// A short stable name for a file: 16 hex digits of FNV-1a over its canonical path.
@@ -174,6 +248,11 @@ impl Builder {
     /// Builds `source` with `functions` as the lesson's entry points. A compile error is a
     /// [`RustBuildFailed`]; anything else (no cargo, no cached rayon) is a plain error.
     pub fn build(&self, source: &Path, functions: &[&str]) -> Result<Built> {
+        self.build_as(source, functions, Flavour::Timed)
+    }
+
+    /// Builds `source` as [`Builder::build`] does, with the flags of `flavour`.
+    pub fn build_as(&self, source: &Path, functions: &[&str], flavour: Flavour) -> Result<Built> {
         let source = source
             .canonicalize()
             .with_context(|| format!("reading {}", source.display()))?;
@@ -207,8 +286,8 @@ impl Builder {
         cmd.current_dir(&dir)
             .args(["build", "--release", "--offline", "--message-format=json"])
             .arg("--target-dir")
-            .arg(self.cache.join("target"))
-            .env("CARGO_ENCODED_RUSTFLAGS", RUSTFLAGS)
+            .arg(self.cache.join(flavour.target()))
+            .env("CARGO_ENCODED_RUSTFLAGS", flavour.rustflags())
             .env("CARGO_TERM_COLOR", "never")
             .env_remove("RUSTFLAGS");
         // cargo's JSON is read whole: a compiler message may sit between artifact lines.
@@ -241,7 +320,7 @@ impl Builder {
         }
         let binary = self
             .cache
-            .join("target")
+            .join(flavour.target())
             .join("release")
             .join(format!("s{id}{}", std::env::consts::EXE_SUFFIX));
         Ok(Built {
@@ -249,7 +328,23 @@ impl Builder {
             source,
             functions: functions.iter().map(|f| f.to_string()).collect(),
             hidden: self.hidden.clone(),
+            flavour,
+            builder: self.clone(),
         })
+    }
+}
+
+impl Built {
+    /// The build of the same file that valgrind can run: this one where the CPU has no
+    /// AVX-512, else a second build without it (cargo makes a repeat a no-op).
+    pub fn for_simulator(&self) -> Result<Built> {
+        if self.flavour == Flavour::Simulated || !simulator_needs_its_own_build() {
+            return Ok(self.clone());
+        }
+        let functions: Vec<&str> = self.functions.iter().map(String::as_str).collect();
+        self.builder
+            .build_as(&self.source, &functions, Flavour::Simulated)
+            .context("building the file a second time without AVX-512, for the cache simulator")
     }
 }
 
@@ -398,6 +493,7 @@ pub enum Simulated {
 /// Runs one call of `function` on a fresh problem of `shape` from `seed` under valgrind's
 /// callgrind with `caches`, on a pool of `threads` rayon threads, and returns the event totals
 /// of the call alone.
+/// It runs the build valgrind can decode ([`Built::for_simulator`]).
 pub fn run_callgrind(
     built: &Built,
     function: &str,
@@ -412,6 +508,7 @@ pub fn run_callgrind(
             "valgrind is not installed (Debian/Ubuntu: sudo apt-get install valgrind)".into(),
         ));
     };
+    let built = &built.for_simulator()?;
     let index = index(built, function)?;
     let scratch = Scratch::new("cpu")?;
     let work = scratch.dir.join("work");

@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 
 use crate::cli::Edge;
 use crate::grade::Source;
+use crate::harness::cpu_crate;
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::harness::record::{self, LadderRow};
@@ -17,6 +18,7 @@ use crate::harness::timing::Timing;
 use crate::ladder;
 use crate::lesson::{CpuRun, Kind, Lesson, Peer};
 use crate::peers;
+use crate::peers::cpu_blas;
 use crate::report;
 use crate::run::{self, cpu_model, default_threads, timing_row};
 
@@ -41,7 +43,7 @@ pub struct Args {
     /// Skip the variants (other versions each chapter compares).
     #[arg(long)]
     pub no_variants: bool,
-    /// Skip the peers (CLBlast, matrixmultiply).
+    /// Skip the peers (CLBlast; OpenBLAS, the gemm crate, matrixmultiply).
     #[arg(long)]
     pub no_peers: bool,
     /// The run these rows belong to (default: a new one); `scripts/cublas_sgemm.py --run`
@@ -52,6 +54,14 @@ pub struct Args {
     /// process of the ladder measures it single-threaded this way).
     #[arg(long, hide = true)]
     pub matrixmultiply_only: bool,
+    /// Measure only OpenBLAS, with the core type OPENBLAS_CORETYPE names (a child process of
+    /// the ladder measures its AVX-512 kernel this way where its own pick is older).
+    #[arg(long, hide = true)]
+    pub openblas_only: bool,
+    /// The OpenBLAS library to load (also: OPENBLAS_LIBRARY; default: libopenblas.so.0 and
+    /// the like on the library path).
+    #[arg(long)]
+    pub openblas: Option<String>,
 }
 
 /// A file-name-friendly form of a device name.
@@ -120,22 +130,25 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     let mut rows: Vec<LadderRow> = Vec::new();
 
     if args.matrixmultiply_only {
-        let threads = matrixmultiply_threads();
         for &s in &cpu_sizes {
-            let shape = Shape::square(s);
-            let t = peers::time_matrixmultiply(shape)?;
-            rows.push(timing_row(
-                &run_id,
-                &format!("{} ({threads} threads)", cpu_model()),
-                "",
-                threads,
-                "matrixmultiply",
-                &format!("threads={threads}"),
-                shape,
-                &t,
-                None,
-            ));
+            rows.push(matrixmultiply_row(&run_id, Shape::square(s))?);
         }
+        return record::append(&out, &rows);
+    }
+    let openblas_path = args
+        .openblas
+        .clone()
+        .or_else(|| std::env::var("OPENBLAS_LIBRARY").ok());
+    if args.openblas_only {
+        let lib = cpu_blas::load(openblas_path.as_deref())?;
+        let wanted = std::env::var("OPENBLAS_CORETYPE").unwrap_or_default();
+        anyhow::ensure!(
+            lib.corename().eq_ignore_ascii_case(&wanted),
+            "OpenBLAS {} runs its {} kernel although OPENBLAS_CORETYPE={wanted}: this build cannot be told which kernel to run",
+            lib.version(),
+            lib.corename()
+        );
+        rows.extend(openblas_rows(&lib, &cpu_sizes, &run_id, true));
         return record::append(&out, &rows);
     }
 
@@ -175,7 +188,12 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
                 match run::measure(lesson, &solutions, edge, sel.as_deref(), shape, &[]) {
                     Ok(m) => {
                         say(&format!("{} reference", lesson.name()), &m.timing, shape);
-                        rows.push(run::row(&m, &run_id));
+                        let mut row = run::row(&m, &run_id);
+                        if is_cpu && row.defines.is_empty() {
+                            // The vector width the student crate was built for, here.
+                            row.defines = format!("SIMD={}", cpu_crate::simd().1);
+                        }
+                        rows.push(row);
                     }
                     Err(e) => println!("  {} at {shape}: not measured: {e:#}", lesson.name()),
                 }
@@ -258,23 +276,11 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         // since the crate fixes its thread count once per process.
         let threads = matrixmultiply_threads();
         for &s in &cpu_sizes {
-            let shape = Shape::square(s);
-            let t = peers::time_matrixmultiply(shape).context("measuring matrixmultiply")?;
-            say(&format!("peer matrixmultiply threads={threads}"), &t, shape);
-            rows.push(timing_row(
-                &run_id,
-                &format!("{} ({threads} threads)", cpu_model()),
-                "",
-                threads,
-                "matrixmultiply",
-                &format!("threads={threads}"),
-                shape,
-                &t,
-                None,
-            ));
+            rows.push(matrixmultiply_row(&run_id, Shape::square(s))?);
         }
         record::append(&out, &rows)?;
         written += rows.len();
+        rows.clear();
         if threads > 1 && !cpu_sizes.is_empty() {
             let me = crate::cli::this_program()?;
             let sizes: Vec<String> = cpu_sizes.iter().map(|s| s.to_string()).collect();
@@ -301,11 +307,163 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             println!("  peer matrixmultiply threads=1: measured in a child process");
         }
     }
+    if !args.no_peers && wants(Peer::CpuBlas) {
+        rows.extend(gemm_crate_rows(&cpu_sizes, &run_id));
+        match cpu_blas::load(openblas_path.as_deref()) {
+            Ok(lib) => {
+                rows.extend(openblas_rows(&lib, &cpu_sizes, &run_id, false));
+                // Its own pick leaves the CPU's widest vectors unused: its AVX-512 kernel too,
+                // in a child process, since OpenBLAS reads OPENBLAS_CORETYPE once, on loading.
+                let core = cpu_blas::AVX512_CORE;
+                if cpu_blas::cpu_has_avx512()
+                    && !cpu_blas::uses_avx512(&lib.corename())
+                    && !cpu_sizes.is_empty()
+                {
+                    let me = crate::cli::this_program()?;
+                    let sizes: Vec<String> = cpu_sizes.iter().map(|s| s.to_string()).collect();
+                    let mut child = Command::new(me);
+                    child
+                        .args(["ladder", "--openblas-only", "--run", &run_id, "--sizes"])
+                        .arg(sizes.join(","))
+                        .arg("--out")
+                        .arg(&out)
+                        .arg("--cpu-max")
+                        .arg(args.cpu_max.to_string())
+                        .env("OPENBLAS_CORETYPE", core);
+                    if let Some(p) = &openblas_path {
+                        child.arg("--openblas").arg(p);
+                    }
+                    let status = child
+                        .status()
+                        .context("measuring OpenBLAS's AVX-512 kernel")?;
+                    if status.success() {
+                        println!("  peer OpenBLAS core={core}: measured in a child process");
+                    } else {
+                        println!("  peer OpenBLAS core={core}: not measured (see above)");
+                    }
+                }
+            }
+            Err(why) => println!("  {why}"),
+        }
+        record::append(&out, &rows)?;
+        written += rows.len();
+        rows.clear();
+    }
     println!(
         "recorded {written} rows (and any child's) in {} as run {run_id}",
         out.display()
     );
     Ok(())
+}
+
+/// The CPU this process runs on, with `threads` threads, as the rows name it.
+fn cpu_device(threads: usize) -> String {
+    format!("{} ({threads} threads)", cpu_model())
+}
+
+/// matrixmultiply with the threads this process gives it, and the kernel it selects here.
+fn matrixmultiply_row(run_id: &str, shape: Shape) -> Result<LadderRow> {
+    let threads = matrixmultiply_threads();
+    let t = peers::time_matrixmultiply(shape).context("measuring matrixmultiply")?;
+    let kernel = cpu_blas::matrixmultiply_kernel();
+    say(
+        &format!("peer matrixmultiply threads={threads} ({kernel})"),
+        &t,
+        shape,
+    );
+    let mut row = timing_row(
+        run_id,
+        &cpu_device(threads),
+        "",
+        threads,
+        "matrixmultiply",
+        &format!("threads={threads}"),
+        shape,
+        &t,
+        None,
+    );
+    row.defines = format!("kernel={kernel}");
+    Ok(row)
+}
+
+/// The `gemm` crate at each CPU size, on all the threads, with the kernel family it runs.
+fn gemm_crate_rows(sizes: &[usize], run_id: &str) -> Vec<LadderRow> {
+    let threads = crate::run::default_threads();
+    let kernel = cpu_blas::gemm_crate_kernel();
+    let mut rows = Vec::new();
+    for &s in sizes {
+        let shape = Shape::square(s);
+        let t = peers::time_host("the gemm crate", shape, |p, c| {
+            cpu_blas::gemm_crate(p, c, threads);
+            Ok(())
+        });
+        match t {
+            Ok(t) => {
+                say(
+                    &format!("peer gemm threads={threads} ({kernel})"),
+                    &t,
+                    shape,
+                );
+                let mut row = timing_row(
+                    run_id,
+                    &cpu_device(threads),
+                    "",
+                    threads,
+                    "gemm",
+                    &format!("threads={threads}"),
+                    shape,
+                    &t,
+                    None,
+                );
+                row.defines = format!("kernel={kernel} version=0.19");
+                rows.push(row);
+            }
+            Err(e) => println!("  the gemm crate at {shape}: not measured: {e:#}"),
+        }
+    }
+    rows
+}
+
+/// OpenBLAS at each CPU size, on all the threads, with the core type it runs (`forced`: the
+/// one OPENBLAS_CORETYPE named).
+fn openblas_rows(
+    lib: &cpu_blas::OpenBlas,
+    sizes: &[usize],
+    run_id: &str,
+    forced: bool,
+) -> Vec<LadderRow> {
+    let threads = crate::run::default_threads();
+    lib.set_threads(threads);
+    let core = lib.corename();
+    let mut rows = Vec::new();
+    for &s in sizes {
+        let shape = Shape::square(s);
+        match peers::time_host("OpenBLAS", shape, |p, c| lib.sgemm(p, c)) {
+            Ok(t) => {
+                say(
+                    &format!("peer OpenBLAS threads={threads} (core {core})"),
+                    &t,
+                    shape,
+                );
+                let mut row = timing_row(
+                    run_id,
+                    &cpu_device(threads),
+                    "",
+                    threads,
+                    "openblas",
+                    &format!("threads={threads}"),
+                    shape,
+                    &t,
+                    None,
+                );
+                let how = if forced { " OPENBLAS_CORETYPE" } else { "" };
+                row.defines = format!("kernel={core}{how} version={}", lib.version());
+                rows.push(row);
+            }
+            Err(e) => println!("  OpenBLAS at {shape}: not measured: {e:#}"),
+        }
+    }
+    rows
 }
 
 /// CLBlast at each size, where it is installed.

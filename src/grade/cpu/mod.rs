@@ -235,6 +235,10 @@ pub(super) fn grade(
         progress(format!("timing `{function}` at {shape}"));
         match time_shape(&built, function, shape, 0, limit) {
             Ok(t) => {
+                let (isa, bits) = cpu_crate::simd();
+                verdict.notes.push(format!(
+                    "timed as built for this CPU: {isa}, {bits}-bit vectors (-Ctarget-cpu=native)"
+                ));
                 if t.checked == 0 {
                     verdict.not_checked(
                         Part::Speed,
