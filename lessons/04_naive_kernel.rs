@@ -260,6 +260,15 @@ pub const CASES: &[Case] = &[
         &["expected", "got 1.0"],
     )
     .printing(&["LAB-EVENT"]),
+    // Right only at the published sizes: each grading draws one more.
+    Case::rejects(
+        L,
+        "right_only_at_the_published_shapes",
+        Cheat,
+        File("right_only_at_the_published_shapes"),
+        FailKind::Wrong,
+        &["expected", "got 0.000000"],
+    ),
     Case::rejects(
         L,
         "asks_the_opencl_version",
