@@ -113,26 +113,20 @@ fn threads(
     let quiet_best = judged
         .iter()
         .filter(|t| t.quiet())
-        .map(|t| t.share)
-        .fold(f64::INFINITY, f64::min);
-    if best.share > max_share && !quiet_best.is_finite() {
-        notes.not_checked(
-            Part::Threads,
-            format!(
-                "{TOO_FEW_CORES}: that `{function}` shares its work among threads. Its busiest thread did {:.0} % of the CPU time at {shape}, but the machine had no core to spare during any try (two spinning threads got at most {:.1} cores around each, at most {:.1} cores sat idle during one), so the other threads may not have had a core to run on",
-                100.0 * best.share,
-                judged.iter().map(|t| t.free).fold(0.0, f64::max),
-                judged.iter().map(|t| t.idle).fold(0.0, f64::max)
-            ),
-        );
-        return Ok(());
-    }
+        .min_by(|a, b| a.share.total_cmp(&b.share));
     if best.share > max_share {
-        let best = judged
-            .iter()
-            .filter(|t| t.quiet())
-            .min_by(|a, b| a.share.total_cmp(&b.share))
-            .expect("a quiet try");
+        let Some(best) = quiet_best else {
+            notes.not_checked(
+                Part::Threads,
+                format!(
+                    "{TOO_FEW_CORES}: that `{function}` shares its work among threads. Its busiest thread did {:.0} % of the CPU time at {shape}, but the machine had no core to spare during any try (two spinning threads got at most {:.1} cores around each, at most {:.1} cores sat idle during one), so the other threads may not have had a core to run on",
+                    100.0 * best.share,
+                    judged.iter().map(|t| t.free).fold(0.0, f64::max),
+                    judged.iter().map(|t| t.idle).fold(0.0, f64::max)
+                ),
+            );
+            return Ok(());
+        };
         return Err(Failure::new(
             FailKind::Technique,
             format!(
