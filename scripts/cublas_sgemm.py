@@ -108,7 +108,43 @@ def lab_rel_err(torch, a, b, c, pts):
     return err / scale if scale > 0 else err
 
 
-def measure(torch, size, reps, warmup, lab_seed=None):
+ACCURACY_HEADER = [
+    "date", "run", "device", "driver", "seed", "size", "who", "max_rel_err", "rel_frobenius",
+]
+
+
+def full_errors(torch, a, b, products):
+    """Every element of each C against the exact product (float64, on the GPU): max |c - exact|
+    / max |exact| and ||c - exact|| / ||exact||. A C with a non-finite value has error inf."""
+    exact = a.double() @ b.double()
+    scale = exact.abs().max().item()
+    norm = torch.linalg.norm(exact).item()
+    out = {}
+    for who, c in products.items():
+        diff = c.double() - exact
+        if not bool(torch.isfinite(diff).all()):
+            out[who] = (float("inf"), float("inf"))
+            continue
+        out[who] = (diff.abs().max().item() / scale, torch.linalg.norm(diff).item() / norm)
+    return out
+
+
+def lab_products(torch, folder, size, dev):
+    """The C files `lab accuracy --c-out` wrote for this size: {lesson: C}."""
+    import numpy as np
+    found = {}
+    for name in sorted(os.listdir(folder)):
+        suffix = f"-{size}.f32"
+        if not name.endswith(suffix):
+            continue
+        c = np.fromfile(os.path.join(folder, name), dtype="<f4")
+        if c.size != size * size:
+            sys.exit(f"error: {name} holds {c.size} values, not {size}x{size}")
+        found[name[: -len(suffix)]] = torch.from_numpy(c.reshape(size, size)).to(dev)
+    return found
+
+
+def measure(torch, size, reps, warmup, lab_seed=None, lab_c=None):
     dev = torch.device("cuda")
     if lab_seed is None:
         g = torch.Generator(device=dev).manual_seed(size)
@@ -137,7 +173,12 @@ def measure(torch, size, reps, warmup, lab_seed=None):
         err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
     else:
         err = lab_rel_err(torch, a, b, c, lab_points(size, size))
-    return ms, min(times), max(times), err
+    full = None
+    if lab_c is not None:
+        products = {"cublas-fp32": c}
+        products.update(lab_products(torch, lab_c, size, dev))
+        full = full_errors(torch, a, b, products)
+    return ms, min(times), max(times), err, full
 
 
 def main():
@@ -155,7 +196,17 @@ def main():
                    help="use the course's own matrices of this seed (the ladder's lessons use 7) "
                         "and check C where the ladder checks it, so that errors compare on the "
                         "same inputs")
+    p.add_argument("--lab-c", default=None, metavar="DIR",
+                   help="with --lab-inputs: the folder of C files `lab accuracy --c-out` wrote "
+                        "for the same seed; every element of each, and of cuBLAS's C, is compared "
+                        "with the float64 product, into --accuracy-csv")
+    p.add_argument("--accuracy-csv", default=None,
+                   help="where --lab-c's errors go (default: results/accuracy/<device>.csv)")
     args = p.parse_args()
+    if args.lab_c is not None and args.lab_inputs is None:
+        sys.exit("error: --lab-c compares on the course's inputs: give --lab-inputs SEED too")
+    if args.lab_c is not None and not os.path.isdir(args.lab_c):
+        sys.exit(f"error: --lab-c {args.lab_c} is not a folder")
 
     try:
         import torch
@@ -175,9 +226,11 @@ def main():
     today = now.strftime("%Y-%m-%d")
     run = args.run or now.strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = []
+    accuracy = []
     print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}")
     for size in args.sizes:
-        ms, best, worst, err = measure(torch, size, args.reps, args.warmup, args.lab_inputs)
+        ms, best, worst, err, full = measure(torch, size, args.reps, args.warmup,
+                                             args.lab_inputs, args.lab_c)
         gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
         print(f"  {size:>6}  {ms:9.4f} ms (best {best:.4f}, worst {worst:.4f})  "
               f"{gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
@@ -187,6 +240,12 @@ def main():
             f"{ms:.4f}", f"{best:.4f}", f"{worst:.4f}", args.reps, f"{ms:.4f}",
             f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
         ])))
+        for who, (mx, fro) in (full or {}).items():
+            print(f"          {who:<20} every element: max rel err {mx:.2e}, "
+                  f"relative Frobenius {fro:.2e}")
+            accuracy.append(dict(zip(ACCURACY_HEADER, [
+                today, run, device, driver, args.lab_inputs, size, who, f"{mx:.2e}", f"{fro:.2e}",
+            ])))
 
     if args.csv is None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -207,6 +266,18 @@ def main():
     with open(args.csv, "a", newline="") as f:
         csv.DictWriter(f, fieldnames=HEADER, lineterminator="\n").writerows(rows)
     print(f"appended {len(rows)} row(s) to {args.csv}")
+    if accuracy:
+        path = args.accuracy_csv or os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "accuracy",
+            slug(device) + ".csv")
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        new = not os.path.exists(path) or os.path.getsize(path) == 0
+        with open(path, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=ACCURACY_HEADER, lineterminator="\n")
+            if new:
+                w.writeheader()
+            w.writerows(accuracy)
+        print(f"appended {len(accuracy)} accuracy row(s) to {path}")
 
 
 if __name__ == "__main__":

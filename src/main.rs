@@ -133,6 +133,9 @@ enum Cmd {
     Results,
     /// Write the compiler's build log and program binary (PTX on NVIDIA) of GPU rungs.
     Evidence(tools::evidence::Args),
+    /// Run the GPU rungs' references on public inputs of a seed and give their error against
+    /// float64, C written for a comparison with cuBLAS on the same matrices.
+    Accuracy(tools::accuracy::Args),
     /// List the OpenCL devices.
     Devices,
     /// Grade one request in this process (started by the grader; not for people).
@@ -189,6 +192,7 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
         Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
+        Some(Cmd::Accuracy(a)) => cli::finish(tools::accuracy::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
             "`lab worker` takes a request file and an event file, and is started by the grader"
