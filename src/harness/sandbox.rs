@@ -89,6 +89,11 @@ fn base_args() -> Vec<&'static str> {
         "/dev",
         "--proc",
         "/proc",
+        // Read-only: through /proc/self/mem a program can rewrite its own machine code,
+        // read-only pages included, and so run instructions no check of its build saw
+        // (valgrind's client requests among them).
+        "--remount-ro",
+        "/proc",
         "--tmpfs",
         "/tmp",
         "--die-with-parent",
@@ -241,5 +246,33 @@ mod tests {
         assert!(procs <= 5, "{text}");
         assert_eq!(lines[1].trim(), "0", "the hidden folder is empty: {text}");
         assert!(!text.contains("reached"), "{text}");
+    }
+
+    /// Nothing under the confined program's /proc is writable: not its own memory (where it
+    /// could rewrite its code past every check of its build), not its name.
+    #[test]
+    fn the_program_cannot_write_its_own_memory_or_anything_under_proc() {
+        let Confinement::Bubblewrap(..) = detect() else {
+            eprintln!("bubblewrap cannot run here: nothing to check");
+            return;
+        };
+        let script = "for f in /proc/self/mem /proc/self/comm /proc/self/attr/current; do \
+                      (printf x 1<>$f) 2>/dev/null && echo \"wrote $f\"; done; echo checked";
+        let out = command(
+            detect(),
+            Path::new("/bin/sh"),
+            &["-c", script],
+            Path::new("/"),
+            &View {
+                readable: &[],
+                writable: &[],
+                hidden: &[],
+            },
+        )
+        .output()
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("checked"), "the script ran: {text}");
+        assert!(!text.contains("wrote"), "{text}");
     }
 }
