@@ -131,7 +131,7 @@ enum Cmd {
     Tune(tools::tune::Args),
     /// Regenerate the book's tables and charts from results/.
     Results,
-    /// Write the compiler's build log and program binary (PTX on NVIDIA) of GPU rungs.
+    /// Write the compiler's build log and program binary (PTX on NVIDIA) of your GPU kernels.
     Evidence(tools::evidence::Args),
     /// List the OpenCL devices.
     Devices,
@@ -188,7 +188,11 @@ fn main() -> ExitCode {
             cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
         }
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
-        Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
+        Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(
+            &a,
+            args.board.kernels.as_deref(),
+            &edge,
+        )),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
             "`lab worker` takes a request file and an event file, and is started by the grader"
