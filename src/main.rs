@@ -188,11 +188,19 @@ fn main() -> ExitCode {
             cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
         }
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
-        Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(
-            &a,
-            args.board.kernels.as_deref(),
-            &edge,
-        )),
+        Some(Cmd::Evidence(a)) => {
+            // NVIDIA's driver answers a program it has compiled before from its cache, and
+            // then prints no ptxas lines (registers, spills), which are the evidence. Set
+            // here, before the first OpenCL call and while no other thread runs.
+            if std::env::var_os("CUDA_CACHE_DISABLE").is_none() {
+                std::env::set_var("CUDA_CACHE_DISABLE", "1");
+            }
+            cli::finish(tools::evidence::run(
+                &a,
+                args.board.kernels.as_deref(),
+                &edge,
+            ))
+        }
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
             "`lab worker` takes a request file and an event file, and is started by the grader"

@@ -162,7 +162,8 @@ fn one(
     let file = dir.join(lesson.file_name());
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("reading the kernel file {}", paths::display(&file)))?;
-    let prog = program::build_source(gpu, &file, &ocl.source(gpu, &text), &defines, extra.trim())?;
+    let source = ocl.source(gpu, &text);
+    let prog = program::build_source(gpu, &file, &source, &defines, extra.trim())?;
     let opts = program::options(&defines, extra.trim());
     let name = lesson.name();
     let starter = if crate::grade::is_starter(&text) {
@@ -183,11 +184,16 @@ fn one(
     } else {
         log
     };
+    if nvidia && !log.contains("ptxas info") {
+        eprintln!(
+            "{name}: NVIDIA's build log has no ptxas lines (registers, spills); the driver answered from its cache of compiled programs: `lab evidence` asks it not to (CUDA_CACHE_DISABLE=1), unless the variable is set to something else"
+        );
+    }
     write(
         "build.log",
         format!(
             "# {}{starter} on {} (driver {}), options: {opts}\n{log}",
-            file.display(),
+            paths::display(&file),
             gpu.info.name,
             gpu.info.driver
         )
@@ -205,7 +211,7 @@ fn one(
              local memory per work-group: {}\n\
              private memory per work-item: {}\n\
              largest work-group for this kernel: {}\n",
-            file.display(),
+            paths::display(&file),
             gpu.info.name,
             bytes(kernel.get_local_mem_size(id)),
             bytes(kernel.get_private_mem_size(id)),
