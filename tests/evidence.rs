@@ -107,12 +107,10 @@ fn it_builds_the_students_kernels_with_the_gradings_defines() {
     );
     assert!(header.contains(&grading_options("06")), "{header}");
     let log07 = read(&theirs, "07_vectorization.build.log");
+    let header07 = log07.lines().next().unwrap();
     assert!(
-        log07.starts_with(&format!(
-            "# {}",
-            root().join("solutions").join(file("07")).display()
-        )),
-        "{log07}"
+        header07.contains(&format!("solutions/{} on ", file("07"))),
+        "{header07}"
     );
 
     // The starter uses none of its tiles, so the compiler keeps none; the answer keeps two.
