@@ -131,7 +131,7 @@ enum Cmd {
     Tune(tools::tune::Args),
     /// Regenerate the book's tables and charts from results/.
     Results,
-    /// Write the compiler's build log and program binary (PTX on NVIDIA) of GPU rungs.
+    /// Write the compiler's build log and program binary (PTX on NVIDIA) of your GPU kernels.
     Evidence(tools::evidence::Args),
     /// Run the GPU rungs' references on public inputs of a seed and give their error against
     /// float64, C written for a comparison with cuBLAS on the same matrices.
@@ -191,7 +191,19 @@ fn main() -> ExitCode {
             cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
         }
         Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
-        Some(Cmd::Evidence(a)) => cli::finish(tools::evidence::run(&a, &edge)),
+        Some(Cmd::Evidence(a)) => {
+            // NVIDIA's driver answers a program it has compiled before from its cache, and
+            // then prints no ptxas lines (registers, spills), which are the evidence. Set
+            // here, before the first OpenCL call and while no other thread runs.
+            if std::env::var_os("CUDA_CACHE_DISABLE").is_none() {
+                std::env::set_var("CUDA_CACHE_DISABLE", "1");
+            }
+            cli::finish(tools::evidence::run(
+                &a,
+                args.board.kernels.as_deref(),
+                &edge,
+            ))
+        }
         Some(Cmd::Accuracy(a)) => cli::finish(tools::accuracy::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
