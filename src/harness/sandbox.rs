@@ -89,6 +89,11 @@ fn base_args() -> Vec<&'static str> {
         "/dev",
         "--proc",
         "/proc",
+        // Read-only: /proc/self/mem, open for writing, lets a program rewrite its own code at
+        // run time, valgrind's client requests included (the cache simulator's counting
+        // switched off), with nothing of them in its source or its binary.
+        "--remount-ro",
+        "/proc",
         "--tmpfs",
         "/tmp",
         "--die-with-parent",
@@ -164,6 +169,37 @@ pub fn command(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The confined program reads its own /proc but cannot open its memory for writing,
+    /// which would let it rewrite its own code.
+    #[test]
+    fn its_own_memory_cannot_be_written_through_proc() {
+        let Confinement::Bubblewrap(..) = detect() else {
+            eprintln!("bubblewrap cannot run here: nothing to check");
+            return;
+        };
+        let tmp = crate::harness::child::Scratch::new("sandbox-mem").unwrap();
+        let out = command(
+            detect(),
+            Path::new("/bin/sh"),
+            &[
+                "-c",
+                "head -n 1 /proc/self/status; exec 3<>/proc/self/mem && echo opened for writing",
+            ],
+            &tmp.dir,
+            &View {
+                readable: &[],
+                writable: &[&tmp.dir],
+                hidden: &[],
+            },
+        )
+        .output()
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let errors = String::from_utf8_lossy(&out.stderr);
+        assert!(text.starts_with("Name:"), "{text}{errors}");
+        assert!(!text.contains("opened for writing"), "{text}");
+    }
 
     /// A program under /tmp (a course cloned there) still runs in the sandbox, reading a
     /// file beside it and writing to its scratch folder.
