@@ -187,6 +187,17 @@ pub const CASES: &[Case] = &[
         FailKind::NotSelfContained,
         &["`asm`", "assembly"],
     ),
+    // The same requests, written into the crate's own code at run time through
+    // /proc/self/mem, and the counted work padded to a product's: the sandbox's /proc is
+    // read-only, so the requests never reach valgrind and the loop order shows.
+    Case::rejects(
+        L,
+        "counts_switched_off_at_run_time",
+        Cheat,
+        File("counts_switched_off_at_run_time"),
+        FailKind::Technique,
+        &["loop order", "`matmul_ikj`", "drawn at grading time"],
+    ),
     // The technique only at the sizes an earlier check looked at: it looks at a size drawn
     // at grading time, and its message names none to special-case.
     Case::rejects(

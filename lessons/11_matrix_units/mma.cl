@@ -71,6 +71,29 @@ inline float mma_input(float x) {
 }
 
 // ANCHOR: model
+// One element of D: C's value, then the eight products of a row of A and a column of B, in
+// the order of k. Written out rather than looped: llvmpipe (Mesa's CPU driver, under rusticl)
+// ends every loop of a kernel once all of them together have run 65,535 iterations, and loops
+// here would spend that in a few dozen k-steps.
+#ifdef cl_khr_fp64
+#define MMA_PRODUCT(k) (double)ar[k] * (double)bc[(k) * 8]
+inline float mma_element(const __local float* ar, const __local float* bc, float c) {
+    const double s = (double)c + MMA_PRODUCT(0) + MMA_PRODUCT(1) + MMA_PRODUCT(2) +
+                     MMA_PRODUCT(3) + MMA_PRODUCT(4) + MMA_PRODUCT(5) + MMA_PRODUCT(6) +
+                     MMA_PRODUCT(7);
+    return convert_float_rtz(s);
+}
+#else
+// Without doubles the sum is rounded to nearest: close to the unit, not the same.
+#define MMA_PRODUCT(k) s = fma(ar[k], bc[(k) * 8], s)
+inline float mma_element(const __local float* ar, const __local float* bc, float c) {
+    float s = c;
+    MMA_PRODUCT(0); MMA_PRODUCT(1); MMA_PRODUCT(2); MMA_PRODUCT(3);
+    MMA_PRODUCT(4); MMA_PRODUCT(5); MMA_PRODUCT(6); MMA_PRODUCT(7);
+    return s;
+}
+#endif
+
 // The model of one warp's instruction. Each lane leaves its fragments of A and B in the
 // warp's part of `scratch`, then computes its four elements of D from the rows of A and
 // columns of B they need. The products of two TF32 values are exact; their sum with C is
@@ -88,28 +111,14 @@ inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
     sb[t * 8 + g] = mma_input(b.x);
     sb[(t + 4) * 8 + g] = mma_input(b.y);
     barrier(CLK_LOCAL_MEM_FENCE);
-    float d[4];
-    const float cin[4] = {c.x, c.y, c.z, c.w};
-    for (int e = 0; e < 4; e++) {
-        const uint row = g + (e >> 1) * 8, col = 2 * t + (e & 1);
-#ifdef cl_khr_fp64
-        double s = (double)cin[e];
-        for (int k = 0; k < 8; k++) {
-            s += (double)sa[row * 8 + k] * (double)sb[k * 8 + col];
-        }
-        d[e] = convert_float_rtz(s);
-#else
-        // Without doubles the sum is rounded to nearest: close to the unit, not the same.
-        float s = cin[e];
-        for (int k = 0; k < 8; k++) {
-            s = fma(sa[row * 8 + k], sb[k * 8 + col], s);
-        }
-        d[e] = s;
-#endif
-    }
+    // D's rows g and g+8, columns 2t and 2t+1.
+    const __local float *row0 = sa + g * 8, *row8 = sa + (g + 8) * 8;
+    const __local float *col0 = sb + 2 * t, *col1 = col0 + 1;
+    const float4 d = (float4)(mma_element(row0, col0, c.x), mma_element(row0, col1, c.y),
+                              mma_element(row8, col0, c.z), mma_element(row8, col1, c.w));
     // The next call overwrites the fragments: every lane must have read them first.
     barrier(CLK_LOCAL_MEM_FENCE);
-    return (float4)(d[0], d[1], d[2], d[3]);
+    return d;
 }
 // ANCHOR_END: model
 #endif

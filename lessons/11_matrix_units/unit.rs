@@ -20,6 +20,13 @@ pub fn has_tensor_cores(gpu: &Gpu) -> Option<(u32, u32)> {
     (major >= 8).then_some((major, minor))
 }
 
+/// Whether the device computes in doubles (`cl_khr_fp64`), as the model's `#ifdef` sees it.
+fn has_doubles(gpu: &Gpu) -> bool {
+    gpu.device
+        .extensions()
+        .is_ok_and(|e| e.split_whitespace().any(|x| x == "cl_khr_fp64"))
+}
+
 /// The unit for this device, and the line every report shows about it.
 pub fn prelude(gpu: &Gpu) -> Prelude {
     match has_tensor_cores(gpu) {
@@ -29,13 +36,21 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
             ),
         },
-        None => Prelude {
-            source: format!("#define MMA_PTX 0\n{MMA_CL}"),
-            note: format!(
-                "matrix unit: emulated in OpenCL C on {} (same fragments, TF32 rounding and truncating sum as the tensor cores; no tensor cores here), copies done at once",
-                gpu.info.name
-            ),
-        },
+        None => {
+            // The model truncates its sum from a double; without doubles it can only round.
+            let sum = if has_doubles(gpu) {
+                "TF32 rounding and truncating sum as the tensor cores"
+            } else {
+                "TF32 rounding as the tensor cores, but the sum rounded to nearest where they truncate it: this device has no doubles"
+            };
+            Prelude {
+                source: format!("#define MMA_PTX 0\n{MMA_CL}"),
+                note: format!(
+                    "matrix unit: emulated in OpenCL C on {} (same fragments, {sum}; no tensor cores here), copies done at once",
+                    gpu.info.name
+                ),
+            }
+        }
     }
 }
 
