@@ -3,7 +3,8 @@
 # solution, cuBLAS in the same command; v10's errors on scaled inputs through the mma.sync path
 # (research/perf-11/scaling, `f16scale`); ptxas and the main loop's SASS of v9 and v10.
 # Run from the checkout's root with .dev/w19b holding bin/ (11_matrix_units, lab, f16scale built
-# with variants/v10/mma-f16-scale.patch applied), var/v9, var/v10, loop.py.
+# with variants/v10/mma-f16-scale.patch applied), var/v9, var/v10, loop.py. v10 had no MAXF yet:
+# its code then is today's with -D MAXF=0.
 D=$PWD/.dev/w19b
 export LAB_ROOT=$PWD PYTHONUNBUFFERED=1 PATH=$PATH:/usr/local/cuda/bin
 L=$OUT/log.txt
