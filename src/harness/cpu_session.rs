@@ -24,15 +24,16 @@ use anyhow::{Context as _, Result};
 
 use super::child::{self, Captured, Drain};
 use super::cpu_driver::{Call, Mode, C_BYTES, C_FD};
-use super::cpu_freeze::{self, FREEZE_LIMIT};
+use super::cpu_freeze::{self, Frozen, FREEZE_LIMIT};
 use super::cpu_watch::{ThreadTimes, Watch};
 use super::matrix::{Problem, Shape};
 
 /// What the driver's answer channel carried.
 enum Answer {
     Ready,
-    /// `done BYTES`: the student's function returned, C is in the shared memory.
-    Computed(usize),
+    /// `done BYTES`: the student's function returned, C is in the shared memory; the driver's
+    /// processes, paused as soon as the line was read, or why they could not be.
+    Computed(usize, Result<Frozen, String>),
     /// A panic: its message, and whether it was `todo!()`'s.
     Panic(String, bool),
     /// Something that is not the driver's protocol.
@@ -41,7 +42,10 @@ enum Answer {
     Closed,
 }
 
-fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
+/// Reads the driver's answers on a thread of their own. On `done` that thread pauses the
+/// driver's processes (everything below `root`) itself, at once: the call's time ends
+/// there, and handing the line to another thread first would only lengthen it.
+fn read_answers(out: impl Read + Send + 'static, root: u32) -> Receiver<Answer> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut r = BufReader::new(out);
@@ -66,7 +70,7 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|&n| n % 4 == 0 && n <= C_BYTES)
             {
-                Answer::Computed(len)
+                Answer::Computed(len, cpu_freeze::freeze(root, FREEZE_LIMIT))
             } else {
                 Answer::Garbled(line.chars().take(80).collect())
             };
@@ -171,7 +175,7 @@ impl Session {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {}", launch.program.display()))?;
-        let answers = read_answers(child.stdout.take().expect("piped stdout"));
+        let answers = read_answers(child.stdout.take().expect("piped stdout"), child.id());
         let stderr = Some(Drain::start(
             child.stderr.take().expect("piped stderr"),
             child::KEEP,
@@ -256,23 +260,23 @@ impl Session {
         if !self.send("go\n") {
             return self.ended();
         }
-        let len = match self.next_answer(deadline) {
-            Ok(Answer::Computed(len)) => len,
+        let (len, frozen) = match self.next_answer(deadline) {
+            Ok(Answer::Computed(len, frozen)) => (len, frozen),
             Ok(other) => return self.unexpected(other),
             Err(called) => return called,
         };
-        if len != 4 * s.m * s.n {
-            self.stop();
-            return Called::Garbled(format!("a C of {len} bytes for {s}"));
-        }
         // The call ends when nothing of the driver's runs any more: late, never early.
-        let frozen = match cpu_freeze::freeze(self.child.id(), FREEZE_LIMIT) {
+        let frozen = match frozen {
             Ok(f) => f,
             Err(why) => {
                 self.stop();
                 return Called::Crashed(why);
             }
         };
+        if len != 4 * s.m * s.n {
+            self.stop();
+            return Called::Garbled(format!("a C of {len} bytes for {s}"));
+        }
         let arrived = frozen.at;
         let c = self.read_c(len);
         frozen.thaw();
