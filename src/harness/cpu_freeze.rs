@@ -1,8 +1,16 @@
-//! Pausing a student's driver and everything it started, from outside: the moment every one
-//! of its threads has stopped is when a call's time ends ([`super::cpu_session`]), and what C
-//! holds then is what the grader checks. A function that returns early and leaves threads
-//! (or processes) computing C behind it is either timed until they are stopped too, or
-//! checked on the C they had not finished.
+//! Pausing a student's driver and everything it started, from outside: the moment the last
+//! of its processes has been sent SIGSTOP is when a call's time ends ([`super::cpu_session`]),
+//! and what C holds once all their threads are seen stopped is what the grader checks. A
+//! function that returns early and leaves threads (or processes) computing C behind it is
+//! either timed until they are stopped too, or checked on the C they had not finished.
+//!
+//! Why the time ends at the signal and not when the threads are seen stopped: from the
+//! moment kill(2) returns, every thread of the process has the stop pending; one running on
+//! another core is interrupted at once, one waiting for a core stops as soon as it gets one,
+//! before any more of its own instructions run. Seeing them all stopped takes as long as the
+//! busiest of them waits for a core, which on a loaded machine is milliseconds that no code
+//! of the student's runs in. A process seen stopped and then running again (resumed by a
+//! tracer of the student's) moves the end to when it is seen stopped for good.
 //!
 //! The processes are found as the grader sees them: the driver's process and all its
 //! descendants, read from `/proc/<pid>/task/<tid>/children` of every thread (a child belongs
@@ -52,27 +60,60 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
         pids: BTreeSet::new(),
         at: Instant::now(),
     };
+    let too_long = || {
+        format!(
+            "its processes could not all be paused within {} ms",
+            limit.as_millis()
+        )
+    };
+    // Every process of the family signalled, until a walk finds none that was not: one that
+    // a process forks while it is signalled appears in the next walk.
     loop {
-        let tree = family(root);
-        // A process that was stopped and resumed (by a tracer of the student's) is
-        // signalled again: every pass sends SIGSTOP to each process not yet wholly stopped.
-        let mut all_stopped = true;
-        for &pid in &tree {
-            if !stopped(pid) {
-                all_stopped = false;
-                signal(pid, libc::SIGSTOP);
-            }
+        let fresh: Vec<u32> = family(root)
+            .into_iter()
+            .filter(|p| !frozen.pids.contains(p))
+            .collect();
+        if fresh.is_empty() {
+            break;
+        }
+        for pid in fresh {
+            signal(pid, libc::SIGSTOP);
             frozen.pids.insert(pid);
         }
-        if all_stopped && family(root) == tree {
-            frozen.at = Instant::now();
+        if Instant::now() > deadline {
+            return Err(too_long());
+        }
+    }
+    frozen.at = Instant::now();
+    let mut seen_stopped = BTreeSet::new();
+    // Set when something ran after the end was first set: the end is then when all are seen
+    // stopped.
+    let mut late = false;
+    loop {
+        let mut all_stopped = true;
+        for pid in family(root) {
+            if frozen.pids.insert(pid) {
+                signal(pid, libc::SIGSTOP);
+                late = true;
+            }
+            if stopped(pid) {
+                seen_stopped.insert(pid);
+                continue;
+            }
+            all_stopped = false;
+            if seen_stopped.contains(&pid) {
+                signal(pid, libc::SIGSTOP);
+                late = true;
+            }
+        }
+        if all_stopped {
+            if late {
+                frozen.at = Instant::now();
+            }
             return Ok(frozen);
         }
         if Instant::now() > deadline {
-            return Err(format!(
-                "its processes could not all be paused within {} ms",
-                limit.as_millis()
-            ));
+            return Err(too_long());
         }
         std::thread::yield_now();
     }
