@@ -21,9 +21,11 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-/// How long pausing may take before the call is given up: far longer than stopping a few
-/// threads ever takes; only a process that keeps resuming itself reaches it.
-pub const FREEZE_LIMIT: Duration = Duration::from_millis(500);
+/// How long pausing may take before the call is given up. A thread stops only once it gets
+/// a core, and the spin check ([`super::cpu_spin`]) runs the driver on one core with some
+/// threads at the idle policy, behind the others: on a loaded machine such a thread waited
+/// more than half a second. Only a process that keeps resuming itself reaches this.
+pub const FREEZE_LIMIT: Duration = Duration::from_secs(20);
 
 /// The processes paused by [`freeze`], resumed by [`Frozen::thaw`] (or when dropped).
 #[derive(Debug)]
@@ -60,10 +62,21 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
         pids: BTreeSet::new(),
         at: Instant::now(),
     };
-    let too_long = || {
+    let too_long = |root: u32| {
+        let running: Vec<String> = family(root)
+            .into_iter()
+            .flat_map(|pid| {
+                tasks(pid)
+                    .into_iter()
+                    .filter_map(move |tid| Some((pid, tid, state(pid, tid)?)))
+            })
+            .filter(|&(_, _, st)| !is_stopped(Some(st)))
+            .map(|(pid, tid, st)| format!("{pid}/{tid} in state {st}"))
+            .collect();
         format!(
-            "its processes could not all be paused within {} ms",
-            limit.as_millis()
+            "its processes could not all be paused within {} s ({})",
+            limit.as_secs(),
+            running.join(", ")
         )
     };
     // Every process of the family signalled, until a walk finds none that was not: one that
@@ -81,7 +94,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             frozen.pids.insert(pid);
         }
         if Instant::now() > deadline {
-            return Err(too_long());
+            return Err(too_long(root));
         }
     }
     frozen.at = Instant::now();
@@ -113,7 +126,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             return Ok(frozen);
         }
         if Instant::now() > deadline {
-            return Err(too_long());
+            return Err(too_long(root));
         }
         std::thread::yield_now();
     }
@@ -151,19 +164,22 @@ fn tasks(pid: u32) -> Vec<u32> {
 
 /// Whether every thread of `pid` is stopped, traced-stopped, a zombie or gone.
 fn stopped(pid: u32) -> bool {
-    tasks(pid).into_iter().all(|tid| {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat"));
-        // The state is the first field after the command's closing parenthesis (the command
-        // itself may hold spaces and parentheses).
-        let state = stat
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, rest)| rest.trim_start().to_string())
-            })
-            .and_then(|rest| rest.chars().next());
-        matches!(state, None | Some('T' | 't' | 'Z' | 'X' | 'x'))
-    })
+    tasks(pid)
+        .into_iter()
+        .all(|tid| is_stopped(state(pid, tid)))
+}
+
+fn is_stopped(state: Option<char>) -> bool {
+    matches!(state, None | Some('T' | 't' | 'Z' | 'X' | 'x'))
+}
+
+/// A thread's state letter (`R`, `S`, `T`...), `None` if it is gone.
+fn state(pid: u32, tid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+    // The state is the first field after the command's closing parenthesis (the command
+    // itself may hold spaces and parentheses).
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.trim_start().chars().next()
 }
 
 fn signal(pid: u32, sig: libc::c_int) {
