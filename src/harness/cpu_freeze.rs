@@ -19,6 +19,13 @@
 //! of the student's can leave the tree. SIGSTOP cannot be caught, blocked or ignored.
 
 use std::collections::BTreeSet;
+
+#[cfg(unix)]
+use libc::{SIGCONT, SIGSTOP};
+#[cfg(not(unix))]
+const SIGSTOP: i32 = 19;
+#[cfg(not(unix))]
+const SIGCONT: i32 = 18;
 use std::time::{Duration, Instant};
 
 /// How long pausing may take before the call is given up. A thread stops only once it gets
@@ -43,7 +50,7 @@ impl Frozen {
 
     fn resume(&mut self) {
         for pid in std::mem::take(&mut self.pids) {
-            signal(pid, libc::SIGCONT);
+            signal(pid, SIGCONT);
         }
     }
 }
@@ -79,20 +86,16 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             running.join(", ")
         )
     };
-    // Every process of the family signalled, until a walk finds none that was not: one that
-    // a process forks while it is signalled appears in the next walk.
-    loop {
-        let fresh: Vec<u32> = family(root)
-            .into_iter()
-            .filter(|p| !frozen.pids.contains(p))
-            .collect();
-        if fresh.is_empty() {
-            break;
+    // Each process is signalled before its children are read: a fork that completes after
+    // the signal was sent is undone by the kernel (a fork with a signal pending restarts),
+    // so the children read afterwards are all it will ever have until it is resumed.
+    let mut todo = vec![root];
+    while let Some(pid) = todo.pop() {
+        if !frozen.pids.insert(pid) {
+            continue;
         }
-        for pid in fresh {
-            signal(pid, libc::SIGSTOP);
-            frozen.pids.insert(pid);
-        }
+        signal(pid, SIGSTOP);
+        todo.extend(children(pid));
         if Instant::now() > deadline {
             return Err(too_long(root));
         }
@@ -106,7 +109,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
         let mut all_stopped = true;
         for pid in family(root) {
             if frozen.pids.insert(pid) {
-                signal(pid, libc::SIGSTOP);
+                signal(pid, SIGSTOP);
                 late = true;
             }
             if stopped(pid) {
@@ -115,7 +118,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             }
             all_stopped = false;
             if seen_stopped.contains(&pid) {
-                signal(pid, libc::SIGSTOP);
+                signal(pid, SIGSTOP);
                 late = true;
             }
         }
@@ -140,17 +143,23 @@ fn family(root: u32) -> BTreeSet<u32> {
         if !seen.insert(pid) {
             continue;
         }
-        for tid in tasks(pid) {
-            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children"))
-                .unwrap_or_default();
-            todo.extend(
-                children
-                    .split_whitespace()
-                    .filter_map(|c| c.parse::<u32>().ok()),
-            );
-        }
+        todo.extend(children(pid));
     }
     seen
+}
+
+/// The children of every thread of `pid` (a child belongs to the thread that made it).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for tid in tasks(pid) {
+        let list =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/children")).unwrap_or_default();
+        out.extend(
+            list.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    out
 }
 
 fn tasks(pid: u32) -> Vec<u32> {
@@ -182,12 +191,16 @@ fn state(pid: u32, tid: u32) -> Option<char> {
     rest.trim_start().chars().next()
 }
 
+#[cfg(unix)]
 fn signal(pid: u32, sig: libc::c_int) {
     // SAFETY: kill(2) on a process id of the driver's family; it touches no memory of ours.
     unsafe {
         libc::kill(pid as libc::pid_t, sig);
     }
 }
+
+#[cfg(not(unix))]
+fn signal(_pid: u32, _sig: i32) {}
 
 #[cfg(test)]
 mod tests {

@@ -150,6 +150,7 @@ impl Session {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let c_memory = c_memory().context("making the memory a driver writes C into")?;
+        #[cfg(unix)]
         {
             use std::os::unix::io::AsRawFd as _;
             use std::os::unix::process::CommandExt as _;
@@ -302,9 +303,17 @@ impl Session {
 
     /// C as the shared memory holds it now: `len` bytes.
     fn read_c(&self, len: usize) -> std::io::Result<Vec<f32>> {
-        use std::os::unix::fs::FileExt as _;
         let mut bytes = vec![0u8; len];
-        self.c_memory.read_exact_at(&mut bytes, 0)?;
+        // pread: the file's offset is shared with the driver, which could move it.
+        #[cfg(unix)]
+        std::os::unix::fs::FileExt::read_exact_at(&self.c_memory, &mut bytes, 0)?;
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek as _, SeekFrom};
+            let mut f = &self.c_memory;
+            f.seek(SeekFrom::Start(0))?;
+            f.read_exact(&mut bytes)?;
+        }
         Ok(bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -427,6 +436,7 @@ pub fn driver_args(mode: Mode, function: usize, threads: usize) -> Vec<String> {
 /// exist only once written), sealed at that size so that the driver can neither shrink it
 /// under the grader's reads nor grow it, and closed on exec except in the driver, which gets
 /// it as [`C_FD`].
+#[cfg(target_os = "linux")]
 fn c_memory() -> std::io::Result<File> {
     use std::os::unix::io::FromRawFd as _;
     let name = c"lab-c";
@@ -446,6 +456,28 @@ fn c_memory() -> std::io::Result<File> {
     if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
+    Ok(file)
+}
+
+/// Without memory files: a file in the system's temporary folder, removed at once (only the
+/// grader and the driver hold it). It cannot be sealed, but the grader reads it with pread,
+/// so a driver that shrinks it makes the read fail, not the grader crash.
+#[cfg(not(target_os = "linux"))]
+fn c_memory() -> std::io::Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "lab-c-{}-{}",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    file.set_len(C_BYTES as u64)?;
     Ok(file)
 }
 
