@@ -100,6 +100,13 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             return Err(too_long(root));
         }
     }
+    // A process signalled late in the walk may have sent SIGCONT to one signalled before it
+    // (SIGCONT drops a pending stop). Once every one has the stop pending, none can run
+    // code of its own any more, and a second SIGSTOP to each undoes any such SIGCONT (the
+    // passes below send it again to any process still seen running).
+    for &pid in &frozen.pids {
+        signal(pid, SIGSTOP);
+    }
     frozen.at = Instant::now();
     let mut seen_stopped = BTreeSet::new();
     // Set when something ran after the end was first set: the end is then when all are seen
@@ -117,10 +124,9 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
                 continue;
             }
             all_stopped = false;
-            if seen_stopped.contains(&pid) {
-                signal(pid, SIGSTOP);
-                late = true;
-            }
+            // Sent again on every pass: a stop already pending is not doubled.
+            signal(pid, SIGSTOP);
+            late |= seen_stopped.contains(&pid);
         }
         if all_stopped {
             if late {
@@ -207,14 +213,37 @@ mod tests {
     use super::*;
     use std::process::{Command, Stdio};
 
+    /// A shell's processes, killed when the test ends, whether it passed or not: they spin.
+    struct Shell(std::process::Child);
+
+    impl Shell {
+        fn start(script: &str) -> Shell {
+            let child = Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .stdin(Stdio::null())
+                .spawn()
+                .expect("sh runs");
+            Shell(child)
+        }
+
+        fn root(&self) -> u32 {
+            self.0.id()
+        }
+    }
+
+    impl Drop for Shell {
+        fn drop(&mut self) {
+            for pid in family(self.root()) {
+                signal(pid, libc::SIGKILL);
+            }
+            let _ = self.0.wait();
+        }
+    }
+
     /// A shell that starts a child which starts another: three processes, each spinning.
-    fn spinning_family() -> std::process::Child {
-        Command::new("sh")
-            .arg("-c")
-            .arg("(sh -c 'while :; do :; done' & while :; do :; done) & while :; do :; done")
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("sh runs")
+    fn spinning_family() -> Shell {
+        Shell::start("(sh -c 'while :; do :; done' & while :; do :; done) & while :; do :; done")
     }
 
     fn cpu_ns(pid: u32) -> u64 {
@@ -226,8 +255,8 @@ mod tests {
 
     #[test]
     fn every_process_below_the_root_stops_and_resumes() {
-        let mut child = spinning_family();
-        let root = child.id();
+        let shell = spinning_family();
+        let root = shell.root();
         // The grandchild exists once the family has three members.
         let born = Instant::now();
         while family(root).len() < 3 && born.elapsed() < Duration::from_secs(5) {
@@ -245,10 +274,27 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert!(cpu_ns(root) > before, "the family did not resume");
-        for pid in family(root) {
-            signal(pid, libc::SIGKILL);
+    }
+
+    #[test]
+    fn a_child_that_resumes_its_parent_does_not_keep_it_running() {
+        // The parent spins; its child sends it SIGCONT as fast as it can.
+        let shell = Shell::start("p=$$; (while :; do kill -CONT $p; done) & while :; do :; done");
+        let root = shell.root();
+        let born = Instant::now();
+        while family(root).len() < 2 && born.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(5));
         }
-        let _ = child.wait();
+        assert_eq!(family(root).len(), 2, "the helper was not started");
+        // The helper's SIGCONT lands between the two processes' SIGSTOPs only now and then.
+        for _ in 0..100 {
+            let frozen = freeze(root, Duration::from_secs(2)).expect("the family pauses");
+            let before = cpu_ns(root);
+            std::thread::sleep(Duration::from_millis(2));
+            assert_eq!(cpu_ns(root), before, "a paused process ran");
+            frozen.thaw();
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     #[test]
