@@ -207,6 +207,32 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["`matmul_packed`'s threads took turns"],
     ),
+    // Returns as soon as it has copied A and B, and leaves a thread of its own to fill C:
+    // the call's time ends when the grader has paused that thread too, and C is read then,
+    // still NaN where the thread had not written.
+    Case::rejects_any(
+        L,
+        "returns_before_c_is_written",
+        Cheat,
+        Mutant(&[(
+            "pub fn matmul_packed(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {",
+            "pub fn matmul_packed(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
+    struct Late(*mut f32, usize);
+    unsafe impl Send for Late {}
+    let (a, b) = (a.to_vec(), b.to_vec());
+    let late = Late(c.as_mut_ptr(), c.len());
+    std::thread::spawn(move || {
+        let late = late;
+        let c = unsafe { std::slice::from_raw_parts_mut(late.0, late.1) };
+        matmul_packed_in_time(&a, &b, c, m, n, k);
+    });
+}
+
+fn matmul_packed_in_time(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {",
+        )]),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["`matmul_packed`"],
+    ),
     // A forged verdict printed by a version whose K blocks overwrite each other.
     Case::rejects(
         L,

@@ -3,16 +3,27 @@
 //! starts it once per grading step, confined: `driver serve|callgrind FUNCTION THREADS`.
 //!
 //! The driver is a server with no say in the verdict. For each line `call SEED M N K` on its
-//! stdin it makes A and B from the seed and a C filled with NaN, answers `ready`, waits for
-//! `go`, calls the student's function, and answers `done BYTES` followed by C (or
-//! `panic MESSAGE`, `todo MESSAGE` for `todo!()`). Answers go
-//! to the stdout the driver was started with; the student's own printing is moved to stderr,
-//! which the grader only shows. Everything else (every time, every thread's CPU time, whether
-//! C is right) is measured by the grader from outside this process
-//! ([`super::cpu_session`], [`super::cpu_watch`]): code running here can delay or garble the
-//! answers, never make them say something the grader believes without checking.
+//! stdin it makes A and B from the seed and fills C with NaN, answers `ready`, waits for
+//! `go`, calls the student's function, and answers `done BYTES` (or `panic MESSAGE`,
+//! `todo MESSAGE` for `todo!()`). C lives in memory the grader made and handed over as
+//! descriptor [`C_FD`], so that the grader reads it where the student's code wrote it, after
+//! pausing every thread of this process, instead of waiting for 16 MiB to crawl through a
+//! pipe inside the timed call. Answers go to the stdout the driver was started with; the
+//! student's own printing is moved to stderr, which the grader only shows. Everything else
+//! (every time, every thread's CPU time, whether C is right) is measured by the grader from
+//! outside this process ([`super::cpu_session`], [`super::cpu_watch`]): code running here can
+//! delay or garble the answers, never make them say something the grader believes without
+//! checking.
 
 use std::io::{BufRead, Write};
+
+/// The descriptor on which the driver finds the memory C is written into: a file of
+/// [`C_BYTES`] bytes, made by the grader, which reads C from it.
+pub const C_FD: i32 = 3;
+
+/// The size of that memory: a 8192×8192 C, far past any graded size. A call whose C does
+/// not fit is a bad line.
+pub const C_BYTES: usize = 1 << 28;
 
 /// The signature of every CPU lesson's functions.
 pub type Matmul = fn(&[f32], &[f32], &mut [f32], usize, usize, usize);
@@ -72,7 +83,7 @@ impl Call {
         // No product the grader asks for comes near this: a bad line, not a problem.
         (c.m.saturating_mul(c.k) < 1 << 28
             && c.k.saturating_mul(c.n) < 1 << 28
-            && c.m.saturating_mul(c.n) < 1 << 28)
+            && c.m.saturating_mul(c.n).saturating_mul(4) <= C_BYTES)
             .then_some(c)
     }
 }
@@ -175,12 +186,38 @@ fn answers() -> Option<std::fs::File> {
     None
 }
 
-fn bytes(c: &[f32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 * c.len());
-    for v in c {
-        out.extend_from_slice(&v.to_le_bytes());
+/// The grader's memory for C ([`C_FD`]), mapped shared: what is written here is what the
+/// grader reads.
+#[cfg(unix)]
+fn c_memory() -> Option<&'static mut [f32]> {
+    extern "C" {
+        fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
     }
-    out
+    // The same numbers on every Linux and BSD the course runs on.
+    const PROT_READ_WRITE: i32 = 0x1 | 0x2;
+    const MAP_SHARED: i32 = 0x01;
+    // SAFETY: a fresh mapping of the whole file, which the grader sealed at that size (it
+    // cannot shrink under us); it is never unmapped, so the slice lives as long as the
+    // process, and only this function hands it out.
+    unsafe {
+        let p = mmap(
+            std::ptr::null_mut(),
+            C_BYTES,
+            PROT_READ_WRITE,
+            MAP_SHARED,
+            C_FD,
+            0,
+        );
+        if p.is_null() || p as isize == -1 {
+            return None;
+        }
+        Some(std::slice::from_raw_parts_mut(p.cast::<f32>(), C_BYTES / 4))
+    }
+}
+
+#[cfg(not(unix))]
+fn c_memory() -> Option<&'static mut [f32]> {
+    None
 }
 
 /// Serves calls until stdin ends. Returns the process's exit code: 0 when stdin ended, 2 for
@@ -202,6 +239,10 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
         return 2;
     };
     let Some(mut out) = answers() else {
+        return 2;
+    };
+    let Some(memory) = c_memory() else {
+        eprintln!("driver: no memory for C on descriptor {C_FD} (started by the course's grader)");
         return 2;
     };
     if threads > 0 {
@@ -239,7 +280,8 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             return 2;
         };
         let (a, b) = inputs(&call);
-        let mut c = vec![f32::NAN; call.m * call.n];
+        let c = &mut memory[..call.m * call.n];
+        c.fill(f32::NAN);
         if out
             .write_all(b"ready\n")
             .and_then(|()| out.flush())
@@ -256,7 +298,7 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             valgrind::request(valgrind::START_INSTRUMENTATION);
         }
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            lab_measured_call(f, &a, &b, &mut c, &call)
+            lab_measured_call(f, &a, &b, c, &call)
         }));
         if mode == Mode::Callgrind {
             valgrind::request(valgrind::STOP_INSTRUMENTATION);
@@ -275,9 +317,12 @@ pub fn main(functions: &[(&str, Matmul)]) -> i32 {
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
             return 3;
         }
-        let mut answer = format!("done {}\n", 4 * c.len()).into_bytes();
-        answer.extend_from_slice(&bytes(&c));
-        if out.write_all(&answer).and_then(|()| out.flush()).is_err() {
+        let answer = format!("done {}\n", 4 * call.m * call.n);
+        if out
+            .write_all(answer.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             return 2;
         }
     }

@@ -2,12 +2,18 @@
 //! asks it for calls one at a time, and measures each from outside its process.
 //!
 //! Every call is a fresh problem: the grader draws a seed, the driver makes A and B from it
-//! (so the inputs exist only once the call is asked for) and a C of NaN, and answers `ready`;
-//! the grader says `go`, and the call is timed on the grader's own clock from that moment to
-//! the last byte of C it receives (a late reading only makes a call longer). The driver's CPU
-//! time, read from outside, says whether anything beyond making the inputs ran before `go`:
-//! code that starts computing while the inputs are made is timed from the request instead.
+//! (so the inputs exist only once the call is asked for) and fills C with NaN, and answers
+//! `ready`; the grader says `go`, and the call is timed on the grader's own clock from that
+//! moment until, after the driver's `done`, every thread of the driver and of any process it
+//! started has been paused ([`super::cpu_freeze`]). C is then read, while they are paused,
+//! from the memory the grader made for it and handed to the driver (a sealed memory file:
+//! the driver reaches nothing else of the grader's through it), and only then are they
+//! resumed. So work left running after the function returns is timed until it is stopped,
+//! and whatever it had not written by then is checked as it is. The driver's CPU time, read
+//! from outside, says whether anything beyond making the inputs ran before `go`: code that
+//! starts computing while the inputs are made is timed from the request instead.
 
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -17,20 +23,17 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 
 use super::child::{self, Captured, Drain};
-use super::cpu_driver::{Call, Mode};
+use super::cpu_driver::{Call, Mode, C_BYTES, C_FD};
+use super::cpu_freeze::{self, Frozen, FREEZE_LIMIT};
 use super::cpu_watch::{ThreadTimes, Watch};
 use super::matrix::{Problem, Shape};
-
-/// The most bytes of C the grader reads from a driver: a 8192×8192 C, far past any graded
-/// size. A driver that announces more is garbled, not believed.
-const MAX_C_BYTES: usize = 1 << 28;
 
 /// What the driver's answer channel carried.
 enum Answer {
     Ready,
-    /// `done`: the student's function returned; C follows.
-    Computed,
-    C(Vec<f32>),
+    /// `done BYTES`: the student's function returned, C is in the shared memory; the driver's
+    /// processes, paused as soon as the line was read, or why they could not be.
+    Computed(usize, Result<Frozen, String>),
     /// A panic: its message, and whether it was `todo!()`'s.
     Panic(String, bool),
     /// Something that is not the driver's protocol.
@@ -39,7 +42,10 @@ enum Answer {
     Closed,
 }
 
-fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
+/// Reads the driver's answers on a thread of their own. On `done` that thread pauses the
+/// driver's processes (everything below `root`) itself, at once: the call's time ends
+/// there, and handing the line to another thread first would only lengthen it.
+fn read_answers(out: impl Read + Send + 'static, root: u32) -> Receiver<Answer> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let mut r = BufReader::new(out);
@@ -62,19 +68,9 @@ fn read_answers(out: impl Read + Send + 'static) -> Receiver<Answer> {
             } else if let Some(len) = line
                 .strip_prefix("done ")
                 .and_then(|n| n.parse::<usize>().ok())
-                .filter(|&n| n % 4 == 0 && n <= MAX_C_BYTES)
+                .filter(|&n| n % 4 == 0 && n <= C_BYTES)
             {
-                let _ = tx.send(Answer::Computed);
-                let mut bytes = vec![0u8; len];
-                if r.read_exact(&mut bytes).is_err() {
-                    let _ = tx.send(Answer::Closed);
-                    return;
-                }
-                let c = bytes
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect();
-                Answer::C(c)
+                Answer::Computed(len, cpu_freeze::freeze(root, FREEZE_LIMIT))
             } else {
                 Answer::Garbled(line.chars().take(80).collect())
             };
@@ -112,6 +108,8 @@ pub enum Called {
 pub struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
+    /// The memory C is written into, shared with the driver.
+    c_memory: File,
     answers: Receiver<Answer>,
     stderr: Option<Drain>,
     /// The driver's process id as this process sees it, once found.
@@ -151,21 +149,41 @@ impl Session {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let c_memory = c_memory().context("making the memory a driver writes C into")?;
         #[cfg(unix)]
         {
+            use std::os::unix::io::AsRawFd as _;
             use std::os::unix::process::CommandExt as _;
             cmd.process_group(0);
+            let fd = c_memory.as_raw_fd();
+            // SAFETY: between fork and exec only dup2 and fcntl run, which are
+            // async-signal-safe; they touch descriptors, not memory.
+            unsafe {
+                cmd.pre_exec(move || {
+                    // The copy on C_FD is the driver's; dup2 leaves it open across exec
+                    // (the original is close-on-exec, which dup2 onto itself would keep).
+                    if fd == C_FD {
+                        if libc::fcntl(fd, libc::F_SETFD, 0) < 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                    } else if libc::dup2(fd, C_FD) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
         }
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {}", launch.program.display()))?;
-        let answers = read_answers(child.stdout.take().expect("piped stdout"));
+        let answers = read_answers(child.stdout.take().expect("piped stdout"), child.id());
         let stderr = Some(Drain::start(
             child.stderr.take().expect("piped stderr"),
             child::KEEP,
         ));
         Ok(Session {
             stdin: child.stdin.take(),
+            c_memory,
             child,
             answers,
             stderr,
@@ -243,20 +261,33 @@ impl Session {
         if !self.send("go\n") {
             return self.ended();
         }
-        let c = loop {
-            match self.next_answer(deadline) {
-                Ok(Answer::Computed) => {}
-                Ok(Answer::C(c)) => break c,
-                Ok(other) => return self.unexpected(other),
-                Err(called) => return called,
+        let (len, frozen) = match self.next_answer(deadline) {
+            Ok(Answer::Computed(len, frozen)) => (len, frozen),
+            Ok(other) => return self.unexpected(other),
+            Err(called) => return called,
+        };
+        // The call ends when nothing of the driver's runs any more: late, never early.
+        let frozen = match frozen {
+            Ok(f) => f,
+            Err(why) => {
+                self.stop();
+                return Called::Crashed(why);
             }
         };
-        // Timestamped only once all of C was read here: late, never early.
-        let arrived = Instant::now();
-        if c.len() != s.m * s.n {
+        if len != 4 * s.m * s.n {
             self.stop();
-            return Called::Garbled(format!("a C of {} values for {s}", c.len()));
+            return Called::Garbled(format!("a C of {len} bytes for {s}"));
         }
+        let arrived = frozen.at;
+        let c = self.read_c(len);
+        frozen.thaw();
+        let c = match c {
+            Ok(c) => c,
+            Err(e) => {
+                self.stop();
+                return Called::Crashed(format!("its C could not be read: {e}"));
+            }
+        };
         let prepared_ns = match (cpu_before, cpu_ready) {
             (Some(a), Some(b)) => Some(b.saturating_sub(a)),
             _ => None,
@@ -268,6 +299,25 @@ impl Session {
             ms: arrived.duration_since(start).as_secs_f64() * 1e3,
             threads,
         }
+    }
+
+    /// C as the shared memory holds it now: `len` bytes.
+    fn read_c(&self, len: usize) -> std::io::Result<Vec<f32>> {
+        let mut bytes = vec![0u8; len];
+        // pread: the file's offset is shared with the driver, which could move it.
+        #[cfg(unix)]
+        std::os::unix::fs::FileExt::read_exact_at(&self.c_memory, &mut bytes, 0)?;
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek as _, SeekFrom};
+            let mut f = &self.c_memory;
+            f.seek(SeekFrom::Start(0))?;
+            f.read_exact(&mut bytes)?;
+        }
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
     }
 
     fn send(&mut self, line: &str) -> bool {
@@ -380,6 +430,55 @@ pub fn driver_args(mode: Mode, function: usize, threads: usize) -> Vec<String> {
         function.to_string(),
         threads.to_string(),
     ]
+}
+
+/// The memory a driver writes C into: an anonymous memory file of [`C_BYTES`] (its pages
+/// exist only once written), sealed at that size so that the driver can neither shrink it
+/// under the grader's reads nor grow it, and closed on exec except in the driver, which gets
+/// it as [`C_FD`].
+#[cfg(target_os = "linux")]
+fn c_memory() -> std::io::Result<File> {
+    use std::os::unix::io::FromRawFd as _;
+    let name = c"lab-c";
+    // SAFETY: memfd_create takes a NUL-terminated name and flags and returns a new
+    // descriptor, owned from here on by the File alone.
+    let file = unsafe {
+        let fd = libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING);
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        File::from_raw_fd(fd)
+    };
+    file.set_len(C_BYTES as u64)?;
+    use std::os::unix::io::AsRawFd as _;
+    let seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl on a descriptor this function owns.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// Without memory files: a file in the system's temporary folder, removed at once (only the
+/// grader and the driver hold it). It cannot be sealed, but the grader reads it with pread,
+/// so a driver that shrinks it makes the read fail, not the grader crash.
+#[cfg(not(target_os = "linux"))]
+fn c_memory() -> std::io::Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "lab-c-{}-{}",
+        std::process::id(),
+        MADE.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
+    std::fs::remove_file(&path)?;
+    file.set_len(C_BYTES as u64)?;
+    Ok(file)
 }
 
 fn first_child(pid: u32) -> Option<u32> {

@@ -6,6 +6,7 @@ pub mod callgrind;
 pub mod child;
 pub mod cpu_crate;
 pub mod cpu_driver;
+pub mod cpu_freeze;
 pub mod cpu_peak;
 pub mod cpu_session;
 pub mod cpu_spin;
