@@ -23,6 +23,9 @@ pub const THREADS_TRY_MAX_MS: u128 = 1_000;
 pub const TOGETHER_MIN_USED: f64 = 1.25;
 /// ...or this much of the cores their split of the work allows ([`TryReport::together`]).
 pub const TOGETHER_OF_SPLIT: f64 = 0.8;
+/// ...but never fewer than this many cores: a split that gives one thread nearly all the
+/// work allows about one core, and one thread at a time keeps one core busy.
+pub const TOGETHER_SPLIT_MIN_USED: f64 = 1.1;
 /// Threads that kept fewer cores busy took turns only if the machine had this many free
 /// around the try, of the [`PROBE_THREADS`] a probe spins...
 pub const TOGETHER_MIN_FREE: f64 = 1.7;
@@ -491,7 +494,8 @@ impl TryReport {
         } else {
             f64::INFINITY
         };
-        used >= TOGETHER_MIN_USED || used >= TOGETHER_OF_SPLIT * split_allows
+        used >= TOGETHER_MIN_USED
+            || (used >= TOGETHER_SPLIT_MIN_USED && used >= TOGETHER_OF_SPLIT * split_allows)
     }
 
     /// Whether the machine had cores enough for threads to be seen running together: free just
