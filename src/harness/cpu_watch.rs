@@ -10,14 +10,20 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How much CPU time one try of the thread check gathers at least: a shorter call is
-/// repeated, up to [`THREADS_TRY_CALLS`] times or [`THREADS_TRY_MAX_MS`]. More than the grader
-/// needs to judge the shares. CPU time, not wall time: on a busy machine a try that lasted
-/// long enough may still have run too little.
+/// repeated, up to [`THREADS_TRY_CALLS`] times, [`THREADS_TRY_MAX_MS`] of calls or
+/// [`THREADS_TRY_MAX_ELAPSED_MS`] in all. More than the grader needs to judge the shares. CPU
+/// time, not wall time: on a busy machine a try that lasted long enough may still have run
+/// too little.
 pub const THREADS_TRY_CPU_NS: u64 = 80_000_000;
 /// The most calls one try of the thread check makes.
 pub const THREADS_TRY_CALLS: usize = 64;
-/// The longest one try of the thread check repeats a call, whatever CPU time it got.
+/// The longest one try of the thread check repeats a call, whatever CPU time it got: wall
+/// time inside the calls, from `go` to C. Not the time around them (drawing the inputs,
+/// checking C), which on a busy machine can take most of a second per call and would end the
+/// try before its calls had run long enough to be judged.
 pub const THREADS_TRY_MAX_MS: u128 = 1_000;
+/// ...and the longest one try lasts in all, calls and what surrounds them.
+pub const THREADS_TRY_MAX_ELAPSED_MS: u128 = 6_000;
 /// A try whose threads kept this many cores busy on average ran them at the same time: one
 /// thread at a time keeps one core busy (a little more while a lock changes hands).
 pub const TOGETHER_MIN_USED: f64 = 1.25;

@@ -196,7 +196,8 @@ fn thread_tries(
         for _ in 0..watch::THREADS_TRY_CALLS {
             t.add(&call(&mut driver)?);
             if t.total >= watch::THREADS_TRY_CPU_NS
-                || try_start.elapsed().as_millis() >= watch::THREADS_TRY_MAX_MS
+                || u128::from(t.wall) >= watch::THREADS_TRY_MAX_MS * 1_000_000
+                || try_start.elapsed().as_millis() >= watch::THREADS_TRY_MAX_ELAPSED_MS
             {
                 break;
             }
