@@ -329,12 +329,12 @@ pub const CASES: &[Case] = &[
         const __local float* bs = Bs;",
             ),
             (
-                "            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, M, N, K,",
-                "            stage(As, Bs, A, B, M, N, K,",
+                "            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, N, K,",
+                "            stage(As, Bs, A, B, N, K,",
             ),
             (
-                "            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, M, N, K, m0, n0, s * BK, tid);",
-                "            stage(As, Bs, A, B, M, N, K, m0, n0, s * BK, tid);",
+                "            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, N, K, s * BK, tid, &cp);",
+                "            stage(As, Bs, A, B, N, K, s * BK, tid, &cp);",
             ),
         ]),
         FailKind::Wrong,
@@ -359,12 +359,12 @@ pub const CASES: &[Case] = &[
         const __local float* bs = Bs;",
             ),
             (
-                "            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, M, N, K,",
-                "            stage(As, Bs, A, B, M, N, K,",
+                "            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, N, K,",
+                "            stage(As, Bs, A, B, N, K,",
             ),
             (
-                "            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, M, N, K, m0, n0, s * BK, tid);",
-                "            stage(As, Bs, A, B, M, N, K, m0, n0, s * BK, tid);",
+                "            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, N, K, s * BK, tid, &cp);",
+                "            stage(As, Bs, A, B, N, K, s * BK, tid, &cp);",
             ),
         ]),
         "the model of the unit waits at a work-group barrier inside every call (OpenCL C has no warp-wide exchange on PoCL or Oclgrind), which orders the last reads of a step before the next step's copies",
@@ -378,12 +378,12 @@ pub const CASES: &[Case] = &[
         // rows of C that are not stored, so C is right.
         Mutant(&[
             (
-                "            const bool in = row < M && col < K;",
-                "            const bool in = col < K;",
+                "const bool in = cp->a_in[u] && cp->a_col[u] + k0 < K;",
+                "const bool in = cp->a_col[u] + k0 < K;",
             ),
             (
-                "                const bool in = row < M && col + e < K;",
-                "                const bool in = col + e < K;",
+                "const bool in = cp->a_in[u] && cp->a_col[u] + k0 + e < K;",
+                "const bool in = cp->a_col[u] + k0 + e < K;",
             ),
         ]),
         FailKind::BadAccess,

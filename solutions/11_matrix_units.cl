@@ -46,40 +46,87 @@
 #define TILE_A (BM * SA)
 #define TILE_B (BK * SB)
 
+// ANCHOR: copies
+// Each work-item's share of a k-step's copies: A's BM×BK block and B's BK×BN block, 4 floats
+// per copy, copy u of A (or B) being number tid + u·THREADS of the block. Where each reads
+// and writes is worked out once, before the loop: a step's staging then costs an add and a
+// compare per copy, where computing them again in every step took a third of the loop's
+// instructions (chapter 11, "What limits it"). The plan is filled through a pointer: returned
+// by value, ptxas kept 12 more bytes of it in memory and the kernel lost 6 % on an H100.
+#define COPIES_A (BM * BK / 4)
+#define COPIES_B (BK * BN / 4)
+#define PER_ITEM_A ((COPIES_A + THREADS - 1) / THREADS)
+#define PER_ITEM_B ((COPIES_B + THREADS - 1) / THREADS)
+
+typedef struct {
+    int a_src[PER_ITEM_A]; // offset in A of the 4 floats at k = 0
+    int a_dst[PER_ITEM_A]; // offset in the tile
+    int a_col[PER_ITEM_A]; // their first column in the k-step
+    bool a_in[PER_ITEM_A]; // their row lies inside A
+    int b_src[PER_ITEM_B]; // offset in B of the 4 floats at k = 0
+    int b_dst[PER_ITEM_B];
+    int b_row[PER_ITEM_B]; // their row in the k-step
+    int b_col[PER_ITEM_B]; // their first column in B
+} Copies;
+
+inline void plan_copies(Copies* cp, const int M, const int K, const int N, const int m0,
+                        const int n0, const int tid) {
+    #pragma unroll
+    for (int u = 0; u < PER_ITEM_A; u++) {
+        const int id = tid + u * THREADS;
+        const int r = id / (BK / 4), c = (id % (BK / 4)) * 4;
+        cp->a_src[u] = (m0 + r) * K + c;
+        cp->a_dst[u] = r * SA + c;
+        cp->a_col[u] = c;
+        cp->a_in[u] = m0 + r < M;
+    }
+    #pragma unroll
+    for (int u = 0; u < PER_ITEM_B; u++) {
+        const int id = tid + u * THREADS;
+        const int r = id / (BN / 4), c = (id % (BN / 4)) * 4;
+        cp->b_src[u] = r * N + n0 + c;
+        cp->b_dst[u] = r * SB + c;
+        cp->b_row[u] = r;
+        cp->b_col[u] = n0 + c;
+    }
+}
+// ANCHOR_END: copies
+
 // ANCHOR: stage
-// Starts the copy of the k-step at k0 into one buffer: A's BM×BK block (rows of A, 4 floats
-// of K at a time) and B's BK×BN block, zeros outside the matrices.
+// Starts the copy of the k-step at k0 into one buffer, zeros outside the matrices. Copy u
+// exists when tid + u·THREADS is below the block's count of copies.
 inline void stage(__local float* as, __local float* bs, const __global float* A,
-                  const __global float* B, const int M, const int N, const int K,
-                  const int m0, const int n0, const int k0, const int tid) {
+                  const __global float* B, const int N, const int K, const int k0,
+                  const int tid, const Copies* cp) {
     // EXERCISE(11.1) BEGIN: copy A's and B's blocks of this k-step into as and bs with async_copy16/async_copy4, zeros outside
     #pragma unroll
-    for (int id = tid; id < BM * BK / 4; id += THREADS) {
-        const int r = id / (BK / 4), c = (id % (BK / 4)) * 4;
-        const int row = m0 + r, col = k0 + c;
-        __local float* dst = as + r * SA + c;
-        if ((K & 3) == 0) {
-            const bool in = row < M && col < K;
-            async_copy16(dst, in ? A + row * K + col : A, in ? 16 : 0);
-        } else {
-            for (int e = 0; e < 4; e++) {
-                const bool in = row < M && col + e < K;
-                async_copy4(dst + e, in ? A + row * K + col + e : A, in ? 4 : 0);
+    for (int u = 0; u < PER_ITEM_A; u++) {
+        if (COPIES_A % THREADS == 0 || tid + u * THREADS < COPIES_A) {
+            __local float* dst = as + cp->a_dst[u];
+            if ((K & 3) == 0) {
+                const bool in = cp->a_in[u] && cp->a_col[u] + k0 < K;
+                async_copy16(dst, A + (in ? cp->a_src[u] + k0 : 0), in ? 16 : 0);
+            } else {
+                for (int e = 0; e < 4; e++) {
+                    const bool in = cp->a_in[u] && cp->a_col[u] + k0 + e < K;
+                    async_copy4(dst + e, A + (in ? cp->a_src[u] + k0 + e : 0), in ? 4 : 0);
+                }
             }
         }
     }
     #pragma unroll
-    for (int id = tid; id < BK * BN / 4; id += THREADS) {
-        const int r = id / (BN / 4), c = (id % (BN / 4)) * 4;
-        const int row = k0 + r, col = n0 + c;
-        __local float* dst = bs + r * SB + c;
-        if ((N & 3) == 0) {
-            const bool in = row < K && col < N;
-            async_copy16(dst, in ? B + row * N + col : B, in ? 16 : 0);
-        } else {
-            for (int e = 0; e < 4; e++) {
-                const bool in = row < K && col + e < N;
-                async_copy4(dst + e, in ? B + row * N + col + e : B, in ? 4 : 0);
+    for (int u = 0; u < PER_ITEM_B; u++) {
+        if (COPIES_B % THREADS == 0 || tid + u * THREADS < COPIES_B) {
+            __local float* dst = bs + cp->b_dst[u];
+            const bool row_in = cp->b_row[u] + k0 < K;
+            if ((N & 3) == 0) {
+                const bool in = row_in && cp->b_col[u] < N;
+                async_copy16(dst, B + (in ? cp->b_src[u] + k0 * N : 0), in ? 16 : 0);
+            } else {
+                for (int e = 0; e < 4; e++) {
+                    const bool in = row_in && cp->b_col[u] + e < N;
+                    async_copy4(dst + e, B + (in ? cp->b_src[u] + k0 * N + e : 0), in ? 4 : 0);
+                }
             }
         }
     }
@@ -102,6 +149,8 @@ void matmul(const int M, const int N, const int K,
     // This warp's part of the block.
     const int wm = (warp / (BN / WN)) * WM, wn = (warp % (BN / WN)) * WN;
     const int steps = (K + BK - 1) / BK;
+    Copies cp;
+    plan_copies(&cp, M, K, N, m0, n0, tid);
 
     float4 acc[MI][NI];
     #pragma unroll
@@ -115,7 +164,7 @@ void matmul(const int M, const int N, const int K,
     // The first STAGES-1 k-steps are in flight before the loop starts.
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < steps) {
-            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, M, N, K, m0, n0, s * BK, tid);
+            stage(As + s * TILE_A, Bs + s * TILE_B, A, B, N, K, s * BK, tid, &cp);
         }
         async_commit();
     }
@@ -173,8 +222,8 @@ void matmul(const int M, const int N, const int K,
         // The step STAGES-1 ahead goes into the buffer read in step t-1.
         const int next = t + STAGES - 1;
         if (next < steps) {
-            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, M, N, K,
-                  m0, n0, next * BK, tid);
+            stage(As + (next % STAGES) * TILE_A, Bs + (next % STAGES) * TILE_B, A, B, N, K,
+                  next * BK, tid, &cp);
         }
         async_commit();
     }
