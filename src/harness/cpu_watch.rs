@@ -27,6 +27,13 @@ pub const THREADS_TRY_MAX_ELAPSED_MS: u128 = 6_000;
 /// A try whose threads kept this many cores busy on average ran them at the same time: one
 /// thread at a time keeps one core busy (a little more while a lock changes hands).
 pub const TOGETHER_MIN_USED: f64 = 1.25;
+/// ...and, where cores were free around the try, this much of them, up to
+/// [`TOGETHER_FREE_MIN_USED`]: threads that take turns at a lock still keep a second core
+/// partly busy handing it over (rows behind one `Mutex`, 8 threads on 2 free cores: 1.3 cores).
+pub const TOGETHER_OF_FREE: f64 = 0.8;
+/// The most [`TOGETHER_OF_FREE`] asks for: threads that share two free cores keep 1.8 to 2 of
+/// them busy.
+pub const TOGETHER_FREE_MIN_USED: f64 = 1.5;
 /// ...or this much of the cores their split of the work allows ([`TryReport::together`]).
 pub const TOGETHER_OF_SPLIT: f64 = 0.8;
 /// ...but never fewer than this many cores: a split that gives one thread nearly all the
@@ -489,19 +496,20 @@ impl TryReport {
     }
 
     /// Whether the threads were seen running at the same time: as many cores busy as
-    /// [`TOGETHER_MIN_USED`], or most of what the split of the work allows. Threads that split
-    /// it unevenly (the busiest did a share s of it) can keep at most 1/s cores busy, and
-    /// fewer on a machine where one of them is slowed down and the others finish early; threads
-    /// that take turns keep one core busy however evenly they split it.
+    /// [`TOGETHER_MIN_USED`] (more where cores were free: [`TOGETHER_OF_FREE`]), or most of
+    /// what the split of the work allows. Threads that split it unevenly (the busiest did a
+    /// share s of it) can keep at most 1/s cores busy, and fewer on a machine where one of
+    /// them is slowed down and the others finish early; threads that take turns keep one core
+    /// busy however evenly they split it, and a little of another passing the turn on.
     pub fn together(&self) -> bool {
         let used = self.cores_used();
+        let bar = TOGETHER_MIN_USED.max((TOGETHER_OF_FREE * self.free).min(TOGETHER_FREE_MIN_USED));
         let split_allows = if self.share > 0.0 {
             1.0 / self.share
         } else {
             f64::INFINITY
         };
-        used >= TOGETHER_MIN_USED
-            || (used >= TOGETHER_SPLIT_MIN_USED && used >= TOGETHER_OF_SPLIT * split_allows)
+        used >= bar || (used >= TOGETHER_SPLIT_MIN_USED && used >= TOGETHER_OF_SPLIT * split_allows)
     }
 
     /// Whether the machine had cores enough for threads to be seen running together: free just
