@@ -48,47 +48,51 @@
 
 // ANCHOR: copies
 // Each work-item's share of a k-step's copies: A's BM×BK block and B's BK×BN block, 4 floats
-// per copy, copy u of A (or B) being number tid + u·THREADS of the block. Where each reads
-// and writes is worked out once, before the loop: a step's staging then costs an add and a
-// compare per copy, where computing them again in every step took a third of the loop's
-// instructions (chapter 11, "What limits it"). The plan is filled through a pointer: returned
-// by value, ptxas kept 12 more bytes of it in memory and the kernel lost 6 % on an H100.
+// per copy, copy u of A (or B) being number tid + u·THREADS of the block. Consecutive copies
+// of one work-item lie a fixed number of rows apart in the same columns (THREADS copies fill
+// RA rows of A's block, RB of B's), so the plan keeps where copy 0 reads and writes and
+// whether each copy's row lies inside A; a step then adds k0 (or k0·N) and u times a row
+// stride. Worked out once, before the loop: computing them from tid in every step took a
+// third of the loop's instructions, and keeping every copy's offsets cost registers
+// (chapter 11, "What limits it"). The plan is filled through a pointer: returned by value,
+// ptxas kept more of it in memory and the kernel lost 6 % on an H100.
 #define COPIES_A (BM * BK / 4)
 #define COPIES_B (BK * BN / 4)
 #define PER_ITEM_A ((COPIES_A + THREADS - 1) / THREADS)
 #define PER_ITEM_B ((COPIES_B + THREADS - 1) / THREADS)
+#define RA (THREADS / (BK / 4)) // rows of A's block between copy u and copy u + 1
+#define RB (THREADS / (BN / 4)) // the same in B's block
 
 typedef struct {
-    int a_src[PER_ITEM_A]; // offset in A of the 4 floats at k = 0
-    int a_dst[PER_ITEM_A]; // offset in the tile
-    int a_col[PER_ITEM_A]; // their first column in the k-step
-    bool a_in[PER_ITEM_A]; // their row lies inside A
-    int b_src[PER_ITEM_B]; // offset in B of the 4 floats at k = 0
-    int b_dst[PER_ITEM_B];
-    int b_row[PER_ITEM_B]; // their row in the k-step
-    int b_col[PER_ITEM_B]; // their first column in B
+    int a_src;             // offset in A of copy 0's 4 floats at k = 0
+    int a_dst;             // offset of copy 0 in the tile
+    int a_col;             // their first column in the k-step (the same for every copy)
+    int a_step;            // RA rows of A: RA·K
+    bool a_in[PER_ITEM_A]; // copy u's row lies inside A
+    int b_src;             // offset in B of copy 0's 4 floats at k = 0
+    int b_dst;
+    int b_row;             // copy 0's row in the k-step (copy u's: b_row + u·RB)
+    int b_col;             // their first column in B (the same for every copy)
+    int b_step;            // RB rows of B: RB·N
 } Copies;
 
 inline void plan_copies(Copies* cp, const int M, const int K, const int N, const int m0,
                         const int n0, const int tid) {
+    const int ra = tid / (BK / 4), ca = (tid % (BK / 4)) * 4;
+    cp->a_src = (m0 + ra) * K + ca;
+    cp->a_dst = ra * SA + ca;
+    cp->a_col = ca;
+    cp->a_step = RA * K;
     #pragma unroll
     for (int u = 0; u < PER_ITEM_A; u++) {
-        const int id = tid + u * THREADS;
-        const int r = id / (BK / 4), c = (id % (BK / 4)) * 4;
-        cp->a_src[u] = (m0 + r) * K + c;
-        cp->a_dst[u] = r * SA + c;
-        cp->a_col[u] = c;
-        cp->a_in[u] = m0 + r < M;
+        cp->a_in[u] = m0 + ra + u * RA < M;
     }
-    #pragma unroll
-    for (int u = 0; u < PER_ITEM_B; u++) {
-        const int id = tid + u * THREADS;
-        const int r = id / (BN / 4), c = (id % (BN / 4)) * 4;
-        cp->b_src[u] = r * N + n0 + c;
-        cp->b_dst[u] = r * SB + c;
-        cp->b_row[u] = r;
-        cp->b_col[u] = n0 + c;
-    }
+    const int rb = tid / (BN / 4), cb = (tid % (BN / 4)) * 4;
+    cp->b_src = rb * N + n0 + cb;
+    cp->b_dst = rb * SB + cb;
+    cp->b_row = rb;
+    cp->b_col = n0 + cb;
+    cp->b_step = RB * N;
 }
 // ANCHOR_END: copies
 
@@ -100,11 +104,11 @@ inline void stage(__local float* as, __local float* bs, const __global float* A,
                   const int tid, const Copies* cp) {
     // EXERCISE(11.1) BEGIN: copy A's and B's blocks of this k-step into as and bs with async_copy16/async_copy4, zeros outside
     // TODO: copy u of A (u < PER_ITEM_A; only when COPIES_A % THREADS == 0 or tid + u*THREADS < COPIES_A)
-    // TODO:   goes to as + cp->a_dst[u] from A + cp->a_src[u] + k0; it is inside A when cp->a_in[u]
-    // TODO:   and column cp->a_col[u] + k0 < K. When K % 4 == 0 copy its 4 floats with one
-    // TODO:   async_copy16(dst, src, 16), else one async_copy4 per float; bytes 0 (and src = A) outside.
-    // TODO: copy u of B goes to bs + cp->b_dst[u] from B + cp->b_src[u] + k0*N: inside B when row
-    // TODO:   cp->b_row[u] + k0 < K and column cp->b_col[u] < N; N % 4 decides the copy's size.
+    // TODO:   goes to as + cp->a_dst + u*RA*SA from A + cp->a_src + u*cp->a_step + k0; it is inside A
+    // TODO:   when cp->a_in[u] and column cp->a_col + k0 < K. When K % 4 == 0 copy its 4 floats with
+    // TODO:   one async_copy16(dst, src, 16), else one async_copy4 per float; bytes 0 (and src = A) outside.
+    // TODO: copy u of B goes to bs + cp->b_dst + u*RB*SB from B + cp->b_src + u*cp->b_step + k0*N:
+    // TODO:   inside B when row cp->b_row + u*RB + k0 < K and column cp->b_col < N; N % 4 decides the size.
     // EXERCISE END
 }
 // ANCHOR_END: stage

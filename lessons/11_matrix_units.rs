@@ -208,6 +208,15 @@ fn check_defines(d: &[lab::harness::program::Define]) -> Result<(), String> {
                 "(BM/WM)·(BN/WN) = {w} warps: a work-group holds 1 to 32 warps"
             ));
         }
+        // A work-item's copies lie whole rows apart in the block (the copy plan's strides).
+        let threads = 32 * w;
+        for (what, per_row) in [("BK/4", bk / 4), ("BN/4", bn / 4)] {
+            if why.is_empty() && threads % per_row != 0 {
+                why.push(format!(
+                    "{what} = {per_row} copies per row must divide the work-group's {threads} work-items"
+                ));
+            }
+        }
     }
     if why.is_empty() {
         Ok(())
@@ -378,12 +387,12 @@ pub const CASES: &[Case] = &[
         // rows of C that are not stored, so C is right.
         Mutant(&[
             (
-                "const bool in = cp->a_in[u] && cp->a_col[u] + k0 < K;",
-                "const bool in = cp->a_col[u] + k0 < K;",
+                "const bool in = cp->a_in[u] && cp->a_col + k0 < K;",
+                "const bool in = cp->a_col + k0 < K;",
             ),
             (
-                "const bool in = cp->a_in[u] && cp->a_col[u] + k0 + e < K;",
-                "const bool in = cp->a_col[u] + k0 + e < K;",
+                "const bool in = cp->a_in[u] && cp->a_col + k0 + e < K;",
+                "const bool in = cp->a_col + k0 + e < K;",
             ),
         ]),
         FailKind::BadAccess,

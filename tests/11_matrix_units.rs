@@ -60,6 +60,7 @@ fn launches_any_size_and_refuses_bad_defines() {
         ("BK", "12", "multiple of 8"),
         ("STAGES", "1", "2, 3 or 4"),
         ("BN", "48", "multiple of WN"),
+        ("BK", "24", "copies per row must divide"),
     ] {
         let d = lab::lesson::with_overrides(d.clone(), &defines(&[(name, bad)]));
         let why = (ocl.check_defines)(&d).unwrap_err();
