@@ -211,7 +211,7 @@ fn check_defines(d: &[lab::harness::program::Define]) -> Result<(), String> {
         // A work-item's copies lie whole rows apart in the block (the copy plan's strides).
         let threads = 32 * w;
         for (what, per_row) in [("BK/4", bk / 4), ("BN/4", bn / 4)] {
-            if why.is_empty() && threads % per_row != 0 {
+            if threads % per_row != 0 {
                 why.push(format!(
                     "{what} = {per_row} copies per row must divide the work-group's {threads} work-items"
                 ));
