@@ -267,6 +267,14 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
     ),
+    Case::rejects(
+        L,
+        "spin_lock_over_scoped_threads",
+        Decoy,
+        File("spin_lock_over_scoped_threads"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
+    ),
     // One thread, and a forged report of threads sharing the work written where an earlier
     // driver wrote its own: the threads are measured from outside the student's process.
     Case::rejects(

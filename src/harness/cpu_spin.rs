@@ -30,11 +30,18 @@ pub enum Lowered {
     FirstOfPool,
     /// Every thread of that pool but the first.
     PoolButFirst,
+    /// None, but rayon's pool started with one thread instead of the check's: rayon's workers
+    /// that take turns at a spin lock have nobody to wait for, and cost the product's CPU time
+    /// alone. Unlike a lowered thread, which now and then runs and takes the lock (and then
+    /// the others burn the core for as long as it waits, by chance), this comes out the same
+    /// every time.
+    PoolOfOne,
 }
 
 impl Lowered {
-    pub const ALL: [Lowered; 6] = [
+    pub const ALL: [Lowered; 7] = [
         Lowered::Nothing,
+        Lowered::PoolOfOne,
         Lowered::Caller,
         Lowered::FirstStarted,
         Lowered::StartedButFirst,
@@ -51,6 +58,7 @@ impl Lowered {
             Lowered::StartedButFirst => "every thread it started but the first lowered",
             Lowered::FirstOfPool => "one of rayon's workers lowered",
             Lowered::PoolButFirst => "all of rayon's workers but one lowered",
+            Lowered::PoolOfOne => "rayon's pool cut to one thread",
         }
     }
 }
@@ -62,7 +70,7 @@ pub struct Cost {
     pub cpu: u64,
     /// The call was stopped early, having burned more than the limit of CPU time.
     pub burned: bool,
-    /// How many threads were lowered.
+    /// How many threads were lowered (or, for [`Lowered::PoolOfOne`], left out of the pool).
     pub lowered: usize,
     /// How long the call took on the wall clock, ns.
     pub wall: u64,

@@ -28,7 +28,8 @@ fn one(
     most_ns: Option<u64>,
     limit: Duration,
 ) -> Result<Option<Cost>, Failure> {
-    let mut driver = Driver::start(built, function, pool)
+    let threads = if which == Lowered::PoolOfOne { 1 } else { pool };
+    let mut driver = Driver::start(built, function, threads)
         .map_err(|e| Failure::new(FailKind::Runtime, format!("{e:#}")))?;
     let mut seeds = Rng::new(secret_seed());
     let check = |p: &crate::harness::matrix::Problem, c: &[f32]| {
@@ -54,9 +55,12 @@ fn one(
         return Ok(None);
     }
     let seed = seeds.next_u64();
-    let ((p, called), cost) = spin::watched(pid, which, most_ns, || {
+    let ((p, called), mut cost) = spin::watched(pid, which, most_ns, || {
         driver.call(shape, seed, limit, false)
     });
+    if which == Lowered::PoolOfOne {
+        cost.lowered = pool.saturating_sub(1);
+    }
     drop(driver.finish());
     if cost.burned {
         return Ok(Some(cost));
@@ -72,8 +76,9 @@ fn one(
 }
 
 /// Rejects code whose threads wait by spinning: on one core, with some of its threads given
-/// the least priority, a call costs far more CPU time than with none (the others burned the
-/// core waiting for the lowered one), or far less (the lowered ones had been burning it). Each
+/// the least priority (or rayon's pool cut to one thread), a call costs far more CPU time than
+/// with none (the others burned the core waiting for the lowered one), or far less (the
+/// lowered or missing ones had been burning it). Each
 /// finding is confirmed by a second pair of calls; anything that could not be measured is said
 /// in a note, never failed.
 pub fn check(
@@ -165,14 +170,22 @@ pub fn check(
         else {
             continue;
         };
-        if (r1 > 1.0) != (r2 > 1.0) {
-            continue;
-        }
-        let ratio = if r1 > 1.0 { r1.min(r2) } else { r1.max(r2) };
+        // Either way says the threads spin, and a lowered thread may show one way then the
+        // other: which depends on whether it held the lock when it was lowered.
+        let (ratio, burned) = if (r1 > 1.0) == (r2 > 1.0) {
+            let ratio = if r1 > 1.0 { r1.min(r2) } else { r1.max(r2) };
+            (ratio, first.burned || second.burned)
+        } else {
+            (r1, first.burned)
+        };
         let what = if ratio > 1.0 {
             format!(
                 "its other threads burned {}{ratio:.1} times the CPU time of the whole product while the lowered thread's work waited",
-                if first.burned || second.burned { "more than " } else { "" }
+                if burned { "more than " } else { "" }
+            )
+        } else if which == Lowered::PoolOfOne {
+            format!(
+                "the product took only {ratio:.2} of the CPU time it takes on a pool of {pool}: the other threads had been burning the core without computing"
             )
         } else {
             format!(
@@ -191,7 +204,7 @@ pub fn check(
         unchecked(notes, "a call on one core did not finish in time");
     } else {
         notes.say(format!(
-            "technique: `{function}`'s threads do not wait by spinning: on one core, lowering any of them changed the product's CPU time by less than {:.0}×",
+            "technique: `{function}`'s threads do not wait by spinning: on one core, lowering any of them or cutting rayon's pool to one thread changed the product's CPU time by less than {:.0}×",
             spin::BURNED_RATIO
         ));
     }
