@@ -24,6 +24,7 @@ use crate::harness::timing::Timing;
 use crate::harness::timing::{self, Target};
 
 pub mod cpu_blas;
+pub mod cpu_served;
 
 /// `CLBlastLayoutRowMajor` in clblast_c.h (CLBlast 1.5).
 const LAYOUT_ROW_MAJOR: c_int = 101;

@@ -129,3 +129,34 @@ fn matrixmultiply_is_checked_and_timed() {
     assert!(t.device_ms > 0.0 && t.reps >= 3, "{t:?}");
     assert_eq!(t.checked, t.reps, "every timed call is checked");
 }
+
+/// The CPU peers as the ladder times them: built into a driver like the CPU lessons' and timed
+/// with the lessons' protocol, every call's C checked. OpenBLAS where it is installed.
+#[test]
+fn cpu_peers_are_served_and_timed_like_the_lessons() {
+    let g = g();
+    let builder = lab::grade::cpu::builder(&g.opts.course);
+    let lib = peers::cpu_blas::load(None).ok();
+    let own = lib.as_ref().map(|l| l.corename()).unwrap_or_default();
+    let at = peers::cpu_served::OpenBlasAt {
+        library: lib
+            .as_ref()
+            .map_or(peers::cpu_blas::NAMES[0], |l| l.path.as_str()),
+        own_core: &own,
+        avx512_core: peers::cpu_blas::AVX512_CORE,
+    };
+    let built = peers::cpu_served::build(&builder, &at).expect("the peers build");
+    let mut functions = vec!["matrixmultiply", "gemm"];
+    if lib.is_some() {
+        functions.push("openblas");
+    }
+    let limit = std::time::Duration::from_secs(120);
+    for f in functions {
+        for threads in [1, 2] {
+            let t = peers::cpu_served::time(&built, f, Shape::new(67, 45, 33), threads, limit)
+                .unwrap_or_else(|e| panic!("{f} on {threads} threads: {e:#}"));
+            assert!(t.device_ms > 0.0 && t.reps >= 3, "{f}: {t:?}");
+            assert_eq!(t.checked, t.reps, "{f}: every timed call is checked");
+        }
+    }
+}

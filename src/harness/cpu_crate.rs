@@ -176,7 +176,7 @@ fn locked_version(lock: &str, name: &str) -> Option<String> {
 
 /// Writes a file only when its content changes, through a rename so that a concurrent
 /// reader never sees half of it, and cargo's fingerprints stay valid when nothing changed.
-fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
         return Ok(());
     }
@@ -253,6 +253,20 @@ impl Builder {
 
     /// Builds `source` as [`Builder::build`] does, with the flags of `flavour`.
     pub fn build_as(&self, source: &Path, functions: &[&str], flavour: Flavour) -> Result<Built> {
+        self.build_with(source, functions, flavour, &[])
+    }
+
+    /// Builds `source` as [`Builder::build_as`] does, with the course's own version of each
+    /// crate of `extra` beside rayon (name, and the features wanted): the peers the ladder
+    /// times in the same driver as the lessons ([`crate::peers::cpu_served`]). A student's
+    /// file never gets more than rayon.
+    pub fn build_with(
+        &self,
+        source: &Path,
+        functions: &[&str],
+        flavour: Flavour,
+        extra: &[(&str, &str)],
+    ) -> Result<Built> {
         let source = source
             .canonicalize()
             .with_context(|| format!("reading {}", source.display()))?;
@@ -263,12 +277,20 @@ impl Builder {
             .with_context(|| format!("reading the course's {}", self.lockfile.display()))?;
         let rayon =
             locked_version(&lock, "rayon").context("the course's Cargo.lock does not pin rayon")?;
+        let mut more = String::new();
+        for (name, features) in extra {
+            let v = locked_version(&lock, name)
+                .with_context(|| format!("the course's Cargo.lock does not pin {name}"))?;
+            more.push_str(&format!(
+                "{name} = {{ version = \"={v}\", default-features = false, features = [{features}] }}\n"
+            ));
+        }
         write_if_changed(
             &dir.join("Cargo.toml"),
             &format!(
                 "[package]\nname = \"s{id}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
                  [[bin]]\nname = \"s{id}\"\npath = \"main.rs\"\n\n\
-                 [dependencies]\nrayon = \"={rayon}\"\n\n\
+                 [dependencies]\nrayon = \"={rayon}\"\n{more}\n\
                  [profile.release]\ndebug = \"line-tables-only\"\n\n\
                  # Not part of any enclosing workspace.\n[workspace]\n"
             ),

@@ -4,7 +4,6 @@
 //! measured together. This is the command behind every measured number in the book.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use anyhow::{Context as _, Result};
 
@@ -50,14 +49,6 @@ pub struct Args {
     /// takes the same, so that cuBLAS's rows read as measured together with these.
     #[arg(long)]
     pub run: Option<String>,
-    /// Measure only matrixmultiply, with the threads MATMUL_NUM_THREADS gives (a child
-    /// process of the ladder measures it single-threaded this way).
-    #[arg(long, hide = true)]
-    pub matrixmultiply_only: bool,
-    /// Measure only OpenBLAS, with the core type OPENBLAS_CORETYPE names (a child process of
-    /// the ladder measures its AVX-512 kernel this way where its own pick is older).
-    #[arg(long, hide = true)]
-    pub openblas_only: bool,
     /// The OpenBLAS library to load (also: OPENBLAS_LIBRARY; default: libopenblas.so.0 and
     /// the like on the library path).
     #[arg(long)]
@@ -129,28 +120,10 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         .collect();
     let mut rows: Vec<LadderRow> = Vec::new();
 
-    if args.matrixmultiply_only {
-        for &s in &cpu_sizes {
-            rows.push(matrixmultiply_row(&run_id, Shape::square(s))?);
-        }
-        return record::append(&out, &rows);
-    }
     let openblas_path = args
         .openblas
         .clone()
         .or_else(|| std::env::var("OPENBLAS_LIBRARY").ok());
-    if args.openblas_only {
-        let lib = cpu_blas::load(openblas_path.as_deref())?;
-        let wanted = std::env::var("OPENBLAS_CORETYPE").unwrap_or_default();
-        anyhow::ensure!(
-            lib.corename().eq_ignore_ascii_case(&wanted),
-            "OpenBLAS {} runs its {} kernel although OPENBLAS_CORETYPE={wanted}: this build cannot be told which kernel to run",
-            lib.version(),
-            lib.corename()
-        );
-        rows.extend(openblas_rows(&lib, &cpu_sizes, &run_id, true));
-        return record::append(&out, &rows);
-    }
 
     println!(
         "measuring on {} → {} (run {run_id})",
@@ -271,80 +244,15 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         written += rows.len();
         rows.clear();
     }
-    if !args.no_peers && wants(Peer::Matrixmultiply) {
-        // matrixmultiply with its threads, here; and with one thread in a child process,
-        // since the crate fixes its thread count once per process.
-        let threads = matrixmultiply_threads();
-        for &s in &cpu_sizes {
-            rows.push(matrixmultiply_row(&run_id, Shape::square(s))?);
-        }
-        record::append(&out, &rows)?;
-        written += rows.len();
-        rows.clear();
-        if threads > 1 && !cpu_sizes.is_empty() {
-            let me = crate::cli::this_program()?;
-            let sizes: Vec<String> = cpu_sizes.iter().map(|s| s.to_string()).collect();
-            let status = Command::new(me)
-                .args([
-                    "ladder",
-                    "--matrixmultiply-only",
-                    "--run",
-                    &run_id,
-                    "--sizes",
-                ])
-                .arg(sizes.join(","))
-                .arg("--out")
-                .arg(&out)
-                .arg("--cpu-max")
-                .arg(args.cpu_max.to_string())
-                .env("MATMUL_NUM_THREADS", "1")
-                .status()
-                .context("measuring matrixmultiply on one thread")?;
-            anyhow::ensure!(
-                status.success(),
-                "measuring matrixmultiply on one thread failed"
-            );
-            println!("  peer matrixmultiply threads=1: measured in a child process");
-        }
-    }
-    if !args.no_peers && wants(Peer::CpuBlas) {
-        rows.extend(gemm_crate_rows(&cpu_sizes, &run_id));
-        match cpu_blas::load(openblas_path.as_deref()) {
-            Ok(lib) => {
-                rows.extend(openblas_rows(&lib, &cpu_sizes, &run_id, false));
-                // Its own pick leaves the CPU's widest vectors unused: its AVX-512 kernel too,
-                // in a child process, since OpenBLAS reads OPENBLAS_CORETYPE once, on loading.
-                let core = cpu_blas::AVX512_CORE;
-                if cpu_blas::cpu_has_avx512()
-                    && !cpu_blas::uses_avx512(&lib.corename())
-                    && !cpu_sizes.is_empty()
-                {
-                    let me = crate::cli::this_program()?;
-                    let sizes: Vec<String> = cpu_sizes.iter().map(|s| s.to_string()).collect();
-                    let mut child = Command::new(me);
-                    child
-                        .args(["ladder", "--openblas-only", "--run", &run_id, "--sizes"])
-                        .arg(sizes.join(","))
-                        .arg("--out")
-                        .arg(&out)
-                        .arg("--cpu-max")
-                        .arg(args.cpu_max.to_string())
-                        .env("OPENBLAS_CORETYPE", core);
-                    if let Some(p) = &openblas_path {
-                        child.arg("--openblas").arg(p);
-                    }
-                    let status = child
-                        .status()
-                        .context("measuring OpenBLAS's AVX-512 kernel")?;
-                    if status.success() {
-                        println!("  peer OpenBLAS core={core}: measured in a child process");
-                    } else {
-                        println!("  peer OpenBLAS core={core}: not measured (see above)");
-                    }
-                }
-            }
-            Err(why) => println!("  {why}"),
-        }
+    let cpu_peers = (wants(Peer::Matrixmultiply), wants(Peer::CpuBlas));
+    if !args.no_peers && (cpu_peers.0 || cpu_peers.1) && !cpu_sizes.is_empty() {
+        let on = CpuPeers {
+            edge,
+            sizes: &cpu_sizes,
+            run_id: &run_id,
+            openblas: openblas_path.as_deref(),
+        };
+        rows.extend(cpu_peer_rows(&on, cpu_peers.0, cpu_peers.1)?);
         record::append(&out, &rows)?;
         written += rows.len();
         rows.clear();
@@ -361,109 +269,126 @@ fn cpu_device(threads: usize) -> String {
     format!("{} ({threads} threads)", cpu_model())
 }
 
-/// matrixmultiply with the threads this process gives it, and the kernel it selects here.
-fn matrixmultiply_row(run_id: &str, shape: Shape) -> Result<LadderRow> {
-    let threads = matrixmultiply_threads();
-    let t = peers::time_matrixmultiply(shape).context("measuring matrixmultiply")?;
-    let kernel = cpu_blas::matrixmultiply_kernel();
-    say(
-        &format!("peer matrixmultiply threads={threads} ({kernel})"),
-        &t,
-        shape,
-    );
-    let mut row = timing_row(
-        run_id,
-        &cpu_device(threads),
-        "",
-        threads,
-        "matrixmultiply",
-        &format!("threads={threads}"),
-        shape,
-        &t,
-        None,
-    );
-    row.defines = format!("kernel={kernel}");
-    Ok(row)
+/// Where and what the CPU peers are measured.
+struct CpuPeers<'a> {
+    edge: &'a Edge,
+    sizes: &'a [usize],
+    run_id: &'a str,
+    /// The OpenBLAS the user named, if any.
+    openblas: Option<&'a str>,
 }
 
-/// The `gemm` crate at each CPU size, on all the threads, with the kernel family it runs.
-fn gemm_crate_rows(sizes: &[usize], run_id: &str) -> Vec<LadderRow> {
-    let threads = crate::run::default_threads();
-    let kernel = cpu_blas::gemm_crate_kernel();
-    let mut rows = Vec::new();
-    for &s in sizes {
-        let shape = Shape::square(s);
-        let t = peers::time_host("the gemm crate", shape, |p, c| {
-            cpu_blas::gemm_crate(p, c, threads);
-            Ok(())
+/// One peer to time: its function in the peers' file, the pool it runs on, and how its row
+/// names it.
+struct PeerRun {
+    function: &'static str,
+    threads: usize,
+    key: &'static str,
+    kernel: String,
+}
+
+/// The CPU peers at each CPU size, each timed in the lessons' driver with the lessons'
+/// protocol ([`peers::cpu_served`]): matrixmultiply with its threads and with one, the
+/// `gemm` crate and OpenBLAS on all the threads, OpenBLAS's AVX-512 kernel too where its
+/// own pick leaves AVX-512 unused. Each row names the kernel the peer runs here.
+fn cpu_peer_rows(on: &CpuPeers, matrixmultiply: bool, blas: bool) -> Result<Vec<LadderRow>> {
+    let threads = default_threads();
+    let mut runs = Vec::new();
+    if matrixmultiply {
+        let kernel = format!("kernel={}", cpu_blas::matrixmultiply_kernel());
+        let mm = matrixmultiply_threads();
+        runs.push(PeerRun {
+            function: "matrixmultiply",
+            threads: mm,
+            key: "matrixmultiply",
+            kernel: kernel.clone(),
         });
-        match t {
-            Ok(t) => {
-                say(
-                    &format!("peer gemm threads={threads} ({kernel})"),
-                    &t,
-                    shape,
-                );
-                let mut row = timing_row(
-                    run_id,
-                    &cpu_device(threads),
-                    "",
-                    threads,
-                    "gemm",
-                    &format!("threads={threads}"),
-                    shape,
-                    &t,
-                    None,
-                );
-                row.defines = format!("kernel={kernel} version=0.19");
-                rows.push(row);
-            }
-            Err(e) => println!("  the gemm crate at {shape}: not measured: {e:#}"),
+        if mm > 1 {
+            runs.push(PeerRun {
+                function: "matrixmultiply",
+                threads: 1,
+                key: "matrixmultiply",
+                kernel,
+            });
         }
     }
-    rows
-}
-
-/// OpenBLAS at each CPU size, on all the threads, with the core type it runs (`forced`: the
-/// one OPENBLAS_CORETYPE named).
-fn openblas_rows(
-    lib: &cpu_blas::OpenBlas,
-    sizes: &[usize],
-    run_id: &str,
-    forced: bool,
-) -> Vec<LadderRow> {
-    let threads = crate::run::default_threads();
-    lib.set_threads(threads);
-    let core = lib.corename();
+    let mut openblas = None;
+    if blas {
+        runs.push(PeerRun {
+            function: "gemm",
+            threads,
+            key: "gemm",
+            kernel: format!("kernel={} version=0.19", cpu_blas::gemm_crate_kernel()),
+        });
+        match cpu_blas::load(on.openblas) {
+            Ok(lib) => {
+                let core = lib.corename();
+                // The driver's environment is empty: the core type this process runs is
+                // handed to it, and named as the user's where the user chose it.
+                let chosen = std::env::var("OPENBLAS_CORETYPE").is_ok_and(|v| !v.trim().is_empty());
+                runs.push(PeerRun {
+                    function: "openblas",
+                    threads,
+                    key: "openblas",
+                    kernel: format!(
+                        "kernel={core}{} version={}",
+                        if chosen { " OPENBLAS_CORETYPE" } else { "" },
+                        lib.version()
+                    ),
+                });
+                if cpu_blas::cpu_has_avx512() && !cpu_blas::uses_avx512(&core) {
+                    runs.push(PeerRun {
+                        function: "openblas_avx512",
+                        threads,
+                        key: "openblas",
+                        kernel: format!(
+                            "kernel={} OPENBLAS_CORETYPE version={}",
+                            cpu_blas::AVX512_CORE,
+                            lib.version()
+                        ),
+                    });
+                }
+                openblas = Some((lib.path.clone(), core));
+            }
+            Err(why) => println!("  {why}"),
+        }
+    }
+    let builder = crate::grade::cpu::builder(&on.edge.course);
+    let (library, own_core) = openblas.unwrap_or_else(|| (cpu_blas::NAMES[0].into(), "".into()));
+    let at = peers::cpu_served::OpenBlasAt {
+        library: &library,
+        own_core: &own_core,
+        avx512_core: cpu_blas::AVX512_CORE,
+    };
+    let served = peers::cpu_served::build(&builder, &at)?;
+    let limit = on.edge.timeout;
     let mut rows = Vec::new();
-    for &s in sizes {
-        let shape = Shape::square(s);
-        match peers::time_host("OpenBLAS", shape, |p, c| lib.sgemm(p, c)) {
-            Ok(t) => {
-                say(
-                    &format!("peer OpenBLAS threads={threads} (core {core})"),
-                    &t,
-                    shape,
-                );
-                let mut row = timing_row(
-                    run_id,
-                    &cpu_device(threads),
-                    "",
-                    threads,
-                    "openblas",
-                    &format!("threads={threads}"),
-                    shape,
-                    &t,
-                    None,
-                );
-                let how = if forced { " OPENBLAS_CORETYPE" } else { "" };
-                row.defines = format!("kernel={core}{how} version={}", lib.version());
-                rows.push(row);
+    for run in &runs {
+        for &s in on.sizes {
+            let shape = Shape::square(s);
+            let name = format!("peer {} threads={} ({})", run.key, run.threads, run.kernel);
+            match peers::cpu_served::time(&served, run.function, shape, run.threads, limit) {
+                Ok(t) => {
+                    say(&name, &t, shape);
+                    let mut row = timing_row(
+                        on.run_id,
+                        &cpu_device(run.threads),
+                        "",
+                        run.threads,
+                        run.key,
+                        &format!("threads={}", run.threads),
+                        shape,
+                        &t,
+                        None,
+                    );
+                    row.defines = run.kernel.clone();
+                    rows.push(row);
+                }
+                Err(e) => println!("  {name} at {shape}: not measured: {e:#}"),
             }
-            Err(e) => println!("  OpenBLAS at {shape}: not measured: {e:#}"),
         }
     }
-    rows
+    Ok(rows)
 }
 
 /// CLBlast at each size, where it is installed.

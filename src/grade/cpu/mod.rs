@@ -233,7 +233,7 @@ pub(super) fn grade(
     if let Some(shape) = opts.time {
         let function = cpu.functions.last().expect("a CPU lesson has a function");
         progress(format!("timing `{function}` at {shape}"));
-        match time_shape(&built, function, shape, 0, limit) {
+        match time_at(&built, function, shape, 0, limit) {
             Ok(t) => {
                 let (isa, bits) = cpu_crate::simd();
                 verdict.notes.push(format!(
@@ -265,10 +265,12 @@ pub fn time(
     threads: usize,
     limit: Duration,
 ) -> Result<Timing, Failure> {
-    time_shape(built, function, p.shape, threads, limit)
+    time_at(built, function, p.shape, threads, limit)
 }
 
-fn time_shape(
+/// [`time`] at `shape`: also how the ladder times the CPU peers
+/// ([`crate::peers::cpu_served`]), so that they and the lessons are timed alike.
+pub fn time_at(
     built: &cpu_crate::Built,
     function: &str,
     shape: Shape,
