@@ -5,10 +5,11 @@
 //! the speed it could.
 //!
 //! OpenBLAS picks its kernel ("core type") when it is loaded, from the CPU it recognises, and
-//! `OPENBLAS_CORETYPE` overrides the pick; releases older than the CPU do not know it and fall
-//! back to an older core (0.3.21 runs its Haswell kernel on a Zen 5). The ladder times its own
-//! pick, and, where that leaves AVX-512 unused on a CPU that has it, the SkylakeX kernel too, in
-//! a child process ([`AVX512_CORE`]).
+//! `OPENBLAS_CORETYPE` overrides the pick (a machine's environment may set it: one the course
+//! was measured on set it to Haswell, where 0.3.21's own pick on that Zen 5 is Cooperlake).
+//! The ladder times the kernel it runs in the ladder's process, and, where that leaves AVX-512
+//! unused on a CPU that has it, the SkylakeX kernel too ([`AVX512_CORE`]), both in the CPU
+//! lessons' driver ([`super::cpu_served`]).
 
 use std::ffi::{c_char, c_int, CStr};
 
