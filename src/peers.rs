@@ -297,38 +297,3 @@ pub fn matrixmultiply(p: &Problem, c: &mut [f32]) {
         );
     }
 }
-
-/// Checks and times matrixmultiply at `shape` with the course's one protocol: each timed call
-/// on fresh inputs into a C full of NaN, its C checked, on the wall clock.
-pub fn time_matrixmultiply(shape: Shape) -> Result<Timing> {
-    time_host("matrixmultiply", shape, |p, c| {
-        matrixmultiply(p, c);
-        Ok(())
-    })
-}
-
-/// Checks and times a CPU SGEMM, `f(p, c)` writing A·B into `c`, with the course's one
-/// protocol: each timed call on fresh inputs into a C full of NaN, its C checked, on the wall
-/// clock.
-pub fn time_host(
-    name: &str,
-    shape: Shape,
-    mut f: impl FnMut(&Problem, &mut [f32]) -> Result<()>,
-) -> Result<Timing> {
-    let target = Target::host(name);
-    timing::time_checked(
-        shape,
-        &target,
-        |p| {
-            let mut c = vec![f32::NAN; shape.m * shape.n];
-            let t = Instant::now();
-            f(p, &mut c)?;
-            Ok(RunOutput::plain(c, t.elapsed().as_secs_f64() * 1e3))
-        },
-        |p, out| {
-            verify(p, out, None)
-                .map(|_| ())
-                .map_err(|f| format!("{name} is wrong: {}", f.message))
-        },
-    )
-}

@@ -123,13 +123,6 @@ fn clblast_when_installed_computes_the_right_product() {
     assert_eq!(t.checked, t.reps, "every timed call is checked");
 }
 
-#[test]
-fn matrixmultiply_is_checked_and_timed() {
-    let t = peers::time_matrixmultiply(Shape::new(67, 45, 33)).expect("checked");
-    assert!(t.device_ms > 0.0 && t.reps >= 3, "{t:?}");
-    assert_eq!(t.checked, t.reps, "every timed call is checked");
-}
-
 /// The CPU peers as the ladder times them: built into a driver like the CPU lessons' and timed
 /// with the lessons' protocol, every call's C checked. OpenBLAS where it is installed.
 #[test]

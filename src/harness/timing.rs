@@ -185,16 +185,6 @@ impl<'a> Target<'a> {
             budget_ms: BUDGET_MS,
         }
     }
-
-    /// Code on the host's CPU that no ceiling is known for (a peer library), with the
-    /// course's budget.
-    pub fn host(name: &'a str) -> Target<'a> {
-        Target {
-            device: name,
-            ceiling: None,
-            budget_ms: BUDGET_MS,
-        }
-    }
 }
 
 /// One timed call's inputs, drawn fresh: the problem, the seed it was drawn from (code in

@@ -11,36 +11,11 @@
 //! unused on a CPU that has it, the SkylakeX kernel too ([`AVX512_CORE`]), both in the CPU
 //! lessons' driver ([`super::cpu_served`]).
 
-use std::ffi::{c_char, c_int, CStr};
-
-use anyhow::{ensure, Result};
+use std::ffi::{c_char, c_void, CStr};
 
 use super::{open, Absent};
-use crate::harness::matrix::{Problem, Shape};
 
-/// `CblasRowMajor` and `CblasNoTrans` in cblas.h.
-const ROW_MAJOR: c_int = 101;
-const NO_TRANS: c_int = 111;
-
-/// `cblas_sgemm` of an LP64 OpenBLAS (32-bit `blasint`, which `libopenblas.so.0` is).
-type SgemmFn = unsafe extern "C" fn(
-    order: c_int,
-    trans_a: c_int,
-    trans_b: c_int,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    alpha: f32,
-    a: *const f32,
-    lda: c_int,
-    b: *const f32,
-    ldb: c_int,
-    beta: f32,
-    c: *mut f32,
-    ldc: c_int,
-);
 type NameFn = unsafe extern "C" fn() -> *const c_char;
-type SetThreadsFn = unsafe extern "C" fn(c_int);
 
 /// The names tried when no path is given.
 pub const NAMES: &[&str] = &[
@@ -58,10 +33,8 @@ pub const AVX512_CORE: &str = "SkylakeX";
 pub struct OpenBlas {
     /// Where it was found.
     pub path: String,
-    sgemm: SgemmFn,
     corename: NameFn,
     config: NameFn,
-    set_threads: SetThreadsFn,
 }
 
 fn text(f: NameFn) -> String {
@@ -97,22 +70,24 @@ pub fn load(path: Option<&str>) -> Result<OpenBlas, Absent> {
                 "{name} was loaded but has no {what} ({e}): is it OpenBLAS?"
             ))
         };
-        // SAFETY: the types are those of cblas.h and OpenBLAS's openblas_config.h.
+        // The ladder's driver calls these two (`super::cpu_served`): a library without them
+        // is refused here, where the message can say so.
+        for symbol in ["cblas_sgemm", "openblas_set_num_threads"] {
+            // SAFETY: only whether the symbol exists is asked; it is not called.
+            if let Err(e) = unsafe { lib.get::<*const c_void>(symbol.as_bytes()) } {
+                return Err(missing(symbol, e));
+            }
+        }
+        // SAFETY: the types are those of OpenBLAS's openblas_config.h.
         unsafe {
             return Ok(OpenBlas {
                 path: name.to_string(),
-                sgemm: *lib
-                    .get::<SgemmFn>(b"cblas_sgemm\0")
-                    .map_err(|e| missing("cblas_sgemm", e))?,
                 corename: *lib
                     .get::<NameFn>(b"openblas_get_corename\0")
                     .map_err(|e| missing("openblas_get_corename", e))?,
                 config: *lib
                     .get::<NameFn>(b"openblas_get_config\0")
                     .map_err(|e| missing("openblas_get_config", e))?,
-                set_threads: *lib
-                    .get::<SetThreadsFn>(b"openblas_set_num_threads\0")
-                    .map_err(|e| missing("openblas_set_num_threads", e))?,
             });
         }
     }
@@ -138,39 +113,6 @@ impl OpenBlas {
         let config = self.config();
         config.split_whitespace().nth(1).unwrap_or("?").to_string()
     }
-
-    pub fn set_threads(&self, threads: usize) {
-        // SAFETY: plain C call; OpenBLAS clamps the count to what it was built for.
-        unsafe { (self.set_threads)(threads.clamp(1, 1024) as c_int) }
-    }
-
-    /// C = A·B, row-major, through `cblas_sgemm` with beta = 0 (so C is not read).
-    pub fn sgemm(&self, p: &Problem, c: &mut [f32]) -> Result<()> {
-        let Shape { m, n, k } = p.shape;
-        ensure!(p.a.len() >= m * k && p.b.len() >= k * n && c.len() >= m * n);
-        let int = |x: usize| c_int::try_from(x.max(1));
-        let (mi, ni, ki) = (int(m)?, int(n)?, int(k)?);
-        // SAFETY: the check above keeps every index the row-major strides reach in bounds.
-        unsafe {
-            (self.sgemm)(
-                ROW_MAJOR,
-                NO_TRANS,
-                NO_TRANS,
-                mi,
-                ni,
-                ki,
-                1.0,
-                p.a.as_ptr(),
-                ki,
-                p.b.as_ptr(),
-                ni,
-                0.0,
-                c.as_mut_ptr(),
-                ni,
-            )
-        };
-        Ok(())
-    }
 }
 
 /// Whether a core type of OpenBLAS uses AVX-512 (its x86 kernels that do).
@@ -191,37 +133,6 @@ pub fn cpu_has_avx512() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
-    }
-}
-
-/// The `gemm` crate's SGEMM: C = A·B on `threads` rayon threads (its own pool split).
-pub fn gemm_crate(p: &Problem, c: &mut [f32], threads: usize) {
-    let Shape { m, n, k } = p.shape;
-    assert!(p.a.len() >= m * k && p.b.len() >= k * n && c.len() >= m * n);
-    // SAFETY: the assert keeps every index the row-major strides (row stride first, column
-    // stride 1) reach in bounds; with read_dst false C is only written.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            c.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            p.a.as_ptr(),
-            1,
-            k as isize,
-            p.b.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::Rayon(threads),
-        )
     }
 }
 
@@ -294,18 +205,5 @@ mod tests {
             .expect("no such file");
         assert!(why.0.contains("/nonexistent/libopenblas.so.0"), "{why}");
         assert!(why.0.contains("apt-get install"), "{why}");
-    }
-
-    #[test]
-    fn the_gemm_crate_multiplies_row_major() {
-        let p = Problem::random(Shape::new(5, 7, 3), 1);
-        let mut c = vec![f32::NAN; 35];
-        gemm_crate(&p, &mut c, 1);
-        for i in 0..5 {
-            for j in 0..7 {
-                let want: f32 = (0..3).map(|q| p.a[i * 3 + q] * p.b[q * 7 + j]).sum();
-                assert!((c[i * 7 + j] - want).abs() <= 1e-5 * (1.0 + want.abs()));
-            }
-        }
     }
 }
