@@ -1,8 +1,8 @@
 // Lesson 11: the matrix units. C = A·B at FP32 accuracy on the tensor cores: each value is
 // split into a TF32 "big" part and a TF32 "small" remainder, three products per multiply-add
 // (big·big, big·small, small·big) go through the unit, and each k-step's result is added into
-// an FP32 sum kept outside the unit. The unit (mma_tf32, tf32_round, async_copy*) comes from
-// lessons/11_matrix_units/mma.cl, which the host puts before this file.
+// an FP32 sum kept outside the unit. The unit (mma_tf32, tf32_round, tf32_cvt, async_copy*)
+// comes from lessons/11_matrix_units/mma.cl, which the host puts before this file.
 //
 // A work-group of WARPS warps computes a BM×BN block of C; each warp a WM×WN part of it, as
 // (WM/16)×(WN/8) tiles of 16×8. K is walked in steps of BK, STAGES copies of the tiles in

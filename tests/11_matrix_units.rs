@@ -104,3 +104,119 @@ fn accuracy_is_judged_against_fp32_on_the_same_inputs() {
     let wrong: Vec<f32> = exact.iter().map(|&x| (x + 1.0) as f32).collect();
     assert_eq!(unit::accuracy(&p, &wrong, true), None);
 }
+
+/// The TF32 value nearest to `x` with ties to even, found by comparing the two TF32 neighbours
+/// (a different route from the model's integer sum).
+fn tf32_nearest_even(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    let (sign, mag) = (x.to_bits() & 0x8000_0000, x.to_bits() & 0x7fff_ffff);
+    let down = mag & 0xffff_e000;
+    let up = down + 0x2000;
+    // Past the largest TF32 value the next one up is 2^128, which FP32 writes as infinity.
+    let value = |bits: u32| match f32::from_bits(bits) {
+        v if v.is_infinite() => 2f64.powi(128),
+        v => v as f64,
+    };
+    let m = f32::from_bits(mag) as f64;
+    let (dd, du) = (m - value(down), value(up) - m);
+    let pick = if dd < du || (dd == du && down & 0x2000 == 0) {
+        down
+    } else {
+        up
+    };
+    f32::from_bits(sign | pick)
+}
+
+/// The unit's two roundings as the model computes them on this device: `tf32_round` to nearest
+/// with ties away from zero, `tf32_cvt` with ties to even (what `cvt.rn.tf32.f32` does), on
+/// ties, values next to them, both signs, subnormals, infinity and the largest floats.
+#[test]
+fn the_models_tf32_roundings() {
+    use lab::harness::device::Gpu;
+    use lab::harness::program::{self, Arg};
+    use opencl3::kernel::ExecuteKernel;
+    use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+    use opencl3::types::CL_BLOCKING;
+
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let prelude = unit::prelude(&gpu);
+    if prelude.source.contains("#define MMA_PTX 1") {
+        // On the tensor cores tf32_cvt is the instruction, which this test does not model.
+        return;
+    }
+    let source = format!(
+        "{}\n__kernel void round_both(__global const float* x, __global float* r, __global float* e) {{\n    const int i = get_global_id(0);\n    r[i] = tf32_round(x[i]);\n    e[i] = tf32_cvt(x[i]);\n}}\n",
+        prelude.source
+    );
+    let path = std::path::Path::new("lessons/11_matrix_units/mma.cl");
+    let prog = program::build_source(&gpu, path, &source, &[], "").unwrap();
+    let args = [Arg::GlobalIn("x"), Arg::GlobalOut("r"), Arg::GlobalOut("e")];
+    let kernel = program::kernel(&prog, path, "round_both", &args).unwrap();
+
+    let mut xs: Vec<f32> = Vec::new();
+    for base in [1.0f32, 1.5, 3.0e-3, 7.0e20, f32::MIN_POSITIVE] {
+        let b = base.to_bits() & 0xffff_e000;
+        // Even and odd kept parts, each exactly at the tie and one bit either side of it.
+        for kept in [b, b + 0x2000] {
+            for low in [0x0fffu32, 0x1000, 0x1001, 0x0001, 0x1fff] {
+                xs.push(f32::from_bits(kept | low));
+            }
+        }
+    }
+    xs.extend([1.0e-40f32, f32::MAX, f32::INFINITY, 0.0]);
+    let negatives: Vec<f32> = xs.iter().map(|x| -x).collect();
+    xs.extend(negatives);
+
+    let n = xs.len();
+    let mut input = xs.clone();
+    let x = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+            n,
+            input.as_mut_ptr().cast(),
+        )
+    }
+    .unwrap();
+    let out = || unsafe {
+        Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut()).unwrap()
+    };
+    let (r, e) = (out(), out());
+    let (mut rv, mut ev) = (vec![0.0f32; n], vec![0.0f32; n]);
+    unsafe {
+        ExecuteKernel::new(&kernel)
+            .set_arg(&x)
+            .set_arg(&r)
+            .set_arg(&e)
+            .set_global_work_size(n)
+            .enqueue_nd_range(&gpu.queue)
+            .unwrap();
+        gpu.queue
+            .enqueue_read_buffer(&r, CL_BLOCKING, 0, &mut rv, &[])
+            .unwrap();
+        gpu.queue
+            .enqueue_read_buffer(&e, CL_BLOCKING, 0, &mut ev, &[])
+            .unwrap();
+    }
+    let mut ties = 0;
+    for (i, &v) in xs.iter().enumerate() {
+        let even = tf32_nearest_even(v);
+        assert_eq!(
+            ev[i].to_bits(),
+            even.to_bits(),
+            "tf32_cvt({v:e}) = {:e}, not {even:e}",
+            ev[i]
+        );
+        if v.to_bits() & 0x1fff == 0x1000 {
+            // A tie: tf32_round goes away from zero.
+            ties += 1;
+            let away = f32::from_bits((v.to_bits() & 0xffff_e000) + 0x2000);
+            assert_eq!(rv[i].to_bits(), away.to_bits(), "tf32_round({v:e})");
+        } else {
+            assert_eq!(rv[i].to_bits(), even.to_bits(), "tf32_round({v:e})");
+        }
+    }
+    assert_eq!(ties, 20);
+}

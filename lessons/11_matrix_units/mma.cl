@@ -28,6 +28,25 @@ inline float tf32_round(float x) {
 }
 // ANCHOR_END: tf32
 
+// ANCHOR: tf32_cvt
+// The TF32 value nearest to x, ties to even: the unit's own conversion. On compute capability
+// 9.0 and newer (TF32_CVT = 1) it is `cvt.rn.tf32.f32`, one instruction (F2FP); elsewhere the
+// same rounding in integers: add just under half of the dropped range, plus one when the kept
+// part is odd, then drop the 13 bits. It differs from tf32_round only on exact ties.
+#if MMA_PTX && TF32_CVT
+inline float tf32_cvt(float x) {
+    uint d;
+    __asm__("cvt.rn.tf32.f32 %0, %1;" : "=r"(d) : "f"(x));
+    return as_float(d);
+}
+#else
+inline float tf32_cvt(float x) {
+    const uint u = as_uint(x);
+    return as_float((u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u);
+}
+#endif
+// ANCHOR_END: tf32_cvt
+
 // Floats of local memory the model needs per warp (one A and one B fragment of every lane).
 #define MMA_WARP_FLOATS (16 * 8 + 8 * 8)
 

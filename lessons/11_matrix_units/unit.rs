@@ -31,7 +31,11 @@ fn has_doubles(gpu: &Gpu) -> bool {
 pub fn prelude(gpu: &Gpu) -> Prelude {
     match has_tensor_cores(gpu) {
         Some((major, minor)) => Prelude {
-            source: format!("#define MMA_PTX 1\n{MMA_CL}"),
+            // `cvt.rn.tf32.f32` is PTX for compute capability 9.0 and newer.
+            source: format!(
+                "#define MMA_PTX 1\n#define TF32_CVT {}\n{MMA_CL}",
+                u32::from(major >= 9)
+            ),
             note: format!(
                 "matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
             ),
@@ -44,7 +48,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "TF32 rounding as the tensor cores, but the sum rounded to nearest where they truncate it: this device has no doubles"
             };
             Prelude {
-                source: format!("#define MMA_PTX 0\n{MMA_CL}"),
+                source: format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{MMA_CL}"),
                 note: format!(
                     "matrix unit: emulated in OpenCL C on {} (same fragments, {sum}; no tensor cores here), copies done at once",
                     gpu.info.name
