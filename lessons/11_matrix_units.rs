@@ -514,13 +514,20 @@ pub const CASES: &[Case] = &[
     Case::accepts(
         L,
         "tf32_rounding_by_hand",
-        // Round to TF32 with integer arithmetic instead of tf32_round: the same values.
-        Mutant(&[(
-            "// ANCHOR: stage",
-            "#define tf32_round(x) as_float((as_uint(x) + 0x1000u) & 0xffffe000u)
+        // Round A and B alike with integer arithmetic of one's own instead of the unit's
+        // tf32_round and tf32_cvt: the same values but on exact ties.
+        Mutant(&[
+            (
+                "// ANCHOR: stage",
+                "#define tf32_round(x) as_float((as_uint(x) + 0x1000u) & 0xffffe000u)
 
 // ANCHOR: stage",
-        )]),
+            ),
+            (
+                "bbig[j] = (float2)(tf32_cvt(b.x), tf32_cvt(b.y));",
+                "bbig[j] = (float2)(tf32_round(b.x), tf32_round(b.y));",
+            ),
+        ]),
     ),
     Case::accepts(
         L,
