@@ -135,9 +135,9 @@ fn tf32_nearest_even(x: f32) -> f32 {
 #[test]
 fn the_models_tf32_roundings() {
     use lab::harness::device::Gpu;
+    use lab::harness::exec::input_buffer;
     use lab::harness::program::{self, Arg};
     use opencl3::kernel::ExecuteKernel;
-    use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
     use opencl3::types::CL_BLOCKING;
 
     let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
@@ -170,20 +170,12 @@ fn the_models_tf32_roundings() {
     xs.extend(negatives);
 
     let n = xs.len();
-    let mut input = xs.clone();
-    let x = unsafe {
-        Buffer::<f32>::create(
-            &gpu.context,
-            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-            n,
-            input.as_mut_ptr().cast(),
-        )
-    }
-    .unwrap();
-    let out = || unsafe {
-        Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, n, std::ptr::null_mut()).unwrap()
-    };
-    let (r, e) = (out(), out());
+    // The course's input buffers: the values, then a guard zone of NaN.
+    let x = input_buffer(&gpu, &xs, 0).unwrap();
+    let (r, e) = (
+        input_buffer(&gpu, &vec![0.0; n], 0).unwrap(),
+        input_buffer(&gpu, &vec![0.0; n], 0).unwrap(),
+    );
     let (mut rv, mut ev) = (vec![0.0f32; n], vec![0.0f32; n]);
     unsafe {
         ExecuteKernel::new(&kernel)
