@@ -43,6 +43,10 @@ pub struct Config {
     /// The longest one lesson may take in a Classroom step, minutes.
     #[serde(default = "ten")]
     pub classroom_minutes: u32,
+    /// Lessons left out on purpose, by key, each with the reason: with `points`, the course's
+    /// own file names every graded lesson ([`Config::unnamed`]).
+    #[serde(default)]
+    pub left_out: BTreeMap<String, String>,
 }
 
 fn visible() -> String {
@@ -89,6 +93,20 @@ impl Config {
                 bail!("[points] gives lesson {key} {p} points: use a number of 0 or more");
             }
         }
+        for (key, why) in &self.left_out {
+            if ladder::find(key).is_none() {
+                bail!(
+                    "[left_out] names lesson {key}, which does not exist: the lessons are {}",
+                    ladder::keys()
+                );
+            }
+            if self.points.contains_key(key) {
+                bail!("lesson {key} is both in [points] and in [left_out]: keep one");
+            }
+            if why.trim().is_empty() {
+                bail!("[left_out] gives no reason for lesson {key}: say why it is not graded");
+            }
+        }
         for (part, &c) in &self.unchecked_cost {
             if !(0.0..=1.0).contains(&c) {
                 bail!(
@@ -111,6 +129,20 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// The graded lessons of the ladder that the file neither gives points nor leaves out
+    /// with a reason: a lesson added to the course and forgotten here.
+    pub fn unnamed(&self) -> Vec<&'static str> {
+        ladder::ALL
+            .iter()
+            .filter(|l| l.graded())
+            .filter(|l| {
+                let named = |k: &String| ladder::find(k).is_some_and(|x| x.key == l.key);
+                !self.points.keys().any(named) && !self.left_out.keys().any(named)
+            })
+            .map(|l| l.key)
+            .collect()
     }
 
     /// The lessons to grade, in ladder order, with their points.
@@ -237,6 +269,20 @@ mod tests {
     fn the_courses_points_file_reads() {
         let c = Config::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(CONFIG)).unwrap();
         assert!(!c.lessons().is_empty());
+        // Every lesson of the ladder has points or is left out with a reason.
+        assert!(
+            c.unnamed().is_empty(),
+            "{CONFIG} names neither points nor a reason to leave out lesson(s) {:?}",
+            c.unnamed()
+        );
+        let partial =
+            config("[points]\n\"05\" = 1\n[left_out]\n\"04\" = \"not this term\"\n").unwrap();
+        assert!(partial.unnamed().contains(&"11") && !partial.unnamed().contains(&"04"));
+        let e = config("[points]\n\"05\" = 1\n[left_out]\n\"05\" = \"x\"\n").unwrap_err();
+        assert!(
+            format!("{e:#}").contains("both in [points] and in [left_out]"),
+            "{e:#}"
+        );
     }
 
     #[test]
