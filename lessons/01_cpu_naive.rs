@@ -191,7 +191,8 @@ pub const CASES: &[Case] = &[
         &["`matmul`", "channel", "println!"],
     ),
     // Speed without the work: every timed call has fresh inputs and a C of NaN, and is
-    // checked before its time counts.
+    // checked before its time counts; the timed size itself is also a checked problem, so
+    // code that skips work there fails before it is timed.
     Case::rejects(
         L,
         "remembers_by_address",
@@ -212,7 +213,7 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("skips_square_problems"),
         FailKind::Wrong,
-        &["`matmul`", "gave a wrong C", "some sizes"],
+        &["`matmul`", "M=256 N=256 K=256", "C is wrong"],
     )
     .timed(256),
     Case::rejects(
@@ -221,7 +222,7 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("computes_only_the_sampled_elements"),
         FailKind::Wrong,
-        &["`matmul`", "gave a wrong C", "some elements"],
+        &["`matmul`", "M=576 N=576 K=576", "C is wrong"],
     )
     .timed(576),
     Case::rejects_any(
@@ -230,6 +231,30 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("works_on_the_first_call_only"),
         &[FailKind::Unwritten, FailKind::Wrong],
+        &["`matmul`"],
+    ),
+    // Wrong only at "round" sizes or for a large C: every grading checks the asked size, a
+    // shape of multiples of 256 near it and a C past 2^20 elements.
+    Case::rejects(
+        L,
+        "wrong_when_every_side_is_a_multiple_of_64",
+        Edge,
+        Mutant(&[(
+            "            c[i * n + j] = sum;\n",
+            "            c[i * n + j] = if m % 64 == 0 && n % 64 == 0 && k % 64 == 0 && m >= 256 && i == 0 { -sum } else { sum };\n",
+        )]),
+        FailKind::Wrong,
+        &["`matmul`"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_past_a_million_elements_of_c",
+        Edge,
+        Mutant(&[(
+            "            c[i * n + j] = sum;\n",
+            "            c[i * n + j] = if m * n > 1_000_000 && i + 1 == m && j + 1 == n { sum + 1.0 } else { sum };\n",
+        )]),
+        FailKind::Wrong,
         &["`matmul`"],
     ),
     // Shortcuts that never fire, since no call finds numbers in C or meets inputs it has seen:

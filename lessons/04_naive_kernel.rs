@@ -277,15 +277,16 @@ pub const CASES: &[Case] = &[
         FailKind::NotSelfContained,
         &["line 13", "`__OPENCL_C_VERSION__`", "same code on every device"],
     ),
-    // Cheats: work skipped where a grader might not look. Every timed call gets fresh inputs
-    // and a C full of NaN, and is checked; the simulator runs with C never written.
+    // Cheats: work skipped where a grader might not look. The asked size (here the timed
+    // one) is itself a checked problem, every timed call gets fresh inputs and a C full of
+    // NaN, and is checked; the simulator runs with C never written.
     Case::rejects(
         L,
         "skip_square_problems",
         Cheat,
         File("skip_square_problems"),
-        FailKind::Wrong,
-        &["timed call", "fresh inputs", "never wrote C"],
+        FailKind::Unwritten,
+        &["M=64 N=64 K=64", "never wrote C"],
     )
     .timed(64),
     Case::rejects(
@@ -293,8 +294,8 @@ pub const CASES: &[Case] = &[
         "sampled_elements_only",
         Cheat,
         File("sampled_elements_only"),
-        FailKind::Wrong,
-        &["timed call", "never written"],
+        FailKind::Unwritten,
+        &["M=520 N=520 K=520", "never written"],
     )
     .timed(520),
     Case::rejects(
@@ -309,9 +310,9 @@ pub const CASES: &[Case] = &[
         ],
     )
     .timed(64),
-    // Less precision where K is large (no graded problem has K ≥ 512; every timed one at 1024
-    // does): inputs rounded to half's 10 bits of mantissa, as fast half arithmetic would
-    // need. Every element stays within the rounding bound of an FP32 sum of K products; C as
+    // Less precision where K is large (no drawn problem has K ≥ 512; the asked size, 1024
+    // here, does, and it is checked): inputs rounded to half's 10 bits of mantissa, as fast
+    // half arithmetic would need. Every element stays within the rounding bound of an FP32 sum of K products; C as
     // a whole is hundreds of times less precise than FP32.
     Case::rejects(
         L,
@@ -327,9 +328,44 @@ pub const CASES: &[Case] = &[
         acc += a * b;",
         )]),
         FailKind::Wrong,
-        &["timed call", "less precise than FP32", "in float"],
+        &["M=1024 N=1024 K=1024", "less precise than FP32", "in float"],
     )
     .timed(1024),
+    // Wrong only at "round" sizes: the asked size, a power-of-two cube and a shape of
+    // multiples of 256 are checked at every grading, and a C past 2^20 elements.
+    Case::rejects(
+        L,
+        "wrong_at_square_powers_of_two",
+        Edge,
+        Mutant(&[(
+            "C[row * N + col] = acc;",
+            "C[row * N + col] = (M == N && N == K && (M & (M - 1)) == 0 && M >= 256 && row == M - 1) ? 0.0f : acc;",
+        )]),
+        FailKind::Wrong,
+        &["M=256 N=256 K=256"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_when_every_side_is_a_multiple_of_128",
+        Edge,
+        Mutant(&[(
+            "C[row * N + col] = acc;",
+            "C[row * N + col] = (M % 128 == 0 && N % 128 == 0 && K % 128 == 0 && M >= 256 && col == 0) ? -acc : acc;",
+        )]),
+        FailKind::Wrong,
+        &["column 0"],
+    ),
+    Case::rejects(
+        L,
+        "wrong_past_a_million_elements_of_c",
+        Edge,
+        Mutant(&[(
+            "C[row * N + col] = acc;",
+            "C[row * N + col] = (M * N > 1000000 && row == M - 1 && col == N - 1) ? acc + 1.0f : acc;",
+        )]),
+        FailKind::Wrong,
+        &[],
+    ),
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),

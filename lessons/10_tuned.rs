@@ -570,6 +570,18 @@ pub const CASES: &[Case] = &[
                     acc[i][j] += a[i] * b[j];",
         )]),
     ),
+    // Wrong for one combination the tuner may choose: every grading checks them all.
+    Case::rejects(
+        L,
+        "wrong_for_one_tuner_combination",
+        Asymmetric,
+        Mutant(&[(
+            "                const float4 v = acc[i][j];\n",
+            "#if TSM == 128 && TSN == 64 && TSK == 32\n                const float4 v = acc[i][j] * 1.001f;\n#else\n                const float4 v = acc[i][j];\n#endif\n",
+        )]),
+        FailKind::Wrong,
+        &["with -D TSM=128 -D TSN=64 -D TSK=32"],
+    ),
     Case::accepts(
         L,
         "b_tile_of_floats_read_with_vload4",

@@ -29,6 +29,9 @@ pub struct Student {
     /// For each verdict, the reference's GFLOP/s timed right after it on the same machine
     /// (only for verdicts that passed with a timing).
     pub beside: Vec<Option<f64>>,
+    /// For each verdict, how far the reference's two timings differ, over their mean: the
+    /// reference against itself (`None` where it was not timed twice).
+    pub spread: Vec<Option<f64>>,
 }
 
 /// The student folders in `dir`: its subfolders, by name.
@@ -77,39 +80,49 @@ pub fn grade_student(
         strict: false,
         ..opts.clone()
     };
-    let reference = |lesson: &Lesson| {
+    let reference = |lesson: &Lesson, quick: &Options| {
         gflops_of(&grade::grade(
             lesson,
             &Source::Folder(opts.course.solutions()),
-            &quick,
+            quick,
         ))
     };
     let mut verdicts = Vec::new();
     let mut beside = Vec::new();
+    let mut spread = Vec::new();
     for &lesson in lessons {
         progress(lesson);
+        // All three gradings multiply the same problem: one timed shape, drawn now.
+        let opts = &opts.drawing_the_timed_shape();
+        let quick = Options {
+            timed_shape: opts.timed_shape,
+            ..quick.clone()
+        };
         // The reference is timed just before and just after the student's code, and their
         // mean taken: a machine that grew busier or quieter during the student's timing
-        // moves both sides alike.
+        // moves both sides alike. How far the two differ is the reference against itself:
+        // a student's ratio within it is a tie.
         let before = match opts.time {
-            Some(_) => reference(lesson),
+            Some(_) => reference(lesson, &quick),
             None => None,
         };
         let v = grade::grade(lesson, &Source::Folder(folder.to_path_buf()), opts);
-        let reference = match (&v.timing, before) {
+        let both = match (&v.timing, before) {
             (Some(_), Some(before)) if v.passed() => {
-                reference(lesson).map(|after| (before + after) / 2.0)
+                reference(lesson, &quick).map(|after| (before, after))
             }
             _ => None,
         };
         verdicts.push(v);
-        beside.push(reference);
+        beside.push(both.map(|(b, a)| (b + a) / 2.0));
+        spread.push(both.map(|(b, a)| (b - a).abs() / ((b + a) / 2.0)));
     }
     Student {
         name: name.to_string(),
         folder: folder.to_path_buf(),
         verdicts,
         beside,
+        spread,
     }
 }
 
@@ -216,6 +229,20 @@ pub struct GradeRow {
     /// Why a passing kernel was not ranked; empty when it was, or failed.
     #[serde(default)]
     pub not_ranked: String,
+    /// The speed over the reference's is within the reference's spread against itself: as fast
+    /// as the reference, as far as this machine can tell ([`tie`]).
+    #[serde(default)]
+    pub tie: bool,
+}
+
+/// The least spread a tie allows: two timings of the same code on a quiet machine differ by a
+/// few per cent (median of the timed calls), so a ratio closer to 1 than this tells nothing.
+pub const TIE_FLOOR: f64 = 0.05;
+
+/// Whether a speed `ratio` over the reference's is a tie: within the reference's own spread
+/// (how far its timings before and after the student's differ), and at least [`TIE_FLOOR`].
+pub fn tie(ratio: f64, spread: Option<f64>) -> bool {
+    (ratio - 1.0).abs() <= spread.unwrap_or(0.0).max(TIE_FLOOR)
 }
 
 fn gflops_of(v: &Verdict) -> Option<f64> {
@@ -226,7 +253,7 @@ fn gflops_of(v: &Verdict) -> Option<f64> {
 }
 
 /// What ranks a class, said once under its table.
-pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed";
+pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine and the same shape, drawn for each lesson (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed; a speed within the reference's own spread (how far its two timings differ, at least 5 %) is a tie";
 
 /// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
 /// sandbox could not be checked is not ranked unless `rank_unchecked`.
@@ -268,7 +295,8 @@ fn ratio(v: &Verdict, beside: Option<f64>) -> Option<f64> {
 pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
     let mut rows = Vec::new();
     for s in students {
-        for (v, beside) in s.verdicts.iter().zip(&s.beside) {
+        for (i, (v, beside)) in s.verdicts.iter().zip(&s.beside).enumerate() {
+            let spread = s.spread.get(i).copied().flatten();
             let lesson = v.lesson.clone();
             let value = rank_value(v, *beside, rank_unchecked);
             // Rank: how many ranked kernels of this lesson are faster, plus one.
@@ -306,6 +334,7 @@ pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
                     true => why_not_ranked(v, *beside, rank_unchecked).unwrap_or_default(),
                     false => String::new(),
                 },
+                tie: value.is_some_and(|r| tie(r, spread)),
             });
         }
     }
@@ -365,10 +394,11 @@ pub fn render(students: &[Student], shape: Shape, rank_unchecked: bool) -> Strin
             .iter()
             .map(|r| {
                 format!(
-                    "{}. {} ({:.2}× reference, {} GFLOP/s)",
+                    "{}. {} ({:.2}× reference{}, {} GFLOP/s)",
                     r.rank.unwrap_or(0),
                     r.student,
                     r.vs_reference.unwrap_or(0.0),
+                    if r.tie { ", a tie" } else { "" },
                     report::gflops(r.gflops.unwrap_or(0.0))
                 )
             })
@@ -453,6 +483,7 @@ mod tests {
         Student {
             name: name.into(),
             folder: PathBuf::from(name),
+            spread: vec![Some(0.01); verdicts.len()],
             verdicts,
             beside,
         }

@@ -255,6 +255,10 @@ pub struct Host {
 pub struct Prelude {
     pub source: String,
     pub note: String,
+    /// Why a speed measured on this device says nothing of the lesson's technique (a unit the
+    /// device lacks, modelled in plain code): the verdict marks its speed unchecked, so that
+    /// it is shown but never ranked. `None`: the speed is the technique's.
+    pub speed_unchecked: Option<String>,
 }
 
 /// The prelude for a device.
@@ -364,8 +368,8 @@ pub struct OclLesson {
     /// binary or the ladder measures at that size (grading keeps `defines`).
     pub sized: Option<SizedFn>,
     /// Every combination of knobs the lesson's tuner may choose on a device (`None`: no tuner).
-    /// Each grading also checks [`KNOB_DRAWS`] of them, drawn anew, so that a kernel right only
-    /// for the knobs a grader is known to use cannot pass.
+    /// Each grading checks every one of them at the lesson's small shapes, so that a kernel
+    /// wrong on any path the tuner may take fails, every time.
     pub knobs: Option<KnobsFn>,
     /// Other versions measured beside the reference by `lab ladder`.
     pub variants: &'static [Variant],
@@ -397,9 +401,9 @@ impl OclLesson {
         }
     }
 
-    /// The line reports show about the prelude on this device, if there is one.
-    pub fn prelude_note(&self, gpu: &Gpu) -> Option<String> {
-        self.host.prelude.map(|p| p(gpu).note)
+    /// The prelude on this device, if there is one.
+    pub fn prelude(&self, gpu: &Gpu) -> Option<Prelude> {
+        self.host.prelude.map(|p| p(gpu))
     }
 
     /// The lesson's defines for a device with `-D` overrides applied, checked.
@@ -412,9 +416,6 @@ impl OclLesson {
 
 /// Every combination of a tuner's knobs on a device, each as a set of defines.
 pub type KnobsFn = fn(&DeviceInfo) -> Vec<Vec<Define>>;
-
-/// How many of the tuner's combinations each grading draws ([`OclLesson::knobs`]).
-pub const KNOB_DRAWS: usize = 2;
 
 /// The standard argument list: M, N, K, then A, B and C in global memory.
 pub const STANDARD_ARGS: &[Arg] = &[

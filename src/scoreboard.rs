@@ -52,6 +52,8 @@ pub fn collect(
             });
             continue;
         }
+        // Both multiply the same problem: one timed shape, drawn for this lesson now.
+        let opts = &opts.drawing_the_timed_shape();
         // The reference is the course's own and proven by `cargo test`: here it is only timed,
         // so it skips the simulator.
         let quick = Options {

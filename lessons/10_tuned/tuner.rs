@@ -330,9 +330,29 @@ pub fn params_for(course: &Course, info: &DeviceInfo) -> Params {
     tuned_from(&tuned_csv(&course.results()), info).unwrap_or_else(|| defaults(info))
 }
 
-/// Every configuration of the search space the device can run, the defaults first, then
-/// the likeliest winners: 128–256 work-items, 64 or 128 results each, squarer tiles,
-/// k-steps near 16; each shape with both ways of loading A (`ALONGK` 0 then 1).
+/// The tuner's search space: block shapes (TSM×TSN tiles, WPTM×WPTN results per work-item)
+/// and k-steps with a way of loading A. Declared, not generated: every grading checks every
+/// combination (`OclLesson::knobs`), so the space holds the shapes that matter on the devices
+/// the course has tuned (the winners in results/tuned.csv are all here) and both directions
+/// of every asymmetric one.
+const BLOCKS: [(usize, usize, usize, usize); 8] = [
+    (32, 32, 4, 4),
+    (64, 32, 8, 4),
+    (32, 64, 4, 8),
+    (64, 64, 8, 8),
+    (64, 128, 8, 4),
+    (128, 64, 8, 4),
+    (128, 128, 8, 8),
+    (128, 256, 8, 16),
+];
+
+/// The k-steps of the space, each with the way of loading A it is tried with (`ALONGK`): the
+/// pairs the tuned winners use (a k-step of 8 is left to the defaults of small devices).
+const STEPS: [(usize, usize); 2] = [(16, 0), (32, 1)];
+
+/// Every configuration of the search space the device can run, the defaults first (with both
+/// ways of loading A), then the likeliest winners: 128–256 work-items, 64 or 128 results
+/// each, squarer tiles, k-steps near 16.
 pub fn space(info: &DeviceInfo) -> Vec<Params> {
     space_at(info, None)
 }
@@ -340,28 +360,16 @@ pub fn space(info: &DeviceInfo) -> Vec<Params> {
 /// [`space`], ordered for a square problem of `size` when one is given: on a GPU, tiles
 /// that make too few work-groups to keep half the compute units busy come last.
 pub fn space_at(info: &DeviceInfo, size: Option<usize>) -> Vec<Params> {
-    let tiles = [32, 64, 128, 256];
-    let depths = [8, 16, 32];
-    let per_item = [4, 8, 16];
-    let mut all = Vec::new();
-    for tsm in tiles {
-        for tsn in tiles {
-            for tsk in depths {
-                for wptm in per_item {
-                    for wptn in per_item {
-                        for alongk in [0, 1] {
-                            let p = Params::new(tsm, tsn, tsk, wptm, wptn).along_k(alongk);
-                            // More than 128 accumulators spill out of any GPU's registers.
-                            if wptm * wptn <= 128 && p.threads() >= 16 && p.fits(info).is_ok() {
-                                all.push(p);
-                            }
-                        }
-                    }
-                }
+    let first = defaults(info);
+    let mut all = vec![first, first.along_k(1)];
+    for (tsm, tsn, wptm, wptn) in BLOCKS {
+        for (tsk, alongk) in STEPS {
+            let p = Params::new(tsm, tsn, tsk, wptm, wptn).along_k(alongk);
+            if !all.contains(&p) && p.threads() >= 16 && p.fits(info).is_ok() {
+                all.push(p);
             }
         }
     }
-    let first = defaults(info);
     let score = |p: &Params| {
         let t = p.threads();
         let threads = if t == 256 {
@@ -747,10 +755,22 @@ mod tests {
         }
         let h100 = device(1024, 48 * 1024, true);
         assert_eq!(defaults(&h100), Params::new(128, 128, 16, 8, 8));
-        // Both ways of loading A, next to each other.
+        // The defaults with both ways of loading A, then every declared combination that
+        // fits, each once: few enough for every grading to check them all.
         let s = space(&h100);
         assert_eq!(s[1], s[0].along_k(1));
-        assert!(s.chunks(2).all(|w| w[1] == w[0].along_k(1)));
+        assert!(s.len() <= 2 + BLOCKS.len() * STEPS.len(), "{}", s.len());
+        for (i, p) in s.iter().enumerate() {
+            assert!(!s[..i].contains(p), "{p} twice");
+        }
+        // The winners recorded on the H100 and the H200 are in it.
+        for w in [
+            Params::new(128, 256, 16, 8, 16),
+            Params::new(64, 128, 32, 8, 4).along_k(1),
+            Params::new(128, 64, 32, 8, 4).along_k(1),
+        ] {
+            assert!(s.contains(&w), "{w} is not in the space");
+        }
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
             note: format!(
                 "matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
             ),
+            speed_unchecked: None,
         },
         None => {
             // The model truncates its sum from a double; without doubles it can only round.
@@ -53,6 +54,12 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                     "matrix unit: emulated in OpenCL C on {} (same fragments, {sum}; no tensor cores here), copies done at once",
                     gpu.info.name
                 ),
+                // FP32 on this device's own lanes is many times faster than the modelled unit,
+                // so a fast time here can only mean the unit was avoided.
+                speed_unchecked: Some(format!(
+                    "not ranked by speed: {} has no matrix unit, and the model's speed says nothing about the unit's (plain FP32 on its lanes would beat it); the speed is shown, not compared",
+                    gpu.info.name
+                )),
             }
         }
     }

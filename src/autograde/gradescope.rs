@@ -53,7 +53,8 @@ pub fn results(student: &Student, config: &Config, device: &str) -> Results {
     let mut tests = Vec::new();
     let mut leaderboard = Vec::new();
     let mut unchecked = serde_json::Map::new();
-    for (v, beside) in student.verdicts.iter().zip(&student.beside) {
+    for (i, (v, beside)) in student.verdicts.iter().zip(&student.beside).enumerate() {
+        let spread = student.spread.get(i).copied().flatten();
         let score = config.score(v);
         let mut output = report::verdict(v);
         for (part, cost) in &score.costs {
@@ -70,8 +71,16 @@ pub fn results(student: &Student, config: &Config, device: &str) -> Results {
             class::why_not_ranked(v, *beside, config.rank_unchecked),
         ) {
             (Some(r), _) => {
+                let tie = if class::tie(r, spread) {
+                    format!(
+                        ": a tie, within the reference's own spread on this machine (±{:.0} %)",
+                        100.0 * spread.unwrap_or(0.0).max(class::TIE_FLOOR)
+                    )
+                } else {
+                    String::new()
+                };
                 output.push_str(&format!(
-                    "\nLeaderboard: {r:.2}× the reference's speed, timed beside it on this machine."
+                    "\nLeaderboard: {r:.2}× the reference's speed{tie}, timed beside it on this machine at the same shape."
                 ));
                 leaderboard.push(Entry {
                     name: column(&v.lesson),

@@ -23,6 +23,8 @@ struct Entry {
     folder: PathBuf,
     verdicts: Vec<Verdict>,
     beside: Vec<Option<f64>>,
+    #[serde(default)]
+    spread: Vec<Option<f64>>,
 }
 
 /// A class folder's journal.
@@ -55,6 +57,9 @@ impl Journal {
         (e.key == key && e.name == name && e.verdicts.len() == e.beside.len()).then_some(Student {
             name: e.name,
             folder: e.folder,
+            spread: (0..e.verdicts.len())
+                .map(|i| e.spread.get(i).copied().flatten())
+                .collect(),
             verdicts: e.verdicts,
             beside: e.beside,
         })
@@ -69,6 +74,7 @@ impl Journal {
             folder: s.folder.clone(),
             verdicts: s.verdicts.clone(),
             beside: s.beside.clone(),
+            spread: s.spread.clone(),
         };
         let path = self.file(&s.name);
         let part = self.dir.join(format!(".{}.json.part", s.name));
@@ -190,6 +196,7 @@ mod tests {
             folder: dir.join("ada"),
             verdicts: vec![Verdict::new(l, Path::new("x.cl"))],
             beside: vec![Some(2.0)],
+            spread: vec![Some(0.01)],
         };
         j.save("k1", &s).unwrap();
         let back = j.load("ada", "k1").expect("saved");

@@ -24,6 +24,7 @@ mod judge;
 pub mod ocl;
 mod request;
 mod self_contained;
+pub mod shapes;
 pub mod simulate;
 pub mod words;
 pub mod worker;
@@ -332,6 +333,11 @@ pub struct Options {
     /// near it for this grading ([`crate::harness::timing::drawn_shape`]).
     #[serde(default)]
     pub time_exactly: bool,
+    /// Time at exactly this shape, drawn once by whoever compares two gradings (the student's
+    /// and the reference's), so that both multiply the same problem
+    /// ([`Options::drawing_the_timed_shape`]).
+    #[serde(default)]
+    pub timed_shape: Option<Shape>,
     /// `-D` overrides on top of the lesson's defines.
     pub defines: Vec<Define>,
     /// Base seed of the random problems.
@@ -364,12 +370,30 @@ impl Options {
             shapes: None,
             time: None,
             time_exactly: false,
+            timed_shape: None,
             defines: Vec::new(),
             seed: SEED,
             simulate: true,
             technique: true,
             strict: false,
         }
+    }
+
+    /// The size this grading was asked for: the timed size, else [`shapes::DEFAULT_ASKED`].
+    /// Every grading checks it exactly ([`shapes::around_asked`]).
+    pub fn asked(&self) -> Shape {
+        self.time.unwrap_or(shapes::DEFAULT_ASKED)
+    }
+
+    /// These options with the timed shape drawn now ([`crate::harness::timing::drawn_shape`]),
+    /// for gradings to be compared with each other: each grading given them times the same
+    /// shape, which no code can tell in advance.
+    pub fn drawing_the_timed_shape(&self) -> Options {
+        let mut o = self.clone();
+        if let (Some(asked), false, None) = (o.time, o.time_exactly, o.timed_shape) {
+            o.timed_shape = Some(crate::harness::timing::drawn_shape(asked));
+        }
+        o
     }
 
     /// The seed of the `case`-th problem.

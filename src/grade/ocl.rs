@@ -82,7 +82,10 @@ fn grade_into(
     let starter = is_starter(&text).then_some(lesson.hint);
     let gpu = Gpu::open(opts.device.as_deref())?;
     verdict.device = Some(gpu.info.name.clone());
-    verdict.notes.extend(ocl.prelude_note(&gpu));
+    let prelude = ocl.prelude(&gpu);
+    verdict
+        .notes
+        .extend(prelude.as_ref().map(|p| p.note.clone()));
     if let Some(refused) = super::self_contained::opencl(&text) {
         verdict.failure = Some(Failure::new(
             FailKind::NotSelfContained,
@@ -109,6 +112,8 @@ fn grade_into(
     // The device's own defines first, then the lesson's other sets (asymmetric tiles), unless
     // the grading was asked for particular defines.
     let mut sets = vec![defines.clone()];
+    // Sets from this index on are the tuner's combinations, checked at small shapes only.
+    let mut small_from = usize::MAX;
     if opts.defines.is_empty() {
         for extra in ocl.define_sets {
             let d = with_overrides(defines.clone(), &crate::lesson::defines(extra));
@@ -121,13 +126,15 @@ fn grade_into(
             sets.push(d);
         }
         if let Some(knobs) = ocl.knobs {
-            // Combinations the tuner may choose, drawn for this grading alone, after the fixed
-            // sets (whose failures name the mistake they were chosen to expose).
-            let all = knobs(&gpu.info);
-            let mut rng = crate::harness::matrix::Rng::new(timing::secret_seed());
-            for _ in 0..crate::lesson::KNOB_DRAWS.min(all.len()) {
-                let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
-                sets.push(with_overrides(defines.clone(), pick));
+            // Every combination the tuner may choose on this device, after the fixed sets
+            // (whose failures name the mistake they were chosen to expose), each at the
+            // lesson's small shapes: the grade of a file does not depend on a draw.
+            for combo in knobs(&gpu.info) {
+                let d = with_overrides(defines.clone(), &combo);
+                if !sets.contains(&d) {
+                    sets.push(d);
+                    small_from = small_from.min(sets.len() - 1);
+                }
             }
         }
     }
@@ -135,15 +142,27 @@ fn grade_into(
     let secret = timing::secret_seed();
     // The program of the device's own defines, kept for the timing.
     let mut own = None;
+    let mut built: Vec<Option<Result<opencl3::program::Program>>> = Vec::new();
     for (n, set) in sets.iter().enumerate() {
         let shapes = match &opts.shapes {
             Some(s) => s.clone(),
             None => match (ocl.shapes)(set) {
                 Ok(mut s) => {
                     // With the device's own defines, one more shape drawn for this grading
-                    // alone: a kernel right only at the lesson's published shapes fails it.
+                    // alone (a kernel right only at the lesson's published shapes fails it),
+                    // then the asked size and the round shapes near it, as the lesson
+                    // accepts them (whole tiles where it needs them).
                     if n == 0 {
                         s.push(drawn_case(ocl, set, secret)?);
+                        for asked in super::shapes::around_asked(opts.asked(), secret) {
+                            let shape = timing_launch(ocl, asked, set)?.0;
+                            if !s.contains(&shape) {
+                                s.push(shape);
+                            }
+                        }
+                    }
+                    if n >= small_from {
+                        s.retain(|x| x.m * x.n * x.k <= KNOB_SHAPE_MADS);
                     }
                     s
                 }
@@ -162,7 +181,11 @@ fn grade_into(
                 .join(" ")
         };
         progress(format!("building {} {with}", paths::display(file)));
-        let program = program::build_source(&gpu, file, &text, set, ocl.build_options)?;
+        let program = match built.get_mut(n).and_then(Option::take) {
+            Some(p) => p?,
+            None => program::build_source(&gpu, file, &text, set, ocl.build_options)?,
+        };
+
         let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
         for (case, &shape) in shapes.iter().enumerate() {
             let launch: Launch = match (ocl.launch)(shape, set) {
@@ -208,12 +231,35 @@ fn grade_into(
         if n == 0 {
             own = Some(kernel);
         }
+        // The next sets are built once this one passed (a file that is wrong fails before
+        // building more), side by side on the host's cores: the lesson's fixed sets, then
+        // every combination the tuner may choose.
+        let next = n + 1;
+        if next < sets.len() && built.get(next).is_none_or(Option::is_none) {
+            let end = if next < small_from {
+                small_from.min(sets.len())
+            } else {
+                sets.len()
+            };
+            progress(format!(
+                "building {} with {} more define sets",
+                paths::display(file),
+                end - next
+            ));
+            built.resize_with(sets.len(), || None);
+            for (i, p) in build_all(&gpu, file, &text, &sets[next..end], ocl.build_options)
+                .into_iter()
+                .enumerate()
+            {
+                built[next + i] = Some(p);
+            }
+        }
     }
     if let (Some(asked), Some(kernel)) = (opts.time, own) {
-        let asked = if opts.time_exactly {
-            asked
-        } else {
-            timing::drawn_shape(asked)
+        let asked = match opts.timed_shape {
+            Some(shared) => shared,
+            None if opts.time_exactly => asked,
+            None => timing::drawn_shape(asked),
         };
         // Lessons limited to whole tiles are timed at the nearest size they accept.
         let (shape, launch) = timing_launch(ocl, asked, &defines)?;
@@ -222,10 +268,46 @@ fn grade_into(
         if let Some(note) = timing::clock_note(&t, &gpu.info.name, &gpu.info.driver) {
             verdict.notes.push(note);
         }
+        if let Some(why) = prelude.as_ref().and_then(|p| p.speed_unchecked.clone()) {
+            verdict.not_checked(super::Part::Speed, why);
+        }
         verdict.timing = Some((shape, t));
     }
     Ok(())
 }
+
+/// Builds the programs of `sets`, on as many threads as the host has cores (at most four):
+/// each set's build, in order.
+fn build_all(
+    gpu: &Gpu,
+    file: &Path,
+    text: &str,
+    sets: &[Vec<Define>],
+    options: &str,
+) -> Vec<Result<opencl3::program::Program>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(set) = sets.get(n) else { break };
+                let p = program::build_source(gpu, file, text, set, options);
+                done.lock()
+                    .expect("no thread panics holding it")
+                    .push((n, p));
+            });
+        }
+    });
+    let mut done = done.into_inner().expect("no thread panics holding it");
+    done.sort_by_key(|(n, _)| *n);
+    done.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The largest product (multiply-adds) a knob combination is checked at: the lesson's shapes
+/// up to this size show every path of the combination, and hundreds of combinations stay quick.
+const KNOB_SHAPE_MADS: usize = 1 << 22;
 
 /// Times a built kernel with the course's one protocol: every call on fresh inputs through the
 /// lesson's host code, each call's C checked as the graded problems are.
@@ -278,11 +360,11 @@ pub fn time_within(
     )
 }
 
-/// A shape drawn from `secret`, each side between 17 and 144, grown to the nearest one the
+/// A shape drawn from `secret`, each side between 17 and 144 (sometimes 128), grown to the nearest one the
 /// lesson accepts with `defines` (whole tiles where it needs them).
 fn drawn_case(ocl: &OclLesson, defines: &[Define], secret: u64) -> Result<Shape> {
     let mut rng = crate::harness::matrix::Rng::new(secret ^ 0x5eed_5a9e);
-    let mut side = || 17 + (rng.next_u64() % 128) as usize;
+    let mut side = || super::shapes::drawn_side(&mut rng, 17, 144);
     let asked = Shape::new(side(), side(), side());
     Ok(timing_launch(ocl, asked, defines)?.0)
 }

@@ -340,6 +340,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     if !v.passed() {
         return;
     }
+    if !ocl.sanitize.uninitialized {
+        // Said in every verdict, so that nobody reads the sanitizer's silence as a pass.
+        v.notes.push(
+            "not asked of the simulator: uninitialised values (Oclgrind 21.10 reports every image read as one); races, reads out of bounds and barriers were checked".into(),
+        );
+    }
     let Some(behaviour) = &ocl.behaviour else {
         return;
     };

@@ -122,13 +122,16 @@ pub fn ceiling_gflops() -> f64 {
 
 /// Shapes drawn at grading time from `secret`, besides the lesson's fixed ones: one past every
 /// block size any CPU lesson's solution uses (more than 48 rows, the most a row block of
-/// lesson 03b has on any build; more than 1,024 columns; a depth past 256), and a small
-/// rectangle of any proportions.
+/// lesson 03b has on any build; more than 1,024 columns; an odd depth past two blocks of
+/// 256, so that the last block along K is a ragged one), and a small rectangle of any
+/// proportions, whose sides sometimes land on a power of two.
 pub fn drawn_shapes(secret: u64) -> [Shape; 2] {
     let mut rng = Rng::new(secret ^ 0x005A_A9E5);
     let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
-    let past = Shape::new(pick(49, 130), pick(1025, 1200), pick(257, 560));
-    let small = Shape::new(pick(2, 90), pick(2, 90), pick(2, 90));
+    let past = Shape::new(pick(49, 130), pick(1025, 1200), 2 * pick(256, 330) + 1);
+    let mut rng = Rng::new(secret ^ 0x0053_A11E);
+    let mut side = || crate::grade::shapes::drawn_side(&mut rng, 2, 90);
+    let small = Shape::new(side(), side(), side());
     [past, small]
 }
 
@@ -179,7 +182,12 @@ mod tests {
     #[test]
     fn drawn_shapes_pass_every_block_and_vary() {
         let a = drawn_shapes(1);
-        assert!(a[0].m > 48 && a[0].n > 1024 && a[0].k > 256, "{:?}", a[0]);
+        for secret in 0..64 {
+            let [past, _] = drawn_shapes(secret);
+            // Past two blocks of 256 along K, and not a multiple of any blocking.
+            assert!(past.m > 48 && past.n > 1024 && past.k > 512, "{past:?}");
+            assert!(past.k % 2 == 1, "{past:?}");
+        }
         assert!((1..50).any(|s| drawn_shapes(s) != a));
         let s = Shape::new(200, 264, 300);
         let d = near(s, 7);

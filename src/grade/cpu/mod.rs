@@ -172,6 +172,11 @@ pub(super) fn grade(
     let shapes = opts.shapes.clone().unwrap_or_else(|| {
         let mut all = CPU_SHAPES.to_vec();
         all.extend(honest::drawn_shapes(secret));
+        for s in super::shapes::around_asked(opts.asked(), secret) {
+            if !all.contains(&s) {
+                all.push(s);
+            }
+        }
         all
     });
     let limit = opts.step_timeout;
@@ -230,7 +235,7 @@ pub(super) fn grade(
         verdict.failure = Some(f);
         return verdict;
     }
-    if let Some(shape) = opts.time {
+    if let Some(shape) = opts.timed_shape.or(opts.time) {
         let function = cpu.functions.last().expect("a CPU lesson has a function");
         progress(format!("timing `{function}` at {shape}"));
         match time_at(&built, function, shape, 0, limit) {

@@ -1,0 +1,111 @@
+//! The shapes every grading checks besides a lesson's own: the size that was asked for,
+//! exactly, and shapes near it that a kernel wrong only at "round" sizes cannot avoid.
+//!
+//! A lesson's fixed shapes are small and ragged on purpose, and the shapes drawn for each
+//! grading are small too. A kernel (or an honest tail bug) that is wrong only when the sides
+//! are powers of two, multiples of 256, or when C has more than 2^20 elements would pass
+//! them all, and yet be wrong at 1024 × 1024, the size a student's program and most users
+//! multiply. So each grading multiplies and checks, with the device's own defines:
+//! - the asked size itself (the scoreboard's, the lesson program's, `--size`);
+//! - a power-of-two cube near it;
+//! - a shape whose every side is a multiple of 256, near it and drawn for this grading;
+//! - a C of more than 2^20 elements over a short K (cheap: the work is M·N·K).
+
+use crate::harness::matrix::{Rng, Shape};
+
+/// The size a grading checks when nobody asked for one (the scoreboard's on a CPU).
+pub const DEFAULT_ASKED: Shape = Shape::square(256);
+
+/// The shapes checked around `asked`, in the order above, each once. `secret` draws the
+/// multiple-of-256 shape and the wide C.
+pub fn around_asked(asked: Shape, secret: u64) -> Vec<Shape> {
+    let mut rng = Rng::new(secret ^ 0x0A5C_ED51);
+    let mut coin = || rng.next_u64() % 2 == 1;
+    let cube = Shape::square(nearest_power_of_two(asked));
+    let up = |d: usize| d.max(1).div_ceil(256) * 256;
+    let mut grow = |d: usize| up(d) + if coin() { 256 } else { 0 };
+    let mut round = Shape::new(grow(asked.m), grow(asked.n), grow(asked.k));
+    if round == asked {
+        // The asked size is round already: one side longer, so that this is a rectangle.
+        round.n += 256;
+    }
+    let mut rng = Rng::new(secret ^ 0x00B1_6C0C);
+    let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
+    // 1,025 × 1,025 is just past 2^20 elements; K of a tile or two.
+    let wide = Shape::new(pick(1025, 1160), pick(1025, 1160), pick(5, 40));
+    let mut all = Vec::new();
+    for s in [asked, cube, round, wide] {
+        if !all.contains(&s) {
+            all.push(s);
+        }
+    }
+    all
+}
+
+/// The power of two nearest to the geometric mean of a shape's sides (at least 16).
+fn nearest_power_of_two(s: Shape) -> usize {
+    let mean = ((s.m.max(1) * s.n.max(1)) as f64 * s.k.max(1) as f64).cbrt();
+    let exp = mean.log2().round().clamp(4.0, 30.0) as u32;
+    1usize << exp
+}
+
+/// A side drawn for a small shape: between `lo` and `hi`, or, one time in four, the power of
+/// two in that range (so that drawn shapes also land on powers of two).
+pub fn drawn_side(rng: &mut Rng, lo: usize, hi: usize) -> usize {
+    let r = rng.next_u64();
+    let pow = hi
+        .checked_next_power_of_two()
+        .map_or(hi, |p| if p > hi { p / 2 } else { p });
+    if r % 4 == 0 && pow >= lo {
+        pow
+    } else {
+        lo + ((r >> 2) % (hi - lo + 1) as u64) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_asked_size_comes_first_then_round_shapes_near_it() {
+        for secret in 0..32 {
+            let asked = Shape::new(1000, 700, 300);
+            let all = around_asked(asked, secret);
+            assert_eq!(all[0], asked);
+            assert!(all.contains(&Shape::square(512)), "{all:?}");
+            let round = all
+                .iter()
+                .find(|s| s.m % 256 == 0 && s.n % 256 == 0 && s.k % 256 == 0)
+                .expect("a shape of multiples of 256");
+            assert!(
+                round.m >= 1024 && round.n >= 768 && round.k >= 512,
+                "{round:?}"
+            );
+            assert!(
+                all.iter().any(|s| s.m * s.n > 1 << 20 && s.k <= 40),
+                "{all:?}"
+            );
+        }
+        // An asked size that is already round is checked once, and beside a round rectangle.
+        for secret in 0..16 {
+            let all = around_asked(Shape::square(256), secret);
+            assert_eq!(all.iter().filter(|s| **s == Shape::square(256)).count(), 1);
+            assert!(all[1] != all[0] && all[1].n % 256 == 0, "{all:?}");
+        }
+        // The multiple-of-256 shape is drawn: not always the same.
+        let rounds: std::collections::BTreeSet<_> = (0..32)
+            .map(|s| around_asked(Shape::square(256), s)[1].m)
+            .collect();
+        assert!(rounds.len() > 1);
+    }
+
+    #[test]
+    fn drawn_sides_stay_in_range_and_land_on_powers_of_two() {
+        let mut rng = Rng::new(9);
+        let sides: Vec<usize> = (0..400).map(|_| drawn_side(&mut rng, 17, 144)).collect();
+        assert!(sides.iter().all(|&s| (17..=144).contains(&s)));
+        assert!(sides.contains(&128));
+        assert!(sides.iter().filter(|&&s| s != 128).count() > 200);
+    }
+}
