@@ -83,6 +83,12 @@ fn grade_into(
     let gpu = Gpu::open(opts.device.as_deref())?;
     verdict.device = Some(gpu.info.name.clone());
     verdict.notes.extend(ocl.prelude_note(&gpu));
+    if let Some(version) = &opts.cl_std {
+        verdict.notes.push(format!(
+            "built as OpenCL C {version} ({})",
+            program::cl_std_option(version)
+        ));
+    }
     if let Some(refused) = super::self_contained::opencl(&text) {
         verdict.failure = Some(Failure::new(
             FailKind::NotSelfContained,
@@ -162,7 +168,7 @@ fn grade_into(
                 .join(" ")
         };
         progress(format!("building {} {with}", paths::display(file)));
-        let program = program::build_source(&gpu, file, &text, set, ocl.build_options)?;
+        let program = program::build_source(&gpu, file, &text, set, &opts.build_options(ocl))?;
         let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
         for (case, &shape) in shapes.iter().enumerate() {
             let launch: Launch = match (ocl.launch)(shape, set) {
