@@ -33,6 +33,9 @@ pub struct Edge {
     /// `LAB_KERNELS`: the student's folder of kernels, when not the course's kernels/ (what
     /// `--kernels DIR` says on a command line, for runners that pass no flags: `cargo test`).
     pub kernels: Option<PathBuf>,
+    /// `LAB_CL_STD`: build OpenCL kernels as this OpenCL C version (`1.2`), what `--cl-std`
+    /// says on a command line.
+    pub cl_std: Option<String>,
     /// The program that serves gradings as a worker: this program (every program of the course
     /// is its own worker), unless a caller that is none of them (a test) names one.
     pub worker: Option<PathBuf>,
@@ -74,6 +77,10 @@ impl Edge {
                 Some(n) => bail!("LAB_STRICT={n}: use 1 to fail what could not be checked, or 0"),
             },
             kernels: text("LAB_KERNELS").map(|d| paths::absolute(Path::new(&d))),
+            cl_std: text("LAB_CL_STD")
+                .map(|v| crate::harness::program::parse_cl_std(&v))
+                .transpose()
+                .map_err(|why| anyhow::anyhow!("LAB_CL_STD: {why}"))?,
         })
     }
 
@@ -109,6 +116,7 @@ impl Edge {
             seed: self.seed,
             step_timeout: self.timeout.min(Duration::from_secs(120)),
             strict: self.strict,
+            cl_std: self.cl_std.clone(),
             ..Options::new(self.course.clone(), worker)
         }
     }

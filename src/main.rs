@@ -83,6 +83,10 @@ struct Board {
     /// a failure (also: LAB_STRICT=1).
     #[arg(long, global = true)]
     strict: bool,
+    /// Build OpenCL kernels as this OpenCL C version, e.g. --cl-std 1.2 (also: LAB_CL_STD;
+    /// default: the device compiler's own).
+    #[arg(long, global = true, value_name = "VERSION", value_parser = lab::harness::program::parse_cl_std)]
+    cl_std: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -151,6 +155,7 @@ fn main() -> ExitCode {
     let edge = match Edge::from_env() {
         Ok(e) => Edge {
             strict: e.strict || args.board.strict,
+            cl_std: args.board.cl_std.clone().or(e.cl_std),
             ..e
         },
         Err(e) => return cli::finish(Err(e)),

@@ -78,6 +78,43 @@ fn a_flood_of_printf_still_gets_its_real_verdict() {
     assert!(v.printed.lines().count() < 40, "{}", v.printed);
 }
 
+/// `--cl-std` (`LAB_CL_STD`) reaches the kernel's build: a `static` function is OpenCL C 1.2,
+/// so built as 1.1 the kernel does not compile, with the option in the message; built as 1.2
+/// it passes, and the report says which version built it.
+#[test]
+fn the_opencl_c_version_asked_for_builds_the_kernel() {
+    use lab::harness::program::parse_cl_std;
+    assert_eq!(parse_cl_std("1.2").as_deref(), Ok("1.2"));
+    assert_eq!(parse_cl_std("CL3.0").as_deref(), Ok("3.0"));
+    assert!(parse_cl_std("2.5").unwrap_err().contains("1.2"));
+
+    let file = common::mutant(
+        &g().opts,
+        "04",
+        "static_helper",
+        &[(
+            "__kernel",
+            "static float unused_helper(float x) { return x; }\n__kernel",
+        )],
+    );
+    let as_version = |v: &str| g().with(|o| o.cl_std = Some(v.into()));
+    let v = as_version("1.1").grade_file("04", file.clone());
+    assert_eq!(
+        v.kind(),
+        Some(FailKind::Build),
+        "{}",
+        lab::report::verdict(&v)
+    );
+    assert!(v.message().contains("-cl-std=CL1.1"), "{}", v.message());
+    let v = as_version("1.2").grade_file("04", file);
+    assert!(v.passed(), "{}", lab::report::verdict(&v));
+    assert!(
+        v.notes.iter().any(|n| n.contains("built as OpenCL C 1.2")),
+        "{:?}",
+        v.notes
+    );
+}
+
 /// A student crate is built twice where the CPU has AVX-512: the build that is run and timed
 /// uses the machine's widest vectors, the one valgrind's cache simulator runs leaves AVX-512
 /// out (valgrind stops at its first instruction). Elsewhere one build serves both.

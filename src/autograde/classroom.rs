@@ -10,6 +10,9 @@ use crate::autograde::{Config, CONFIG};
 /// Where a student repository keeps the workflow.
 pub const WORKFLOW: &str = ".github/workflows/classroom.yml";
 
+/// The course's set-up script, which every way of grading installs through.
+pub const SETUP: &str = "scripts/setup.sh";
+
 fn step_id(key: &str) -> String {
     format!("lesson{key}")
 }
@@ -45,9 +48,7 @@ jobs:
       - name: Checkout code
         uses: actions/checkout@v5
       - name: OpenCL on the CPU (PoCL) and the graders' tools
-        run: |
-          sudo apt-get update -qq
-          sudo apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev clinfo oclgrind valgrind bubblewrap
+        run: bash {SETUP}
       - name: Build the course's grader
         run: cargo build --release --locked --bin lab
 "
@@ -109,6 +110,7 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let config = Config::read(&root.join(CONFIG)).unwrap();
         let committed = std::fs::read_to_string(root.join(WORKFLOW)).unwrap();
+        assert!(root.join(SETUP).is_file(), "the workflow runs {SETUP}");
         assert!(
             committed == workflow(&config),
             "{WORKFLOW} differs from what {CONFIG} writes: run `cargo run --release -- classroom > {WORKFLOW}`"
@@ -127,6 +129,7 @@ mod tests {
             "{y}"
         );
         assert!(y.contains("timeout: 7\n"), "{y}");
+        assert!(y.contains(&format!("run: bash {SETUP}\n")), "{y}");
         assert!(y.contains("LESSON03B_RESULTS: \"${{steps.lesson03b.outputs.result}}\""));
         assert!(y.contains("runners: lesson03b,lesson04\n"), "{y}");
     }

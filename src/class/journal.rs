@@ -108,11 +108,12 @@ impl Fnv {
 }
 
 /// The key of a student's grading: every file in the folder (names and bytes) and what the
-/// run asks (lessons, timing size, seed, device, strictness, this program's version).
+/// run asks (lessons, timing size, seed, device, strictness, OpenCL C version, this program's
+/// version).
 pub fn key(folder: &Path, opts: &Options, lessons: &[&'static Lesson]) -> Result<String> {
     let mut h = Fnv::new();
     h.eat(env!("CARGO_PKG_VERSION").as_bytes());
-    let asked = serde_json::json!({
+    let mut asked = serde_json::json!({
         "lessons": lessons.iter().map(|l| l.key).collect::<Vec<_>>(),
         "time": opts.time,
         "shapes": opts.shapes,
@@ -122,6 +123,10 @@ pub fn key(folder: &Path, opts: &Options, lessons: &[&'static Lesson]) -> Result
         "simulate": opts.simulate,
         "defines": opts.defines,
     });
+    // Only when asked for, so that the keys of runs without it stay what they were.
+    if let Some(version) = &opts.cl_std {
+        asked["cl_std"] = serde_json::json!(version);
+    }
     h.eat(asked.to_string().as_bytes());
     let mut files = Vec::new();
     walk(folder, folder, &mut files)?;
@@ -179,6 +184,11 @@ mod tests {
             ..opts.clone()
         };
         assert_ne!(k3, key(&dir, &strict, &four).unwrap(), "another setting");
+        let cl12 = Options {
+            cl_std: Some("1.2".into()),
+            ..opts.clone()
+        };
+        assert_ne!(k3, key(&dir, &cl12, &four).unwrap(), "another OpenCL C");
         std::fs::create_dir_all(dir.join("target")).unwrap();
         std::fs::write(dir.join("target/x"), "y").unwrap();
         assert_eq!(k3, key(&dir, &opts, &four).unwrap(), "build outputs");

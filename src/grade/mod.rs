@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Shape};
 use crate::harness::paths::Course;
-use crate::harness::program::Define;
+use crate::harness::program::{self, Define};
 use crate::harness::timing::Timing;
-use crate::lesson::{Kind, Lesson};
+use crate::lesson::{Kind, Lesson, OclLesson};
 
 pub mod cases;
 pub mod cpu;
@@ -351,6 +351,10 @@ pub struct Options {
     /// Count a verdict with a part not checked as failed (`--strict`, `LAB_STRICT=1`).
     #[serde(default)]
     pub strict: bool,
+    /// Build OpenCL kernels as this OpenCL C version, e.g. `1.2` (`--cl-std`, `LAB_CL_STD`);
+    /// none: the device compiler's default.
+    #[serde(default)]
+    pub cl_std: Option<String>,
 }
 
 fn yes() -> bool {
@@ -376,6 +380,7 @@ impl Options {
             simulate: true,
             technique: true,
             strict: false,
+            cl_std: None,
         }
     }
 
@@ -394,6 +399,19 @@ impl Options {
             o.timed_shape = Some(crate::harness::timing::drawn_shape(asked));
         }
         o
+    }
+
+    /// The options an OpenCL lesson's kernel is built with in this grading: the lesson's own,
+    /// then the OpenCL C version asked for. Every build of a graded kernel, on the device and
+    /// in the simulator, takes them from here.
+    pub fn build_options(&self, ocl: &OclLesson) -> String {
+        let std = self.cl_std.as_deref().map(program::cl_std_option);
+        [Some(ocl.build_options.to_string()), std]
+            .into_iter()
+            .flatten()
+            .filter(|o| !o.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The seed of the `case`-th problem.

@@ -86,6 +86,12 @@ fn grade_into(
     verdict
         .notes
         .extend(prelude.as_ref().map(|p| p.note.clone()));
+    if let Some(version) = &opts.cl_std {
+        verdict.notes.push(format!(
+            "built as OpenCL C {version} ({})",
+            program::cl_std_option(version)
+        ));
+    }
     if let Some(refused) = super::self_contained::opencl(&text) {
         verdict.failure = Some(Failure::new(
             FailKind::NotSelfContained,
@@ -183,9 +189,8 @@ fn grade_into(
         progress(format!("building {} {with}", paths::display(file)));
         let program = match built.get_mut(n).and_then(Option::take) {
             Some(p) => p?,
-            None => program::build_source(&gpu, file, &text, set, ocl.build_options)?,
+            None => program::build_source(&gpu, file, &text, set, &opts.build_options(ocl))?,
         };
-
         let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
         for (case, &shape) in shapes.iter().enumerate() {
             let launch: Launch = match (ocl.launch)(shape, set) {
@@ -247,9 +252,15 @@ fn grade_into(
                 end - next
             ));
             built.resize_with(sets.len(), || None);
-            for (i, p) in build_all(&gpu, file, &text, &sets[next..end], ocl.build_options)
-                .into_iter()
-                .enumerate()
+            for (i, p) in build_all(
+                &gpu,
+                file,
+                &text,
+                &sets[next..end],
+                &opts.build_options(ocl),
+            )
+            .into_iter()
+            .enumerate()
             {
                 built[next + i] = Some(p);
             }

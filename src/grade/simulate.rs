@@ -55,7 +55,7 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<&Probe> {
 }
 
 /// The worker's side: runs one probe on the only device it sees (the simulator).
-pub fn probe_here(lesson: &Lesson, source: &Source, look: Look) -> Probed {
+pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) -> Probed {
     let fail = |e: String| Probed {
         error: Some(e),
         ..Probed::default()
@@ -73,13 +73,14 @@ pub fn probe_here(lesson: &Lesson, source: &Source, look: Look) -> Probed {
         let defines = probe.defines();
         let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
         let text = ocl.source(&gpu, &text);
-        let prog = program::build_source(&gpu, &file, &text, &defines, ocl.build_options)?;
+        let build_options = opts.build_options(ocl);
+        let prog = program::build_source(&gpu, &file, &text, &defines, &build_options)?;
         let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
         let local_bytes = local_bytes(&kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
             (Some(b), Look::Metrics) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
-                program::build_source(&gpu, &file, &text, &both, ocl.build_options)
+                program::build_source(&gpu, &file, &text, &both, &build_options)
                     .ok()
                     .and_then(|prog| program::kernel(&prog, &file, ocl.kernel, ocl.args).ok())
                     .map(|k| self::local_bytes(&k, &gpu))
@@ -155,10 +156,11 @@ fn simulate(
 pub fn serve_probe(
     lesson: &Lesson,
     source: &Source,
+    opts: &Options,
     look: Look,
     out: &mut EventWriter,
 ) -> anyhow::Result<()> {
-    out.send(&probe_here(lesson, source, look))
+    out.send(&probe_here(lesson, source, opts, look))
 }
 
 /// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.

@@ -156,7 +156,7 @@ pub fn serve(
     let lesson = find(&lesson).with_context(|| format!("no lesson named {lesson}"))?;
     let mut out = EventWriter::create(events)?;
     if let Some(look) = look {
-        return simulate::serve_probe(lesson, &source, look, &mut out);
+        return simulate::serve_probe(lesson, &source, &opts, look, &mut out);
     }
     let mut failed_to_send = None;
     let verdict = grade_here(lesson, &source, &opts, &mut |s| {

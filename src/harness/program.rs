@@ -218,6 +218,31 @@ pub fn kernel(program: &Program, path: &Path, name: &str, args: &[Arg]) -> Resul
     Ok(kernel)
 }
 
+/// The OpenCL C versions a kernel can be asked to build as (`--cl-std`, `LAB_CL_STD`).
+pub const CL_STD_VERSIONS: &[&str] = &["1.1", "1.2", "2.0", "3.0"];
+
+/// Parses an OpenCL C version, `1.2` or `CL1.2`, into its number (`1.2`).
+pub fn parse_cl_std(s: &str) -> std::result::Result<String, String> {
+    let v = s.trim();
+    let v = v
+        .strip_prefix("CL")
+        .or_else(|| v.strip_prefix("cl"))
+        .unwrap_or(v);
+    if CL_STD_VERSIONS.contains(&v) {
+        Ok(v.to_string())
+    } else {
+        Err(format!(
+            "`{s}` is not an OpenCL C version the compiler takes: one of {}",
+            CL_STD_VERSIONS.join(", ")
+        ))
+    }
+}
+
+/// The compiler option that builds a kernel as OpenCL C `version` (`1.2`: `-cl-std=CL1.2`).
+pub fn cl_std_option(version: &str) -> String {
+    format!("-cl-std=CL{version}")
+}
+
 /// Parses `NAME=VALUE`.
 pub fn parse_define(s: &str) -> std::result::Result<Define, String> {
     let (name, value) = s
