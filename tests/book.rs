@@ -635,3 +635,22 @@ fn every_solution_has_exercise_regions_to_check() {
         );
     }
 }
+
+#[test]
+fn the_introduction_lists_every_rung_of_the_ladder() {
+    let intro = std::fs::read_to_string(root().join("book/src/introduction.md")).unwrap();
+    let missing: Vec<String> = lab::ladder::ALL
+        .iter()
+        .filter(|l| {
+            !intro
+                .lines()
+                .any(|line| line.starts_with(&format!("| {} |", l.key)))
+        })
+        .map(|l| format!("{} {}", l.key, l.title))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "book/src/introduction.md's ladder has no row for: {}",
+        missing.join(", ")
+    );
+}
