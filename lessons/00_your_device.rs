@@ -31,6 +31,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: Some(&PROGRAM),
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// The program: no standard run, its own flags.

@@ -23,6 +23,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[Peer::Matrixmultiply],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 pub static CPU: CpuLesson = CpuLesson {

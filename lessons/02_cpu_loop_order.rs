@@ -22,6 +22,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[Peer::Matrixmultiply],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// The simulated caches: a common 32 KiB first level, and a 1 MiB last level (about a

@@ -25,6 +25,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[Peer::Matrixmultiply],
     top: false,
     program: Some(&PROGRAM),
+    unit: lab::lesson::Unit::Fp32,
 };
 
 pub static CPU: CpuLesson = CpuLesson {

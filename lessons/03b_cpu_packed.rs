@@ -24,6 +24,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[Peer::Matrixmultiply, Peer::CpuBlas],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// The work is shared among threads (on a problem large enough that a fast kernel still

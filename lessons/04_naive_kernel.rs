@@ -32,6 +32,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// One work-item per element of C: any size, the driver picks the work-group.

@@ -27,6 +27,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 pub static TILED: OclLesson = OclLesson {

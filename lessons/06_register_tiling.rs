@@ -25,6 +25,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// The tile defines: a work-group computes TSM×TSN of C, TSK deep along K, and each of its

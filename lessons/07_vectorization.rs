@@ -24,6 +24,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// Lesson 06's tiles, with float4 accesses: 16 bytes is the widest single load most GPUs

@@ -37,6 +37,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 fn padded_defines(ctx: &Ctx) -> Vec<Define> {

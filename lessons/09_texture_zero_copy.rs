@@ -41,6 +41,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: Some(&PROGRAM),
+    unit: lab::lesson::Unit::Fp32,
 };
 
 /// Counted per work-item, whose micro-tile is RM rows × 4·RN columns of C: per step along K

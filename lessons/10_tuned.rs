@@ -29,6 +29,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[Peer::Clblast],
     top: true,
     program: None,
+    unit: lab::lesson::Unit::Fp32,
 };
 
 pub static TUNED: OclLesson = OclLesson {

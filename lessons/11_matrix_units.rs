@@ -38,6 +38,7 @@ pub static LESSON: Lesson = Lesson {
     peers: &[],
     top: false,
     program: None,
+    unit: lab::lesson::Unit::MatrixTf32,
 };
 
 pub static MATRIX: OclLesson = OclLesson {

@@ -34,6 +34,39 @@ pub struct Lesson {
     pub top: bool,
     /// What the lesson's program does besides the standard run (`None`: only that).
     pub program: Option<&'static Program>,
+    /// The unit its code multiplies on: its "% of peak" is against that unit's ceiling.
+    pub unit: Unit,
+}
+
+/// The arithmetic unit a lesson's code does its multiply-adds on. A share of peak is only
+/// ever taken against the ceiling of the unit the code uses, never against another unit's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// The FP32 lanes (a fused multiply-add per lane): lesson 00's measured FP32 peak, or a
+    /// CPU's FP32 ceiling.
+    Fp32,
+    /// The matrix units (NVIDIA's tensor cores) on TF32 inputs.
+    MatrixTf32,
+}
+
+impl Unit {
+    /// This unit's ceiling, GFLOP/s, on a device whose FP32 peak (a CPU's: its FP32 ceiling)
+    /// is `fp32`: that peak for the FP32 lanes; none for the matrix unit, whose rate
+    /// `results/peak.csv` does not record.
+    pub fn ceiling(self, fp32: f64) -> Option<f64> {
+        match self {
+            Unit::Fp32 => Some(fp32),
+            Unit::MatrixTf32 => None,
+        }
+    }
+
+    /// The unit, in a few words: "FP32 lanes", "matrix unit".
+    pub fn words(self) -> &'static str {
+        match self {
+            Unit::Fp32 => "FP32 lanes",
+            Unit::MatrixTf32 => "matrix unit",
+        }
+    }
 }
 
 /// How a lesson counts the FLOP its code does per byte of global memory it requests.

@@ -134,7 +134,11 @@ enum Cmd {
     /// Autotune the top rung for a device (results/tuned.csv).
     Tune(tools::tune::Args),
     /// Regenerate the book's tables and charts from results/.
-    Results,
+    Results {
+        /// Write nothing; fail, naming each file, if regenerating would change any.
+        #[arg(long)]
+        check: bool,
+    },
     /// Write the compiler's build log and program binary (PTX on NVIDIA) of your GPU kernels.
     Evidence(tools::evidence::Args),
     /// Run the GPU rungs' references on public inputs of a seed and give their error against
@@ -195,7 +199,8 @@ fn main() -> ExitCode {
         Some(Cmd::Tune(a)) => {
             cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
         }
-        Some(Cmd::Results) => cli::finish(tools::results::run(&edge.course)),
+        Some(Cmd::Results { check: false }) => cli::finish(tools::results::run(&edge.course)),
+        Some(Cmd::Results { check: true }) => cli::finish(tools::results::check(&edge.course)),
         Some(Cmd::Evidence(a)) => {
             // NVIDIA's driver answers a program it has compiled before from its cache, and
             // then prints no ptxas lines (registers, spills), which are the evidence. Set

@@ -395,13 +395,22 @@ pub fn report(m: &Measurement) -> String {
             gflops(t.host_gflops(shape))
         );
     }
-    match m.peak_gflops {
-        Some(p) => {
+    // Against the ceiling of the unit the lesson multiplies on, never another unit's.
+    let unit = m.lesson.unit;
+    match m.peak_gflops.map(|p| unit.ceiling(p)) {
+        Some(Some(p)) => {
             let _ = writeln!(
                 s,
                 "  of peak      {:.1} % of this device's measured FP32 peak ({} GFLOP/s, lesson 00)",
                 100.0 * t.gflops(shape) / p,
                 gflops(p)
+            );
+        }
+        Some(None) => {
+            let _ = writeln!(
+                s,
+                "  of peak      n/a ({}; its ceiling is not measured: lesson 00 measures the FP32 lanes)",
+                unit.words()
             );
         }
         None if m.driver.is_empty() => {

@@ -2,7 +2,11 @@
 //! region of the files in solutions/ may appear in the book's HTML only inside a
 //! `<details>` element, which the reader has to open.
 //!
-//! The check of the real book needs it built first, so it is ignored by a plain
+//! Also keeps its formulas rendered: none in the sources is delimited with one backslash
+//! (`\(`, which Markdown reduces to a bare parenthesis), and no `\times`, `^{` or `\(` is
+//! left in a built page's text outside code and formulas.
+//!
+//! The checks of the real built book need it built first, so they are ignored by a plain
 //! `cargo test` and run by `.ci/run` after `mdbook build book`:
 //!
 //!     mdbook build book && cargo test --features course-checks --test book -- --ignored
@@ -233,6 +237,227 @@ fn check_book(book: &Path, solutions: &Path) -> Result<(), Vec<String>> {
     }
 }
 
+/// Places in a chapter's Markdown where a formula is delimited with one backslash (`\(`,
+/// `\)`, `\[`, `\]`) outside code: Markdown takes that backslash as an escape, and MathJax
+/// then finds no delimiter and the reader sees `(12 \times 32)`. mdBook with MathJax wants
+/// two: `\\(12 \times 32\\)`. One line per place, as `name:line: …`.
+fn single_backslash_math(name: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        for f in ["```", "~~~"] {
+            if t.starts_with(f) {
+                fence = match fence {
+                    Some(open) if open == f => None,
+                    None => Some(f),
+                    other => other,
+                };
+            }
+        }
+        if fence.is_some() || t.starts_with("```") || t.starts_with("~~~") {
+            continue;
+        }
+        // Outside inline code spans: the even pieces between backticks.
+        for piece in line.split('`').step_by(2) {
+            let b = piece.as_bytes();
+            for i in 0..b.len().saturating_sub(1) {
+                let escaped = i > 0 && b[i - 1] == b'\\';
+                let next_is_slash = b[i + 1] == b'\\';
+                if b[i] == b'\\' && !escaped && !next_is_slash && b"()[]".contains(&b[i + 1]) {
+                    out.push(format!(
+                        "{name}:{}: `\\{}` with one backslash: write `\\\\{}`",
+                        n + 1,
+                        b[i + 1] as char,
+                        b[i + 1] as char
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The text of a built page outside code (`<pre>`, `<code>`), scripts, styles and comments,
+/// `<details>` included, with every formula MathJax will typeset (`\(…\)`, `\[…\]`,
+/// `$$…$$`) taken out: what is left of TeX there is math the reader sees raw.
+fn text_outside_code_and_math(html: &str) -> String {
+    let lower = html.to_ascii_lowercase();
+    let mut text = String::new();
+    let mut i = 0;
+    while let Some(off) = html[i..].find('<') {
+        text.push_str(&html[i..i + off]);
+        let start = i + off;
+        let rest = &lower[start..];
+        let skip_to = [
+            ("<!--", "-->"),
+            ("<script", "</script>"),
+            ("<style", "</style>"),
+            ("<pre", "</pre>"),
+            ("<code", "</code>"),
+        ]
+        .iter()
+        .find(|(open, _)| rest.starts_with(open))
+        .map(|(_, close)| *close);
+        i = match skip_to {
+            Some(close) => lower[start..]
+                .find(close)
+                .map_or(html.len(), |e| start + e + close.len()),
+            None => html[start..]
+                .find('>')
+                .map_or(html.len(), |e| start + e + 1),
+        };
+    }
+    if i < html.len() && !html[i..].contains('<') {
+        text.push_str(&html[i..]);
+    }
+    let text = decode_entities(&text);
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    loop {
+        let next = [("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$")]
+            .iter()
+            .filter_map(|(o, c)| rest.find(o).map(|at| (at, *o, *c)))
+            .min_by_key(|(at, ..)| *at);
+        let Some((at, open, close)) = next else {
+            out.push_str(rest);
+            break;
+        };
+        out.push_str(&rest[..at]);
+        match rest[at + open.len()..].find(close) {
+            Some(end) => rest = &rest[at + open.len() + end + close.len()..],
+            None => {
+                // An opening with no close: left in, so that the check names it.
+                out.push_str(open);
+                rest = &rest[at + open.len()..];
+            }
+        }
+    }
+    out
+}
+
+/// TeX a reader must never see: what a formula that lost its delimiters leaves in the text.
+const RAW_TEX: [&str; 5] = ["\\times", "^{", "\\(", "\\cdot", "\\text"];
+
+/// Every piece of raw TeX in a built page's text outside code and formulas, one line each.
+fn raw_math(name: &str, html: &str) -> Vec<String> {
+    let text = text_outside_code_and_math(html);
+    let mut out = Vec::new();
+    for tex in RAW_TEX {
+        for (at, _) in text.match_indices(tex) {
+            let from = text[..at]
+                .char_indices()
+                .rev()
+                .nth(30)
+                .map_or(0, |(i, _)| i);
+            let to = text[at..]
+                .char_indices()
+                .nth(30)
+                .map_or(text.len(), |(i, _)| at + i);
+            out.push(format!(
+                "{name}: `{tex}` shown raw in \"{}\"",
+                text[from..to]
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_formula_in_the_book_s_sources_has_a_single_backslash() {
+    let mut problems = Vec::new();
+    let mut pages = 0;
+    let src = root().join("book").join("src");
+    let mut files = Vec::new();
+    for dir in [src.clone(), src.join("generated")] {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for p in &files {
+        pages += 1;
+        let name = p.strip_prefix(root()).unwrap_or(p).display().to_string();
+        problems.extend(single_backslash_math(
+            &name,
+            &std::fs::read_to_string(p).unwrap(),
+        ));
+    }
+    assert!(pages > 10, "only {pages} pages in {}", src.display());
+    assert!(
+        problems.is_empty(),
+        "formulas that Markdown will strip of their delimiters (they render as \"(12 \\times 32)\"):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_math_checks_catch_a_formula_with_one_backslash() {
+    let source = "A \\\\(12 \\times 32\\\\) tile.\nA \\(6 \\times 16\\) one.\n\
+                  `\\(code\\)` and\n```text\n\\(fenced\\)\n```\nand \\\\[x^{2}\\\\].\n";
+    let found = single_backslash_math("p.md", source);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].starts_with("p.md:2: `\\(`"), "{found:?}");
+    assert!(found[1].starts_with("p.md:2: `\\)`"), "{found:?}");
+
+    // What mdBook makes of the two lines: the first keeps its delimiters, the second does not.
+    let html = page(
+        "<p>A \\(12 \\times 32\\) tile. A (6 \\times 16) one.</p>\n\
+         <pre><code>x^{2} \\times</code></pre><p><code>a^{b}</code> and \\[x^{2}\\] \
+         and $$y^{3}$$.</p><details><summary>Hint</summary><p>2^{10} here</p></details>",
+    );
+    let found = raw_math("p.html", &html);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].contains("`\\times`") && found[0].contains("(6 \\times 16)"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].contains("`^{`") && found[1].contains("2^{10}"),
+        "{found:?}"
+    );
+    assert_eq!(
+        raw_math("p.html", &page("<p>Only \\(x^{2}\\).</p>")),
+        Vec::<String>::new()
+    );
+}
+
+#[cfg(feature = "course-checks")]
+#[test]
+#[ignore = "needs the built book: run `mdbook build book` first (.ci/run does)"]
+fn the_built_book_shows_no_raw_math() {
+    let book = root().join("book").join("book");
+    assert!(
+        book.join("index.html").is_file(),
+        "{} is not built: run `mdbook build book`, then this test again",
+        book.display()
+    );
+    let mut pages = Vec::new();
+    html_files(&book, &mut pages).unwrap();
+    pages.sort();
+    let mut problems = Vec::new();
+    for page in &pages {
+        let name = page
+            .strip_prefix(&book)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        problems.extend(raw_math(&name, &std::fs::read_to_string(page).unwrap()));
+    }
+    assert!(
+        problems.is_empty(),
+        "math shown raw in the built book (a formula whose delimiters Markdown removed: \
+         write `\\\\(` and `\\\\)` in the source):\n{}",
+        problems.join("\n")
+    );
+}
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -409,4 +634,23 @@ fn every_solution_has_exercise_regions_to_check() {
             "no EXERCISE region found in solutions/{lesson}"
         );
     }
+}
+
+#[test]
+fn the_introduction_lists_every_rung_of_the_ladder() {
+    let intro = std::fs::read_to_string(root().join("book/src/introduction.md")).unwrap();
+    let missing: Vec<String> = lab::ladder::ALL
+        .iter()
+        .filter(|l| {
+            !intro
+                .lines()
+                .any(|line| line.starts_with(&format!("| {} |", l.key)))
+        })
+        .map(|l| format!("{} {}", l.key, l.title))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "book/src/introduction.md's ladder has no row for: {}",
+        missing.join(", ")
+    );
 }

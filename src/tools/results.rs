@@ -10,6 +10,8 @@
 //! - `roofline.md`: a roofline per device with a recorded peak, every rung as a dot;
 //!
 //! and the charts in book/src/figures/ (`ladder-*.svg`, `of-peak-*.svg`, `roofline-*.svg`).
+//! `lab results --check` writes nothing and fails naming every file that regenerating would
+//! change, add or remove (CI runs it, and `tests/generated.rs` checks the same).
 //!
 //! The rules: a later measurement of the same thing replaces an earlier one; rows with the
 //! same run (in older files: the same file and date) were measured together, and only
@@ -28,7 +30,7 @@ mod roofline_page;
 mod suite;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
@@ -62,6 +64,68 @@ struct Book<'a> {
 
 /// Regenerates every table and chart of the book from `results/`.
 pub fn run(course: &Course) -> Result<()> {
+    let out = generate(course)?;
+    for (path, text) in &out.files {
+        write(path, text)?;
+    }
+    for path in &out.stale {
+        std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
+        println!("removed {}", path.display());
+    }
+    Ok(())
+}
+
+/// `lab results --check`: writes nothing, and fails naming every file that regenerating
+/// would change, add or remove, so that the book cannot drift from `results/`.
+pub fn check(course: &Course) -> Result<()> {
+    let differ = differences(course)?;
+    if differ.is_empty() {
+        println!("the book's generated tables and charts match results/");
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} generated file(s) of the book differ from what results/ gives; run `cargo run --release -- results` and commit them:\n{}",
+        differ.len(),
+        differ.join("\n")
+    )
+}
+
+/// Every generated file that differs from what `results/` gives, one line each: its path
+/// (relative to the course's root) and whether it would change, be written or be removed.
+pub fn differences(course: &Course) -> Result<Vec<String>> {
+    let out = generate(course)?;
+    let name = |p: &Path| {
+        p.strip_prefix(course.root())
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let mut differ = Vec::new();
+    for (path, text) in &out.files {
+        match std::fs::read(path) {
+            Ok(old) if old == text.as_bytes() => {}
+            Ok(_) => differ.push(format!("{}: would change", name(path))),
+            Err(_) => differ.push(format!("{}: missing, would be written", name(path))),
+        }
+    }
+    for path in &out.stale {
+        differ.push(format!(
+            "{}: no longer generated, would be removed",
+            name(path)
+        ));
+    }
+    Ok(differ)
+}
+
+/// What regenerating writes: each file and its text, and the charts it would remove.
+struct Output {
+    files: Vec<(PathBuf, String)>,
+    /// Charts of devices whose files are gone.
+    stale: Vec<PathBuf>,
+}
+
+/// Every table and chart of the book, from `results/`, in memory.
+fn generate(course: &Course) -> Result<Output> {
     let results = course.results();
     let generated = course.book().join("generated");
     let figures = course.book().join("figures");
@@ -91,14 +155,14 @@ pub fn run(course: &Course) -> Result<()> {
     let page = book.roofline_page()?;
     pages.push(("roofline.md".into(), page));
     pages.push(("grader-suite.md".into(), suite::page(&results, NOTE)?));
-    for (name, text) in &pages {
-        write(&generated.join(name), &ceiling::nowrap_dates(text))?;
-    }
+    let mut out = Output {
+        files: pages
+            .iter()
+            .map(|(name, text)| (generated.join(name), ceiling::nowrap_dates(text)))
+            .collect(),
+        stale: Vec::new(),
+    };
     let written: BTreeSet<&str> = book.figures.iter().map(|(n, _)| n.as_str()).collect();
-    for (name, svg) in &book.figures {
-        write(&figures.join(name), svg)?;
-    }
-    // Charts of devices whose files are gone.
     if let Ok(dir) = std::fs::read_dir(&figures) {
         for e in dir.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -106,13 +170,17 @@ pub fn run(course: &Course) -> Result<()> {
                 && FIGURE_PREFIXES.iter().any(|p| name.starts_with(p))
                 && !written.contains(name.as_str())
             {
-                std::fs::remove_file(e.path())
-                    .with_context(|| format!("removing {}", e.path().display()))?;
-                println!("removed {}", e.path().display());
+                out.stale.push(e.path());
             }
         }
     }
-    Ok(())
+    out.stale.sort();
+    out.files.extend(
+        book.figures
+            .iter()
+            .map(|(name, svg)| (figures.join(name), svg.clone())),
+    );
+    Ok(out)
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {

@@ -10,7 +10,9 @@ use anyhow::{Context as _, Result};
 use crate::harness::peak::{self, Peak};
 use crate::harness::record::{self, LadderRow};
 use crate::ladder;
-use crate::lesson::Lesson;
+use crate::lesson::{Lesson, Unit};
+
+use super::{pct, NONE};
 
 /// Another library measured beside the rungs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -518,7 +520,17 @@ impl Peaks {
     /// and thread count, measured on a CPU device of the row's own machine (one its results
     /// file's OpenCL rows ran on: CPU model names are often generic, and another machine's
     /// file may carry the same one). Anything else has none.
+    ///
+    /// The peak returned is the ceiling of the unit the row's code multiplies on
+    /// ([`Unit`]): none where that unit's ceiling is not recorded ([`Peaks::unmeasured`]).
     pub fn of(&self, r: &Row) -> Option<Peak> {
+        let p = self.fp32(r)?;
+        let gflops = unit(r).ceiling(p.gflops)?;
+        Some(Peak { gflops, ..p })
+    }
+
+    /// The FP32 peak (a CPU's: its FP32 ceiling) of the device a row ran on.
+    fn fp32(&self, r: &Row) -> Option<Peak> {
         if r.cpu {
             let p = peak::for_cpu(&self.results, &r.model, r.threads?)?;
             self.same_machine(r, &p).then(|| super::ceiling::applied(p))
@@ -526,6 +538,25 @@ impl Peaks {
             peak::of_device(&self.all, &r.device, None)
                 .cloned()
                 .map(super::ceiling::applied)
+        }
+    }
+
+    /// The unit a row's code multiplies on, where its device has a recorded peak but not of
+    /// that unit (lesson 11's matrix unit): its share of peak is "n/a", never a share of
+    /// another unit's ceiling.
+    pub fn unmeasured(&self, r: &Row) -> Option<Unit> {
+        let u = unit(r);
+        let p = self.fp32(r)?;
+        u.ceiling(p.gflops).is_none().then_some(u)
+    }
+
+    /// A row's "% of peak" cell: its share of its unit's ceiling, `n/a (matrix unit)` where
+    /// that ceiling is not recorded, else `—`.
+    pub fn share(&self, r: &Row) -> String {
+        match (self.of(r), self.unmeasured(r)) {
+            (Some(p), _) => pct(100.0 * r.gflops / p.gflops),
+            (None, Some(u)) => format!("n/a ({})", u.words()),
+            (None, None) => NONE.into(),
         }
     }
 
@@ -546,6 +577,14 @@ impl Peaks {
         };
         let mut cpu: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
         for r in rows.iter().filter(|r| self.of(r).is_none()) {
+            if let Some(u) = self.unmeasured(r) {
+                push(format!(
+                    "n/a ({w}; its ceiling is not measured): {} multiplies on the {w}, whose rate `results/peak.csv` does not record, and a share of the FP32 peak would measure it against units it does not use",
+                    r.rung().map_or(r.lesson.clone(), |l| format!("lesson {}", l.key)),
+                    w = u.words()
+                ));
+                continue;
+            }
             match (r.cpu, r.threads) {
                 (false, _) => push(format!("`results/peak.csv` has no peak for {}", r.device)),
                 (true, None) => push(format!(
@@ -611,6 +650,11 @@ impl Peaks {
 }
 
 /// `1, 2 or 16`.
+/// The unit a row's code multiplies on: its lesson's; a peer's, the FP32 lanes.
+fn unit(r: &Row) -> Unit {
+    r.rung().map_or(Unit::Fp32, |l| l.unit)
+}
+
 fn or_list(xs: &[usize]) -> String {
     let s: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
     match s.len() {

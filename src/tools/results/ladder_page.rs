@@ -165,7 +165,7 @@ impl Book<'_> {
                     }
                     None => {
                         no_peak.push(r);
-                        NONE.into()
+                        self.peaks.share(r)
                     }
                 },
                 None => NONE.into(),
@@ -263,11 +263,17 @@ impl Book<'_> {
                     color,
                 });
             }
-            // The ceiling, where the rungs of this panel share one exact peak.
+            // The ceiling, where the rungs of this panel share one exact peak; rungs on a
+            // unit whose ceiling is not recorded have none to share, and are said so below.
             let rung_peaks: Vec<Option<Peak>> = at
                 .iter()
-                .filter(|r| r.peer.is_none())
+                .filter(|r| r.peer.is_none() && self.peaks.unmeasured(r).is_none())
                 .map(|r| self.peaks.of(r))
+                .collect();
+            let unroofed: Vec<String> = at
+                .iter()
+                .filter_map(|r| Some((r.rung()?, self.peaks.unmeasured(r)?)))
+                .map(|(l, u)| format!("lesson {} runs on the {}", l.key, u.words()))
                 .collect();
             let limit = match rung_peaks.first() {
                 Some(Some(p)) if rung_peaks.iter().all(|q| q.as_ref() == Some(p)) => Some((
@@ -314,6 +320,12 @@ impl Book<'_> {
             }
             if limit.is_none() {
                 footer.push("No peak line: no recorded peak matches this device exactly.".into());
+            }
+            if !unroofed.is_empty() {
+                footer.push(format!(
+                    "The peak line is the FP32 lanes': {}, whose ceiling is not measured.",
+                    unroofed.join(", ")
+                ));
             }
             panels.push(Panel {
                 heading,

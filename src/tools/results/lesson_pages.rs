@@ -145,7 +145,7 @@ impl Book<'_> {
                     } else {
                         format!(" ({})", gflops(r.host_gflops))
                     },
-                    peak.map_or(NONE.into(), |p| pct(100.0 * r.gflops / p.gflops)),
+                    self.peaks.share(r),
                     if prev.is_some() {
                         format!(" {speedup} |")
                     } else {
@@ -223,6 +223,10 @@ impl Book<'_> {
             .filter_map(|r| self.peaks.of(r).map(|p| (*r, p)))
             .collect();
         if with_peak.is_empty() {
+            // Said under the table already: the unit's ceiling is not recorded.
+            if rows.iter().all(|r| self.peaks.unmeasured(r).is_some()) {
+                return Ok(String::new());
+            }
             return Ok(format!(
                 "\n*No % of peak chart for this device: {}.*\n",
                 self.peaks.why_none(rows).join("; ")

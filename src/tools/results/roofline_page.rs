@@ -360,6 +360,28 @@ impl Book<'_> {
                 missing.join(", ")
             ));
         }
+        // Rungs on a unit whose roof is not measured: no dot under another unit's roof.
+        let elsewhere: Vec<String> = refs
+            .iter()
+            .filter(|r| !r.cpu && r.device == p.device && r.is_square() && r.m == size)
+            .filter_map(|r| Some((r.rung()?, self.peaks.unmeasured(r)?)))
+            .map(|(l, u)| {
+                format!(
+                    "{} {} (n/a: {}; its ceiling is not measured)",
+                    l.key,
+                    l.title,
+                    u.words()
+                )
+            })
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !elsewhere.is_empty() {
+            notes.push(format!(
+                "Not on this roofline, whose flat roof is the FP32 lanes' peak: {}. `results/peak.csv` records no roof for that unit, and a kernel that multiplies on it is not bound by the FP32 roof.",
+                elsewhere.join(", ")
+            ));
+        }
         if !unplaced.is_empty() {
             notes.push(format!(
                 "No intensity (defines unknown): {}.",
