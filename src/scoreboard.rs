@@ -23,10 +23,7 @@ pub struct Row {
 
 /// The timing size: large enough to mean something, small enough for a CPU.
 pub fn timing_shape(info: Option<&DeviceInfo>) -> Shape {
-    match info {
-        Some(i) if i.is_gpu() => Shape::square(1024),
-        _ => Shape::square(256),
-    }
+    crate::grade::shapes::default_asked(info.is_some_and(|i| i.is_gpu()))
 }
 
 /// Whether a lesson is among those asked for (all when none are).

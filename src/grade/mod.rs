@@ -384,10 +384,11 @@ impl Options {
         }
     }
 
-    /// The size this grading was asked for: the timed size, else [`shapes::DEFAULT_ASKED`].
-    /// Every grading checks it exactly ([`shapes::around_asked`]).
-    pub fn asked(&self) -> Shape {
-        self.time.unwrap_or(shapes::DEFAULT_ASKED)
+    /// The size this grading was asked for: the timed size, else the scoreboard's on this kind
+    /// of device ([`shapes::default_asked`]). Every grading checks it exactly
+    /// ([`shapes::around_asked`]).
+    pub fn asked(&self, gpu: bool) -> Shape {
+        self.time.unwrap_or(shapes::default_asked(gpu))
     }
 
     /// These options with the timed shape drawn now ([`crate::harness::timing::drawn_shape`]),

@@ -160,7 +160,9 @@ fn grade_into(
                     // accepts them (whole tiles where it needs them).
                     if n == 0 {
                         s.push(drawn_case(ocl, set, secret)?);
-                        for asked in super::shapes::around_asked(opts.asked(), secret) {
+                        for asked in
+                            super::shapes::around_asked(opts.asked(gpu.info.is_gpu()), secret)
+                        {
                             let shape = timing_launch(ocl, asked, set)?.0;
                             if !s.contains(&shape) {
                                 s.push(shape);

@@ -13,8 +13,15 @@
 
 use crate::harness::matrix::{Rng, Shape};
 
-/// The size a grading checks when nobody asked for one (the scoreboard's on a CPU).
-pub const DEFAULT_ASKED: Shape = Shape::square(256);
+/// The size a grading checks when nobody asked for one, and the one the scoreboard times at:
+/// large enough to mean something, small enough for a CPU.
+pub fn default_asked(gpu: bool) -> Shape {
+    if gpu {
+        Shape::square(1024)
+    } else {
+        Shape::square(256)
+    }
+}
 
 /// The shapes checked around `asked`, in the order above, each once. `secret` draws the
 /// multiple-of-256 shape and the wide C.
@@ -56,7 +63,7 @@ pub fn drawn_side(rng: &mut Rng, lo: usize, hi: usize) -> usize {
     let pow = hi
         .checked_next_power_of_two()
         .map_or(hi, |p| if p > hi { p / 2 } else { p });
-    if r % 4 == 0 && pow >= lo {
+    if r.is_multiple_of(4) && pow >= lo {
         pow
     } else {
         lo + ((r >> 2) % (hi - lo + 1) as u64) as usize
@@ -76,7 +83,7 @@ mod tests {
             assert!(all.contains(&Shape::square(512)), "{all:?}");
             let round = all
                 .iter()
-                .find(|s| s.m % 256 == 0 && s.n % 256 == 0 && s.k % 256 == 0 && s.m != s.k)
+                .find(|s| [s.m, s.n, s.k].iter().all(|d| d.is_multiple_of(256)) && s.m != s.k)
                 .expect("a shape of multiples of 256");
             assert!(
                 round.m >= 1024 && round.n >= 768 && round.k >= 512,
@@ -91,7 +98,7 @@ mod tests {
         for secret in 0..16 {
             let all = around_asked(Shape::square(256), secret);
             assert_eq!(all.iter().filter(|s| **s == Shape::square(256)).count(), 1);
-            assert!(all[1] != all[0] && all[1].n % 256 == 0, "{all:?}");
+            assert!(all[1] != all[0] && all[1].n.is_multiple_of(256), "{all:?}");
         }
         // The multiple-of-256 shape is drawn: not always the same.
         let rounds: std::collections::BTreeSet<_> = (0..32)
