@@ -432,12 +432,7 @@ fn the_math_checks_catch_a_formula_with_one_backslash() {
 #[test]
 #[ignore = "needs the built book: run `mdbook build book` first (.ci/run does)"]
 fn the_built_book_shows_no_raw_math() {
-    let book = root().join("book").join("book");
-    assert!(
-        book.join("index.html").is_file(),
-        "{} is not built: run `mdbook build book`, then this test again",
-        book.display()
-    );
+    let book = built_book();
     let mut pages = Vec::new();
     html_files(&book, &mut pages).unwrap();
     pages.sort();
@@ -460,6 +455,18 @@ fn the_built_book_shows_no_raw_math() {
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The built book's folder, which the tests of the rendered pages need.
+#[cfg(feature = "course-checks")]
+fn built_book() -> PathBuf {
+    let book = root().join("book").join("book");
+    assert!(
+        book.join("index.html").is_file(),
+        "{} is not built: run `mdbook build book`, then this test again",
+        book.display()
+    );
+    book
 }
 
 #[cfg(feature = "course-checks")]
@@ -487,12 +494,7 @@ fn the_built_book_shows_no_answer_in_the_open() {
 #[test]
 #[ignore = "needs the built book and Chromium: run `mdbook build book` first (.ci/run does)"]
 fn every_page_of_the_built_book_fits_1280_px_without_sideways_scrolling() {
-    let book = root().join("book").join("book");
-    assert!(
-        book.join("index.html").is_file(),
-        "{} is not built: run `mdbook build book`, then this test again",
-        book.display()
-    );
+    let book = built_book();
     let chromium = page_layout::chromium().expect(
         "no Chromium found: install it (`apt-get install chromium`) or set $CHROMIUM to one",
     );
