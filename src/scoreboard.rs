@@ -11,6 +11,7 @@ use crate::harness::peak::Peak;
 use crate::harness::timing::Clock;
 use crate::ladder::ALL;
 use crate::lesson::{Kind, Lesson};
+use crate::progress::Entry;
 use crate::report;
 
 /// One lesson's line.
@@ -51,13 +52,7 @@ pub fn collect(
         }
         // Both multiply the same problem: one timed shape, drawn for this lesson now.
         let opts = &opts.drawing_the_timed_shape();
-        // The reference is the course's own and proven by `cargo test`: here it is only timed,
-        // so it skips the simulator.
-        let quick = Options {
-            simulate: false,
-            ..opts.clone()
-        };
-        let reference = grade::grade(lesson, &Source::Folder(opts.course.solutions()), &quick);
+        let reference = time_reference(lesson, opts);
         let student = grade::grade(lesson, &Source::Folder(student_dir.to_path_buf()), opts);
         rows.push(Row {
             lesson,
@@ -66,6 +61,18 @@ pub fn collect(
         });
     }
     rows
+}
+
+/// The reference answer's grading, for its speed beside the student's: give both gradings the
+/// same options ([`Options::drawing_the_timed_shape`]) so that they multiply the same problem.
+pub fn time_reference(lesson: &'static Lesson, opts: &Options) -> Verdict {
+    // The reference is the course's own and proven by `cargo test`: here it is only timed,
+    // so it skips the simulator.
+    let quick = Options {
+        simulate: false,
+        ..opts.clone()
+    };
+    grade::grade(lesson, &Source::Folder(opts.course.solutions()), &quick)
 }
 
 /// A verdict's speed, at the asked size or the size it was timed at; `(wall clock)` where an
@@ -122,24 +129,50 @@ pub fn render(
     shape: Shape,
     peak: Option<&Peak>,
 ) -> String {
+    render_with_progress(rows, device, student_dir, shape, peak, &[])
+}
+
+/// The scoreboard, with a last column of what the student's progress file remembers of each
+/// lesson (`passed on 2026-11-28, best 12.3 GFLOP/s`) when it remembers a pass of any: the
+/// table is otherwise the same, column for column.
+pub fn render_with_progress(
+    rows: &[Row],
+    device: &str,
+    student_dir: &str,
+    shape: Shape,
+    peak: Option<&Peak>,
+    recorded: &[Entry],
+) -> String {
+    let remembered = |l: &Lesson| {
+        recorded
+            .iter()
+            .find(|e| e.lesson == l.name())
+            .map(Entry::words)
+            .unwrap_or_default()
+    };
+    let column = rows.iter().any(|r| !remembered(r.lesson).is_empty());
     let mut table = Table::new();
+    let mut header = vec!["lesson", "your code", "reference"];
+    if column {
+        header.push("your progress");
+    }
     table
         .load_style(presets::ASCII_BORDERS_ONLY_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec!["lesson", "your code", "reference"]);
+        .set_header(header);
     let mut notes = Vec::new();
     for r in rows {
         let name = format!("{} {}", r.lesson.key, r.lesson.title);
-        match (&r.student, &r.reference) {
+        let mut row = match (&r.student, &r.reference) {
             (Some(st), Some(rf)) => {
                 let reference = match &rf.failure {
                     None => speed(rf, shape),
                     Some(f) => format!("FAILING ({})", report::short(f)),
                 };
-                table.add_row(vec![name.clone(), status(st, shape), reference]);
                 if let Some(f) = &st.failure {
                     notes.push(format!("{name}:\n{}", indent(&report::failure_text(f))));
                 }
+                vec![name, status(st, shape), reference]
             }
             _ => {
                 let p = match peak {
@@ -151,9 +184,13 @@ pub fn render(
                     ),
                     None => "peak not measured: run lesson 00".into(),
                 };
-                table.add_row(vec![name, "nothing to grade".into(), p]);
+                vec![name, "nothing to grade".into(), p]
             }
+        };
+        if column {
+            row.push(remembered(r.lesson));
         }
+        table.add_row(row);
     }
     let mut s = format!(
         "Scoreboard — kernels from {student_dir}\ndevice: {device}; speeds near {shape} (a shape drawn per grading; every timed call checked)\n\n{table}\n"
