@@ -256,14 +256,14 @@ mod tests {
         assert_eq!(record(&file, &k, &verdict(false, None)).unwrap(), None);
         let (p, w) = read(&file);
         assert!(w.is_none() && !p.passed(&k, "04_naive_kernel"));
-        // 2 GFLOP in 1 ms: 2000 GFLOP/s; then a slower pass, then a failure.
+        // 2·100³ FLOP in 1 ms: 2 GFLOP/s; then a slower pass, then a failure.
         record(&file, &k, &verdict(true, Some(1.0))).unwrap();
         record(&file, &k, &verdict(true, Some(2.0))).unwrap();
         let (p, _) = read(&file);
         let e = p.entry(&k, "04_naive_kernel").unwrap();
         assert!(e.passed);
-        assert!((e.best_gflops.unwrap() - 2000.0).abs() < 1e-6);
-        assert!((e.gflops.unwrap() - 1000.0).abs() < 1e-6);
+        assert!((e.best_gflops.unwrap() - 2.0).abs() < 1e-6);
+        assert!((e.gflops.unwrap() - 1.0).abs() < 1e-6);
         let first = e.passed_on.clone().unwrap();
         record(&file, &k, &verdict(false, None)).unwrap();
         let (p, _) = read(&file);
@@ -271,7 +271,7 @@ mod tests {
         assert!(!e.passed && e.gflops.is_none());
         assert_eq!(e.passed_on.as_deref(), Some(first.as_str()));
         assert!(e.words().starts_with("passed on 20"), "{}", e.words());
-        assert!(e.words().ends_with("best 2000 GFLOP/s"), "{}", e.words());
+        assert!(e.words().ends_with("best 2.00 GFLOP/s"), "{}", e.words());
         // Another folder has progress of its own.
         assert!(p.entry(&tmp.dir.join("other"), "04_naive_kernel").is_none());
         assert_eq!(p.lessons.len(), 1);

@@ -211,3 +211,64 @@ fn indent(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::Failure;
+    use crate::ladder;
+
+    fn row(key: &str, failure: Option<FailKind>) -> Row {
+        let lesson = ladder::get(key);
+        let file = std::path::PathBuf::from(lesson.file_name());
+        let mut student = Verdict::new(lesson, &file);
+        student.failure = failure.map(|k| Failure::new(k, "x"));
+        Row {
+            lesson,
+            student: Some(student),
+            reference: Some(Verdict::new(lesson, &file)),
+        }
+    }
+
+    fn entry(lesson: &str, passed_on: Option<&str>) -> Entry {
+        Entry {
+            lesson: lesson.into(),
+            kernels: "/k".into(),
+            passed: passed_on.is_some(),
+            when: "2026-11-28T07:00:00Z".into(),
+            gflops: None,
+            device: None,
+            passed_on: passed_on.map(str::to_string),
+            best_gflops: passed_on.map(|_| 12.34),
+            best_device: None,
+        }
+    }
+
+    #[test]
+    fn the_progress_column_shows_only_when_a_pass_is_remembered() {
+        let rows = [
+            row("04", Some(FailKind::Wrong)),
+            row("05", Some(FailKind::NotStarted)),
+        ];
+        let shape = Shape::square(64);
+        let plain = render(&rows, "d", "k", shape, None);
+        let never = [entry("05_local_tiling", None)];
+        assert_eq!(
+            render_with_progress(&rows, "d", "k", shape, None, &never),
+            plain
+        );
+        assert!(!plain.contains("your progress"));
+        let once = [entry("04_naive_kernel", Some("2026-11-27T10:00:00Z"))];
+        let text = render_with_progress(&rows, "d", "k", shape, None, &once);
+        assert!(text.contains("your progress"), "{text}");
+        let line = text.lines().find(|l| l.starts_with("| 04 ")).unwrap();
+        assert!(
+            line.contains("passed on 2026-11-27, best 12.3 GFLOP/s"),
+            "{line}"
+        );
+        // .ci/run's checks of the rows still read them: "not started", then the reference.
+        let line = text.lines().find(|l| l.starts_with("| 05 ")).unwrap();
+        let after = line.split("not started").nth(1).unwrap().trim_start();
+        assert!(after.starts_with('—'), "{line}");
+    }
+}
