@@ -39,6 +39,8 @@ pub struct Edge {
     /// The program that serves gradings as a worker: this program (every program of the course
     /// is its own worker), unless a caller that is none of them (a test) names one.
     pub worker: Option<PathBuf>,
+    /// `LAB_PROGRESS`: the progress file, when not the course's `target/lab-progress.json`.
+    pub progress: Option<PathBuf>,
 }
 
 /// Reads an environment variable that must be a whole number when set.
@@ -77,6 +79,7 @@ impl Edge {
                 Some(n) => bail!("LAB_STRICT={n}: use 1 to fail what could not be checked, or 0"),
             },
             kernels: text("LAB_KERNELS").map(|d| paths::absolute(Path::new(&d))),
+            progress: text("LAB_PROGRESS").map(|f| paths::absolute(Path::new(&f))),
             cl_std: text("LAB_CL_STD")
                 .map(|v| crate::harness::program::parse_cl_std(&v))
                 .transpose()
@@ -100,6 +103,23 @@ impl Edge {
             bail!("{}{from} is not a folder of kernels", dir.display());
         }
         Ok(dir)
+    }
+
+    /// The progress file: `LAB_PROGRESS`, else `target/lab-progress.json` in the course.
+    pub fn progress_file(&self) -> PathBuf {
+        self.progress
+            .clone()
+            .unwrap_or_else(|| crate::progress::default_file(self.course.root()))
+    }
+
+    /// Records a grading of the folder `dir` in the progress file; a problem with the file is
+    /// a warning on stderr, never a failure of the grading.
+    pub fn record_progress(&self, dir: &Path, v: &Verdict) {
+        match crate::progress::record(&self.progress_file(), dir, v) {
+            Ok(None) => {}
+            Ok(Some(warning)) => eprintln!("{warning}"),
+            Err(e) => eprintln!("warning: your progress was not recorded: {e:#}"),
+        }
     }
 
     /// The device selector in force: the `--device` flag, else `LAB_DEVICE`.

@@ -4,12 +4,13 @@
 //!   records, child processes, student CPU crates. It knows nothing of the ladder.
 //! - [`lesson`]: what a lesson is, as data.
 //! - [`grade`]: the one pipeline, run → check → judge → time, and its worker process.
-//! - [`report`], the text a student reads; [`measure`] and [`peers`], checked timings.
+//! - [`report`], the text a student reads; [`measure`] and [`peers`], checked timings;
+//!   [`progress`], the lessons a student has passed.
 //! - [`ladder`]: the lessons themselves, declared once each in `lessons/NN_name.rs`.
 //! - [`cli`]: the edge, flags and environment.
 //! - [`run`]: a lesson's standard run (check, time, compare with the previous rung).
 //! - The front ends: [`program`] (every lesson's program), [`scoreboard`], [`class`],
-//!   [`autograde`], [`layout`], [`tools`].
+//!   [`autograde`], [`layout`], [`tools`], [`watch`].
 //!
 //! tests/layout.rs checks these floors on every file, lessons/ included, and that no two
 //! modules import each other, directly or around a circle.
@@ -25,6 +26,7 @@ pub mod lesson;
 pub mod grade;
 pub mod measure;
 pub mod peers;
+pub mod progress;
 pub mod report;
 
 pub mod ladder;
@@ -37,3 +39,4 @@ pub mod program;
 pub mod run;
 pub mod scoreboard;
 pub mod tools;
+pub mod watch;

@@ -95,7 +95,12 @@ enum Cmd {
     Grade {
         /// Lessons to grade (default: all), e.g. `05` or `5`.
         lessons: Vec<String>,
+        /// Watch instead: `lab watch`, from the lesson given (`cargo lab --watch 05`).
+        #[arg(long)]
+        watch: bool,
     },
+    /// Grade the lesson you are editing on every save, with its hints a key press away.
+    Watch(lab::watch::Args),
     /// Grade a class: every student folder inside DIR, as --kernels grades one.
     Class {
         /// A folder holding one folder of kernels per student.
@@ -166,7 +171,26 @@ fn main() -> ExitCode {
     };
     match args.command {
         None => cli::finish(scoreboard(&args.board, &edge)),
-        Some(Cmd::Grade { lessons }) => match grade_lessons(&args.board, &lessons, &edge) {
+        Some(Cmd::Grade {
+            lessons,
+            watch: true,
+        }) => cli::finish(lab::watch::Args::from_grade(&lessons).and_then(|a| {
+            let b = &args.board;
+            lab::watch::run(&a, b.kernels.as_deref(), b.device.as_deref(), &edge)
+        })),
+        Some(Cmd::Watch(a)) => {
+            let b = &args.board;
+            cli::finish(lab::watch::run(
+                &a,
+                b.kernels.as_deref(),
+                b.device.as_deref(),
+                &edge,
+            ))
+        }
+        Some(Cmd::Grade {
+            lessons,
+            watch: false,
+        }) => match grade_lessons(&args.board, &lessons, &edge) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => cli::finish(Err(e)),
@@ -267,14 +291,19 @@ fn scoreboard(board: &Board, edge: &Edge) -> Result<()> {
     let rows = scoreboard::collect(&dir, &opts, &only, |l| {
         eprintln!("grading lesson {} ...", l.key);
     });
+    let (progress, warning) = lab::progress::read(&edge.progress_file());
+    if let Some(w) = warning {
+        eprintln!("{w}");
+    }
     print!(
         "{}",
-        scoreboard::render(
+        scoreboard::render_with_progress(
             &rows,
             &info.describe(),
             &paths::display(&dir),
             shape,
-            peak::lookup(&edge.course.results(), &info).as_ref()
+            peak::lookup(&edge.course.results(), &info).as_ref(),
+            &progress.of_folder(&dir).cloned().collect::<Vec<_>>(),
         )
     );
     Ok(())
@@ -297,6 +326,7 @@ fn grade_lessons(board: &Board, keys: &[String], edge: &Edge) -> Result<bool> {
     for lesson in &lessons {
         eprintln!("grading lesson {} ...", lesson.key);
         let (v, text) = cli::grade_lesson(lesson, &dir, &opts);
+        edge.record_progress(&dir, &v);
         println!("{text}");
         if v.passed() {
             passed += 1;

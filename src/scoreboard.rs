@@ -11,6 +11,7 @@ use crate::harness::peak::Peak;
 use crate::harness::timing::Clock;
 use crate::ladder::ALL;
 use crate::lesson::{Kind, Lesson};
+use crate::progress::Entry;
 use crate::report;
 
 /// One lesson's line.
@@ -51,13 +52,7 @@ pub fn collect(
         }
         // Both multiply the same problem: one timed shape, drawn for this lesson now.
         let opts = &opts.drawing_the_timed_shape();
-        // The reference is the course's own and proven by `cargo test`: here it is only timed,
-        // so it skips the simulator.
-        let quick = Options {
-            simulate: false,
-            ..opts.clone()
-        };
-        let reference = grade::grade(lesson, &Source::Folder(opts.course.solutions()), &quick);
+        let reference = time_reference(lesson, opts);
         let student = grade::grade(lesson, &Source::Folder(student_dir.to_path_buf()), opts);
         rows.push(Row {
             lesson,
@@ -66,6 +61,18 @@ pub fn collect(
         });
     }
     rows
+}
+
+/// The reference answer's grading, for its speed beside the student's: give both gradings the
+/// same options ([`Options::drawing_the_timed_shape`]) so that they multiply the same problem.
+pub fn time_reference(lesson: &'static Lesson, opts: &Options) -> Verdict {
+    // The reference is the course's own and proven by `cargo test`: here it is only timed,
+    // so it skips the simulator.
+    let quick = Options {
+        simulate: false,
+        ..opts.clone()
+    };
+    grade::grade(lesson, &Source::Folder(opts.course.solutions()), &quick)
 }
 
 /// A verdict's speed, at the asked size or the size it was timed at; `(wall clock)` where an
@@ -122,24 +129,50 @@ pub fn render(
     shape: Shape,
     peak: Option<&Peak>,
 ) -> String {
+    render_with_progress(rows, device, student_dir, shape, peak, &[])
+}
+
+/// The scoreboard, with a last column of what the student's progress file remembers of each
+/// lesson (`passed on 2026-11-28, best 12.3 GFLOP/s`) when it remembers a pass of any: the
+/// table is otherwise the same, column for column.
+pub fn render_with_progress(
+    rows: &[Row],
+    device: &str,
+    student_dir: &str,
+    shape: Shape,
+    peak: Option<&Peak>,
+    recorded: &[Entry],
+) -> String {
+    let remembered = |l: &Lesson| {
+        recorded
+            .iter()
+            .find(|e| e.lesson == l.name())
+            .map(Entry::words)
+            .unwrap_or_default()
+    };
+    let column = rows.iter().any(|r| !remembered(r.lesson).is_empty());
     let mut table = Table::new();
+    let mut header = vec!["lesson", "your code", "reference"];
+    if column {
+        header.push("your progress");
+    }
     table
         .load_style(presets::ASCII_BORDERS_ONLY_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec!["lesson", "your code", "reference"]);
+        .set_header(header);
     let mut notes = Vec::new();
     for r in rows {
         let name = format!("{} {}", r.lesson.key, r.lesson.title);
-        match (&r.student, &r.reference) {
+        let mut row = match (&r.student, &r.reference) {
             (Some(st), Some(rf)) => {
                 let reference = match &rf.failure {
                     None => speed(rf, shape),
                     Some(f) => format!("FAILING ({})", report::short(f)),
                 };
-                table.add_row(vec![name.clone(), status(st, shape), reference]);
                 if let Some(f) = &st.failure {
                     notes.push(format!("{name}:\n{}", indent(&report::failure_text(f))));
                 }
+                vec![name, status(st, shape), reference]
             }
             _ => {
                 let p = match peak {
@@ -151,9 +184,13 @@ pub fn render(
                     ),
                     None => "peak not measured: run lesson 00".into(),
                 };
-                table.add_row(vec![name, "nothing to grade".into(), p]);
+                vec![name, "nothing to grade".into(), p]
             }
+        };
+        if column {
+            row.push(remembered(r.lesson));
         }
+        table.add_row(row);
     }
     let mut s = format!(
         "Scoreboard — kernels from {student_dir}\ndevice: {device}; speeds near {shape} (a shape drawn per grading; every timed call checked)\n\n{table}\n"
@@ -173,4 +210,65 @@ fn indent(text: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::Failure;
+    use crate::ladder;
+
+    fn row(key: &str, failure: Option<FailKind>) -> Row {
+        let lesson = ladder::get(key);
+        let file = std::path::PathBuf::from(lesson.file_name());
+        let mut student = Verdict::new(lesson, &file);
+        student.failure = failure.map(|k| Failure::new(k, "x"));
+        Row {
+            lesson,
+            student: Some(student),
+            reference: Some(Verdict::new(lesson, &file)),
+        }
+    }
+
+    fn entry(lesson: &str, passed_on: Option<&str>) -> Entry {
+        Entry {
+            lesson: lesson.into(),
+            kernels: "/k".into(),
+            passed: passed_on.is_some(),
+            when: "2026-11-28T07:00:00Z".into(),
+            gflops: None,
+            device: None,
+            passed_on: passed_on.map(str::to_string),
+            best_gflops: passed_on.map(|_| 12.34),
+            best_device: None,
+        }
+    }
+
+    #[test]
+    fn the_progress_column_shows_only_when_a_pass_is_remembered() {
+        let rows = [
+            row("04", Some(FailKind::Wrong)),
+            row("05", Some(FailKind::NotStarted)),
+        ];
+        let shape = Shape::square(64);
+        let plain = render(&rows, "d", "k", shape, None);
+        let never = [entry("05_local_tiling", None)];
+        assert_eq!(
+            render_with_progress(&rows, "d", "k", shape, None, &never),
+            plain
+        );
+        assert!(!plain.contains("your progress"));
+        let once = [entry("04_naive_kernel", Some("2026-11-27T10:00:00Z"))];
+        let text = render_with_progress(&rows, "d", "k", shape, None, &once);
+        assert!(text.contains("your progress"), "{text}");
+        let line = text.lines().find(|l| l.starts_with("| 04 ")).unwrap();
+        assert!(
+            line.contains("passed on 2026-11-27, best 12.3 GFLOP/s"),
+            "{line}"
+        );
+        // .ci/run's checks of the rows still read them: "not started", then the reference.
+        let line = text.lines().find(|l| l.starts_with("| 05 ")).unwrap();
+        let after = line.split("not started").nth(1).unwrap().trim_start();
+        assert!(after.starts_with('—'), "{line}");
+    }
 }

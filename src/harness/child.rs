@@ -125,6 +125,16 @@ impl Ended {
     }
 }
 
+/// Set while a program that is leaving (or dropping a grading it no longer wants) asks every
+/// supervised child to end: each is killed at its next tick, as its watchdog would kill it.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Kills every child [`supervise`] runs, now and until `stop_children(false)`: a grading in
+/// another thread then ends within a tick, its children with it (`lab watch` on quit).
+pub fn stop_children(stop: bool) {
+    STOPPING.store(stop, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// What the watchdog decides on each tick.
 pub enum Tick {
     Continue,
@@ -154,7 +164,8 @@ pub fn supervise(mut cmd: Command, keep: usize, mut tick: impl FnMut() -> Tick) 
         if let Some(s) = child.try_wait().context("waiting for a child process")? {
             break Some(s);
         }
-        if let Tick::Kill = tick() {
+        let stopping = STOPPING.load(std::sync::atomic::Ordering::SeqCst);
+        if stopping || matches!(tick(), Tick::Kill) {
             kill_group(&mut child);
             break None;
         }
