@@ -176,7 +176,7 @@ fn locked_version(lock: &str, name: &str) -> Option<String> {
 
 /// Writes a file only when its content changes, through a rename so that a concurrent
 /// reader never sees half of it, and cargo's fingerprints stay valid when nothing changed.
-pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
         return Ok(());
     }
