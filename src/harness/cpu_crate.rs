@@ -258,7 +258,7 @@ impl Builder {
 
     /// Builds `source` as [`Builder::build_as`] does, with the course's own version of each
     /// crate of `extra` beside rayon (name, and the features wanted): the peers the ladder
-    /// times in the same driver as the lessons ([`crate::peers::cpu_served`]). A student's
+    /// times in the same driver as the lessons (the bench's `peers::cpu_served`). A student's
     /// file never gets more than rayon.
     pub fn build_with(
         &self,

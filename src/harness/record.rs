@@ -100,7 +100,7 @@ where
 }
 
 /// One measured kernel (or peer) at one size: a row of `results/<device>.csv`, written by
-/// `cargo run --release -- ladder` and by `scripts/cublas_sgemm.py`.
+/// `cargo run --release -p lab-bench -- ladder` and by `scripts/cublas_sgemm.py`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LadderRow {
     pub date: String,

@@ -1,4 +1,4 @@
-//! `lab evidence` accounts for the student's kernels, not the course's answers: it builds the
+//! `lab-bench evidence` accounts for the student's kernels, not the course's answers: it builds the
 //! files of `--kernels DIR` with the defines a grading uses, and what it writes changes where
 //! the student's kernel differs from the reference and only there.
 
@@ -25,14 +25,14 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `lab evidence` with these arguments: its standard output, or its failure's text.
+/// `lab-bench evidence` with these arguments: its standard output, or its failure's text.
 fn evidence(args: &[&str]) -> Result<String, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_lab-bench"))
         .arg("evidence")
         .args(args)
         .env_remove("LAB_KERNELS")
         .output()
-        .expect("running lab evidence");
+        .expect("running lab-bench evidence");
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     if out.status.success() {
         Ok(text(&out.stdout))

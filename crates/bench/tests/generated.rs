@@ -1,7 +1,7 @@
-//! The book's generated tables and charts are what `lab results` makes of `results/`, byte
+//! The book's generated tables and charts are what `lab-bench results` makes of `results/`, byte
 //! for byte, and no generated page shows a share of peak above 100 %. Both checks read files
 //! only (no device, well under a second), so a plain `cargo test` runs them, and `.ci/run`
-//! runs `lab results --check` as well.
+//! runs `lab-bench results --check` as well.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,7 @@ fn the_generated_pages_and_charts_are_what_results_gives() {
     assert!(
         differ.is_empty(),
         "{} generated file(s) of the book differ from what results/ gives; run \
-         `cargo run --release -- results` and commit them:\n{}",
+         `cargo run --release -p lab-bench -- results` and commit them:\n{}",
         differ.len(),
         differ.join("\n")
     );

@@ -1,5 +1,5 @@
 //! Grading a class: three student folders (one complete, one with a CPU file that does not
-//! compile, one half done) graded by `lab class`, with a table, a ranking and a gradebook,
+//! compile, one half done) graded by `lab-teacher class`, with a table, a ranking and a gradebook,
 //! each verdict the one `--kernels` gives that folder alone.
 
 #[path = "../../../tests/common/mod.rs"]

@@ -1,4 +1,4 @@
-//! `lab accuracy`: the GPU rungs' references on one public set of inputs, so that their
+//! `lab-bench accuracy`: the GPU rungs' references on one public set of inputs, so that their
 //! errors compare with a peer's on the very same matrices. Grading never uses a public seed
 //! (a kernel could recognise its inputs); this command grades nothing, it only measures how
 //! far each reference's C lies from the exact product.

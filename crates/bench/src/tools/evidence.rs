@@ -1,4 +1,4 @@
-//! `lab evidence`: the compiler's own account of a GPU rung, for the chapters that explain
+//! `lab-bench evidence`: the compiler's own account of a GPU rung, for the chapters that explain
 //! them and for the student who wants the same account of their own kernel. Builds each
 //! lesson's kernel from the student's folder (`--kernels DIR`, else `LAB_KERNELS`, else
 //! kernels/; `--solution` for the reference answers) with the defines a grading builds it
@@ -186,7 +186,7 @@ fn one(
     };
     if nvidia && !log.contains("ptxas info") {
         eprintln!(
-            "{name}: NVIDIA's build log has no ptxas lines (registers, spills); the driver answered from its cache of compiled programs: `lab evidence` asks it not to (CUDA_CACHE_DISABLE=1), unless the variable is set to something else"
+            "{name}: NVIDIA's build log has no ptxas lines (registers, spills); the driver answered from its cache of compiled programs: `lab-bench evidence` asks it not to (CUDA_CACHE_DISABLE=1), unless the variable is set to something else"
         );
     }
     write(

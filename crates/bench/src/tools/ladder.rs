@@ -1,4 +1,4 @@
-//! `lab ladder`: measures every rung's reference answer, the variants each chapter compares,
+//! `lab-bench ladder`: measures every rung's reference answer, the variants each chapter compares,
 //! and the peers, at several sizes on one device, in one run, and appends the results to a
 //! CSV file under results/. Every row of one invocation carries the same `run`: they were
 //! measured together. This is the command behind every measured number in the book.

@@ -1,4 +1,4 @@
-//! `lab tune`: lesson 10's autotuner. Tries the kernel's tuning defines on a device, checks
+//! `lab-bench tune`: lesson 10's autotuner. Tries the kernel's tuning defines on a device, checks
 //! and times each configuration, prints the fastest, and with `--write` records the winner in
 //! results/tuned.csv, where lesson 10 finds it. It tunes the reference, or with `--kernels DIR`
 //! the lesson-10 kernel in DIR, each configuration checked and timed as the grader does.

@@ -32,8 +32,8 @@ pub fn workflow(config: &Config) -> String {
         y,
         "\
 # GitHub Classroom autograding: one step per lesson, each worth its points in {CONFIG}.
-# Written by `cargo run --release -- classroom > {WORKFLOW}`: edit the points
-# file and write this one again, never by hand.
+# Written by `cargo run --release -p lab-teacher -- classroom > {WORKFLOW}`:
+# edit the points file and write this one again, never by hand.
 name: Autograding Tests
 on: [push, workflow_dispatch, repository_dispatch]
 permissions:
@@ -50,7 +50,7 @@ jobs:
       - name: OpenCL on the CPU (PoCL) and the graders' tools
         run: bash {SETUP}
       - name: Build the course's grader
-        run: cargo build --release --locked --bin lab
+        run: cargo build --release --locked -p lab-teacher
 "
     );
     let lessons = config.lessons();
@@ -63,7 +63,7 @@ jobs:
         with:
           test-name: {name}
           setup-command: ''
-          command: target/release/lab autograde --submission . --lesson {key} --full-marks --results results-{key}.json
+          command: target/release/lab-teacher autograde --submission . --lesson {key} --full-marks --results results-{key}.json
           timeout: {minutes}
           max-score: {points}
 ",
@@ -107,13 +107,14 @@ mod tests {
 
     #[test]
     fn the_committed_workflow_is_the_one_the_points_file_writes() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The course: this package is crates/teacher in it.
+        let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let config = Config::read(&root.join(CONFIG)).unwrap();
         let committed = std::fs::read_to_string(root.join(WORKFLOW)).unwrap();
         assert!(root.join(SETUP).is_file(), "the workflow runs {SETUP}");
         assert!(
             committed == workflow(&config),
-            "{WORKFLOW} differs from what {CONFIG} writes: run `cargo run --release -- classroom > {WORKFLOW}`"
+            "{WORKFLOW} differs from what {CONFIG} writes: run `cargo run --release -p lab-teacher -- classroom > {WORKFLOW}`"
         );
     }
 

@@ -1,7 +1,7 @@
 //! Grading for the engines classes already use: Gradescope (a `results.json` per submission)
 //! and GitHub Classroom (a workflow with one step per lesson). Both read the teacher's one
 //! file of points ([`Config`], `autograder/points.toml`) and grade with [`class::grade_student`],
-//! the path `lab class` grades with.
+//! the path `lab-teacher class` grades with.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -223,7 +223,7 @@ pub fn kernels_of(submission: &Path) -> PathBuf {
     }
 }
 
-/// Grades one submission on the config's lessons (or those of `only`), as `lab class` grades
+/// Grades one submission on the config's lessons (or those of `only`), as `lab-teacher class` grades
 /// one student.
 pub fn grade(
     submission: &Path,
@@ -267,7 +267,9 @@ mod tests {
 
     #[test]
     fn the_courses_points_file_reads() {
-        let c = Config::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(CONFIG)).unwrap();
+        // The course: this package is crates/teacher in it.
+        let course = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let c = Config::read(&course.join(CONFIG)).unwrap();
         assert!(!c.lessons().is_empty());
         // Every lesson of the ladder has points or is left out with a reason.
         assert!(

@@ -14,7 +14,7 @@ impl Book<'_> {
             s.push_str(&self.ladder_file(file)?);
         }
         if files.is_empty() {
-            s.push_str("\n*No ladder run is recorded yet: run `cargo run --release -- ladder`.*\n");
+            s.push_str("\n*No ladder run is recorded yet: run `cargo run --release -p lab-bench -- ladder`.*\n");
         }
         Ok(s)
     }

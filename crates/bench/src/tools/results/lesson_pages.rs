@@ -31,7 +31,7 @@ impl Book<'_> {
             s.push_str(&self.peers_of_10(&files));
         }
         if !any {
-            let _ = writeln!(s, "\n*No measurement of this lesson is recorded yet: run `cargo run --release -- ladder`, then `cargo run --release -- results`.*");
+            let _ = writeln!(s, "\n*No measurement of this lesson is recorded yet: run `cargo run --release -p lab-bench -- ladder`, then `cargo run --release -p lab-bench -- results`.*");
         }
         Ok(s)
     }

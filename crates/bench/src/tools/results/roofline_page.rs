@@ -63,7 +63,7 @@ impl Book<'_> {
             }
         }
         if !any && without.is_empty() {
-            let _ = writeln!(s, "\n*No measurement is recorded yet: run `cargo run --release --bin {} -- --record`, then `cargo run --release -- ladder`.*", ladder::device().name());
+            let _ = writeln!(s, "\n*No measurement is recorded yet: run `cargo run --release --bin {} -- --record`, then `cargo run --release -p lab-bench -- ladder`.*", ladder::device().name());
         }
         Ok(s)
     }
