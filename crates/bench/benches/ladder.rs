@@ -2,9 +2,10 @@
 //! matrixmultiply, every OpenCL rung's reference beside CLBlast, in one process. Throughput
 //! is in FLOPs, so criterion's "elem/s" reads as FLOP/s.
 //!
-//!   cargo bench -p lab-bench --bench ladder                    # LAB_BENCH_SIZE=2048 for a larger problem
-//!   cargo bench -p lab-bench --bench ladder -- --test          # run each once (CI)
-//!   MATMUL_NUM_THREADS=1 cargo bench -p lab-bench --bench ladder -- matrixmultiply   # the 1-thread peer
+//!   cargo bench -p lab-bench --bench ladder             # LAB_BENCH_SIZE=2048: a larger problem
+//!   cargo bench -p lab-bench --bench ladder -- --test   # run each once (CI)
+//!   MATMUL_NUM_THREADS=1 cargo bench -p lab-bench --bench ladder -- matrixmultiply
+//!                                                       # the 1-thread peer
 //!
 //! matrixmultiply fixes its thread count once per process (MATMUL_NUM_THREADS, else the
 //! physical cores, at most 4); the benchmark's name says which it ran with.

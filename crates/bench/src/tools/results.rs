@@ -10,8 +10,9 @@
 //! - `roofline.md`: a roofline per device with a recorded peak, every rung as a dot;
 //!
 //! and the charts in book/src/figures/ (`ladder-*.svg`, `of-peak-*.svg`, `roofline-*.svg`).
-//! `lab-bench results --check` writes nothing and fails naming every file that regenerating would
-//! change, add or remove (CI runs it, and this package's `tests/generated.rs` checks the same).
+//! `lab-bench results --check` writes nothing and fails naming every file that regenerating
+//! would change, add or remove (CI runs it, and this package's `tests/generated.rs` checks the
+//! same).
 //!
 //! The rules: a later measurement of the same thing replaces an earlier one; rows with the
 //! same run (in older files: the same file and date) were measured together, and only
