@@ -90,7 +90,7 @@ pub fn thread_counts() -> Vec<usize> {
 }
 
 /// Times the lesson's function at the run's size with each of [`thread_counts`] threads:
-/// the lesson's variants, `threads=T`, which `lab ladder` records beside the reference.
+/// the lesson's variants, `threads=T`, which `lab-bench ladder` records beside the reference.
 pub fn scaling(lesson: &Lesson, run: &CpuRun) -> anyhow::Result<Vec<(String, usize, Timing)>> {
     let cpu = lesson.cpu().expect("lesson 03 is a CPU lesson");
     let built = lab::grade::cpu::builder(run.course).build(run.file, cpu.functions)?;

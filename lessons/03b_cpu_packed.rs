@@ -53,7 +53,7 @@ static REUSE: CpuCheck = CpuCheck::Caches {
 
 /// The micro-kernel's MR×NR tile of C stays in registers while each step along K loads MR
 /// values of A and NR of B. The tile follows the vector width the student crate is built for
-/// (`cpu_crate::RUSTFLAGS`, the machine's own), which `lab ladder` records as `SIMD=` bits:
+/// (`cpu_crate::RUSTFLAGS`, the machine's own), which `lab-bench ladder` records as `SIMD=` bits:
 /// 12×32 with AVX-512's 32 registers of 16 floats, 6×16 with AVX's 16 of 8, unless a row
 /// records other MR and NR.
 pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --bin 10_tuned [-- --solution --size 4096]
-//! cargo run --release -- tune --size 4096 --write     # the autotuner
+//! cargo run --release -p lab-bench -- tune --size 4096 --write     # the autotuner
 //! ```
 
 use lab::harness::exec::Launch;

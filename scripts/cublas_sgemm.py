@@ -5,7 +5,7 @@ the ladder's format (LadderRow in src/harness/record.rs).
 
     python3 scripts/cublas_sgemm.py 1024 2048 4096 --run RUN
 
-By default the rows go to results/<device>.csv, the file `cargo run --release -- ladder`
+By default the rows go to results/<device>.csv, the file `cargo run --release -p lab-bench -- ladder`
 writes for the same GPU (the device name in the ladder's file-name form), so the peer appears
 in that device's table. Give it the ladder's `--run` value when both are measured in one
 device session: rows with the same run were measured together.
@@ -130,7 +130,7 @@ def full_errors(torch, a, b, products):
 
 
 def lab_products(torch, folder, size, dev):
-    """The C files `lab accuracy --c-out` wrote for this size: {lesson: C}."""
+    """The C files `lab-bench accuracy --c-out` wrote for this size: {lesson: C}."""
     import numpy as np
     found = {}
     for name in sorted(os.listdir(folder)):
@@ -197,7 +197,7 @@ def main():
                         "and check C where the ladder checks it, so that errors compare on the "
                         "same inputs")
     p.add_argument("--lab-c", default=None, metavar="DIR",
-                   help="with --lab-inputs: the folder of C files `lab accuracy --c-out` wrote "
+                   help="with --lab-inputs: the folder of C files `lab-bench accuracy --c-out` wrote "
                         "for the same seed; every element of each, and of cuBLAS's C, is compared "
                         "with the float64 product, into --accuracy-csv")
     p.add_argument("--accuracy-csv", default=None,

@@ -79,7 +79,7 @@ pub fn previous(lesson: &Lesson) -> Option<&'static Lesson> {
     i.checked_sub(1).map(|j| ALL[j])
 }
 
-/// The top rung's module, for its tuner (`lab tune`, results/tuned.csv); a test checks that
+/// The top rung's module, for its tuner (`lab-bench tune`, results/tuned.csv); a test checks that
 /// its lesson is the one that declares itself the top rung.
 pub use l10_tuned as top_rung;
 

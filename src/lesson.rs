@@ -27,7 +27,7 @@ pub struct Lesson {
     /// How the arithmetic intensity of its code is counted, for the roofline (`None`: not
     /// counted).
     pub intensity: Option<Intensity>,
-    /// Other libraries `lab ladder` measures beside this lesson.
+    /// Other libraries `lab-bench ladder` measures beside this lesson.
     pub peers: &'static [Peer],
     /// The top rung: the course's best kernel, the one the tuner tunes and the book sets
     /// beside the peers. Exactly one lesson is.
@@ -213,7 +213,7 @@ pub struct CpuLesson {
     /// The lesson's code runs on one thread (01, 02): its ceiling is the CPU's peak on one
     /// core, and its measurements record one thread.
     pub serial: bool,
-    /// Other versions measured beside the reference by `lab ladder` (`None`: none).
+    /// Other versions measured beside the reference by `lab-bench ladder` (`None`: none).
     pub variants: Option<CpuVariants>,
 }
 
@@ -404,9 +404,9 @@ pub struct OclLesson {
     /// Each grading checks every one of them at the lesson's small shapes, so that a kernel
     /// wrong on any path the tuner may take fails, every time.
     pub knobs: Option<KnobsFn>,
-    /// Other versions measured beside the reference by `lab ladder`.
+    /// Other versions measured beside the reference by `lab-bench ladder`.
     pub variants: &'static [Variant],
-    /// The kernel handles any size, so `lab ladder` also measures it just below a power of
+    /// The kernel handles any size, so `lab-bench ladder` also measures it just below a power of
     /// two.
     pub any_size: bool,
 }

@@ -1,5 +1,6 @@
 //! `lab`, the course's program: the scoreboard (`cargo run --release`), the grader
-//! (`cargo lab`), a class's grades, the measuring tools, and its own grading worker.
+//! (`cargo lab`), the layout check, and its own grading worker. A class's grades are the
+//! teacher's program's (`lab-teacher`), the measuring tools the bench's (`lab-bench`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use lab::cli::{self, Edge};
 use lab::grade;
 use lab::harness::{device, matrix::Shape, paths, peak};
 use lab::lesson::Lesson;
-use lab::{autograde, class, ladder, report, scoreboard, tools};
+use lab::{ladder, report, scoreboard};
 
 /// `lab layout`: the course's files against the ladder.
 fn layout(write: bool, edge: &Edge) -> Result<()> {
@@ -30,7 +31,7 @@ fn layout(write: bool, edge: &Edge) -> Result<()> {
 }
 
 /// Grades every lesson in your kernels folder and prints a scoreboard beside the reference
-/// answers' speeds. Subcommands grade lesson by lesson, grade a class, and measure.
+/// answers' speeds. Subcommands grade lesson by lesson and check the course's files.
 #[derive(Parser)]
 #[command(name = "lab", version)]
 struct Args {
@@ -38,27 +39,6 @@ struct Args {
     command: Option<Cmd>,
     #[command(flatten)]
     board: Board,
-}
-
-/// `lab autograde`.
-#[derive(clap::Args)]
-struct AutogradeArgs {
-    /// The submission: a folder of kernels, or a copy of the student's repository.
-    #[arg(long, value_name = "DIR")]
-    submission: PathBuf,
-    /// Where to write results.json.
-    #[arg(long, value_name = "FILE")]
-    results: PathBuf,
-    /// The points file (default: autograder/points.toml in the course).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// Only these lessons, e.g. --lesson 5 (a Classroom step grades one).
-    #[arg(long = "lesson", value_name = "N")]
-    lessons: Vec<String>,
-    /// Exit with failure unless every lesson graded scored its full points (Classroom's
-    /// steps are pass or fail).
-    #[arg(long)]
-    full_marks: bool,
 }
 
 /// What the scoreboard and the grader share.
@@ -101,34 +81,6 @@ enum Cmd {
     },
     /// Grade the lesson you are editing on every save, with its hints a key press away.
     Watch(lab::watch::Args),
-    /// Grade a class: every student folder inside DIR, as --kernels grades one.
-    Class {
-        /// A folder holding one folder of kernels per student.
-        dir: PathBuf,
-        /// Where to write the gradebook (default: DIR/gradebook.csv).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Only these lessons, e.g. --lesson 4 --lesson 5.
-        #[arg(long = "lesson", value_name = "N")]
-        lessons: Vec<String>,
-        /// Size (M = N = K) at which passing kernels are timed and ranked.
-        #[arg(long)]
-        size: Option<usize>,
-        /// Also rank kernels whose speed or sandbox could not be checked.
-        #[arg(long)]
-        rank_unchecked: bool,
-    },
-    /// Grade one submission for Gradescope or GitHub Classroom: writes Gradescope's
-    /// results.json, with the points of the points file.
-    Autograde(AutogradeArgs),
-    /// Print the GitHub Classroom workflow the points file describes.
-    Classroom {
-        /// The points file (default: autograder/points.toml in the course).
-        #[arg(long)]
-        config: Option<PathBuf>,
-    },
-    /// Measure every rung, its variants and the peers on one device (results/<device>.csv).
-    Ladder(tools::ladder::Args),
     /// Check the course's files against the ladder; --write writes those made from it.
     Layout {
         /// Write what follows from the ladder: the lessons' programs and their [[bin]] entries,
@@ -136,19 +88,6 @@ enum Cmd {
         #[arg(long)]
         write: bool,
     },
-    /// Autotune the top rung for a device (results/tuned.csv).
-    Tune(tools::tune::Args),
-    /// Regenerate the book's tables and charts from results/.
-    Results {
-        /// Write nothing; fail, naming each file, if regenerating would change any.
-        #[arg(long)]
-        check: bool,
-    },
-    /// Write the compiler's build log and program binary (PTX on NVIDIA) of your GPU kernels.
-    Evidence(tools::evidence::Args),
-    /// Run the GPU rungs' references on public inputs of a seed and give their error against
-    /// float64, C written for a comparison with cuBLAS on the same matrices.
-    Accuracy(tools::accuracy::Args),
     /// List the OpenCL devices.
     Devices,
     /// Grade one request in this process (started by the grader; not for people).
@@ -195,50 +134,7 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::FAILURE,
             Err(e) => cli::finish(Err(e)),
         },
-        Some(Cmd::Class {
-            dir,
-            out,
-            lessons,
-            size,
-            rank_unchecked,
-        }) => cli::finish(grade_class(
-            &args.board,
-            &dir,
-            out,
-            &lessons,
-            size,
-            rank_unchecked,
-            &edge,
-        )),
-        Some(Cmd::Autograde(a)) => match autograde_one(&args.board, &a, &edge) {
-            Ok(true) => ExitCode::SUCCESS,
-            Ok(false) => ExitCode::FAILURE,
-            Err(e) => cli::finish(Err(e)),
-        },
-        Some(Cmd::Classroom { config }) => cli::finish(
-            points_file(config, &edge).map(|c| print!("{}", autograde::classroom::workflow(&c))),
-        ),
         Some(Cmd::Layout { write }) => cli::finish(layout(write, &edge)),
-        Some(Cmd::Ladder(a)) => cli::finish(tools::ladder::run(&a, &edge)),
-        Some(Cmd::Tune(a)) => {
-            cli::finish(tools::tune::run(&a, args.board.kernels.as_deref(), &edge))
-        }
-        Some(Cmd::Results { check: false }) => cli::finish(tools::results::run(&edge.course)),
-        Some(Cmd::Results { check: true }) => cli::finish(tools::results::check(&edge.course)),
-        Some(Cmd::Evidence(a)) => {
-            // NVIDIA's driver answers a program it has compiled before from its cache, and
-            // then prints no ptxas lines (registers, spills), which are the evidence. Set
-            // here, before the first OpenCL call and while no other thread runs.
-            if std::env::var_os("CUDA_CACHE_DISABLE").is_none() {
-                std::env::set_var("CUDA_CACHE_DISABLE", "1");
-            }
-            cli::finish(tools::evidence::run(
-                &a,
-                args.board.kernels.as_deref(),
-                &edge,
-            ))
-        }
-        Some(Cmd::Accuracy(a)) => cli::finish(tools::accuracy::run(&a, &edge)),
         Some(Cmd::Devices) => cli::finish(device::list_table().map(|t| print!("{t}"))),
         Some(Cmd::Worker { .. }) => cli::finish(Err(anyhow::anyhow!(
             "`lab worker` takes a request file and an event file, and is started by the grader"
@@ -347,94 +243,4 @@ fn grade_lessons(board: &Board, keys: &[String], edge: &Edge) -> Result<bool> {
         ),
     }
     Ok(passed == lessons.len())
-}
-
-fn grade_class(
-    board: &Board,
-    dir: &std::path::Path,
-    out: Option<PathBuf>,
-    keys: &[String],
-    size: Option<usize>,
-    rank_unchecked: bool,
-    edge: &Edge,
-) -> Result<()> {
-    let only = pick(keys)?;
-    let opts = edge.options(cli::this_program()?, board.device.as_deref());
-    let (_, info) = device::pick(opts.device.as_deref())?;
-    let shape = timing_shape(size, &info)?;
-    let opts = grade::Options {
-        time: Some(shape),
-        ..opts
-    };
-    let dir = paths::absolute(dir);
-    let out = out.unwrap_or_else(|| dir.join("gradebook.csv"));
-    let run = class::Run {
-        dir: &dir,
-        opts: &opts,
-        only: &only,
-        out: &out,
-        rank_unchecked,
-    };
-    let students = class::grade_class(&run, |line| eprintln!("{line}"))?;
-    print!("{}", class::render(&students, shape, rank_unchecked));
-    println!("gradebook: {}", out.display());
-    Ok(())
-}
-
-/// The points file: --config, else the course's own.
-fn points_file(flag: Option<PathBuf>, edge: &Edge) -> Result<autograde::Config> {
-    autograde::Config::read(&flag.unwrap_or_else(|| edge.course.root().join(autograde::CONFIG)))
-}
-
-/// `lab autograde`: results.json for one submission. True unless --full-marks was asked and a
-/// lesson scored less than its points. A submission that cannot be graded at all still gets a
-/// results.json that says why, so that Gradescope shows the student a sentence.
-fn autograde_one(board: &Board, a: &AutogradeArgs, edge: &Edge) -> Result<bool> {
-    let written = autograde_results(board, a, edge);
-    match written {
-        Ok(full) => Ok(full || !a.full_marks),
-        Err(e) => {
-            let text = serde_json::json!({
-                "score": 0.0,
-                "output": format!("The autograder could not grade this submission: {e:#}"),
-                "tests": [],
-            });
-            if let Some(dir) = a.results.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let _ = std::fs::write(&a.results, text.to_string());
-            Err(e)
-        }
-    }
-}
-
-fn autograde_results(board: &Board, a: &AutogradeArgs, edge: &Edge) -> Result<bool> {
-    let config = points_file(a.config.clone(), edge)?;
-    let only = pick(&a.lessons)?;
-    let opts = edge.options(cli::this_program()?, board.device.as_deref());
-    let (_, info) = device::pick(opts.device.as_deref())?;
-    let shape = timing_shape(config.size, &info)?;
-    let opts = grade::Options {
-        time: Some(shape),
-        ..opts
-    };
-    let student = autograde::grade(&a.submission, &config, &only, &opts, |l| {
-        eprintln!("grading lesson {} ...", l.key);
-    })?;
-    for v in &student.verdicts {
-        println!("{}", report::verdict(v));
-    }
-    let results = autograde::gradescope::results(&student, &config, &info.describe());
-    if let Some(dir) = a.results.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let text = serde_json::to_string_pretty(&results).context("encoding results.json")?;
-    std::fs::write(&a.results, text).with_context(|| format!("writing {}", a.results.display()))?;
-    println!(
-        "{} of {} points; results: {}",
-        results.score,
-        results.tests.iter().map(|t| t.max_score).sum::<f64>(),
-        a.results.display()
-    );
-    Ok(results.tests.iter().all(|t| t.score >= t.max_score))
 }

@@ -95,7 +95,7 @@ fn copy_course(to: &Path) {
         "kernels",
         "solutions",
         "tests",
-        "benches",
+        "crates",
         "results",
     ] {
         copy_dir(&from.join(d), &to.join(d));

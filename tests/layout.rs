@@ -1,6 +1,7 @@
 //! The course's shape, checked: every lesson has its five files under one name and nothing
-//! belongs to no lesson (the declaration check, proven on trees built to break it), and the
-//! library's layers import only downwards.
+//! belongs to no lesson (the declaration check, proven on trees built to break it), and each
+//! package's layers import only downwards, the teacher's and the bench's reaching the course
+//! only through its library's public API.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -161,7 +162,7 @@ fn lesson_mentions(text: &str) -> Vec<String> {
 #[test]
 fn the_tools_name_no_lesson() {
     let mut problems = Vec::new();
-    for f in rust_files(&root().join("src/tools")) {
+    for f in rust_files(&root().join("crates/bench/src/tools")) {
         let text = std::fs::read_to_string(&f).unwrap();
         for m in lesson_mentions(&text) {
             problems.push(format!(
@@ -178,31 +179,66 @@ fn the_tools_name_no_lesson() {
     assert!(lesson_mentions("// lesson 10\nlet n = 10;").is_empty());
 }
 
-/// The floors of the house, lowest first: a module imports only from its own floor and
+/// The floors of the course, lowest first: a module imports only from its own floor and
 /// those below it. `bin` is the programs (src/main.rs, src/programs/).
 const FLOORS: &[&[&str]] = &[
     &["harness"],
     &["lesson"],
     &["grade"],
-    &["report", "measure", "peers", "progress"],
+    &["report", "measure", "progress"],
     &["ladder"],
     &["cli"],
     &["run"],
-    &[
-        "program",
-        "scoreboard",
-        "class",
-        "autograde",
-        "layout",
-        "tools",
-        "watch",
-        "testing",
-        "bin",
-    ],
+    &["program", "scoreboard", "layout", "watch", "testing", "bin"],
 ];
 
+/// A package of the workspace: its folder, the folders of its sources (from the
+/// repository's root), the names its code calls itself by, and its floors, lowest first.
+/// Every package builds on the course's library (`lab`) and on nothing else of the
+/// workspace: its files name no other package.
+struct Package {
+    name: &'static str,
+    dir: &'static str,
+    sources: &'static [&'static str],
+    own: &'static [&'static str],
+    floors: &'static [&'static [&'static str]],
+}
+
+const COURSE: Package = Package {
+    name: "gemm-lab",
+    dir: "",
+    sources: &["src", "lessons"],
+    own: &["crate", "lab"],
+    floors: FLOORS,
+};
+
+const PACKAGES: &[Package] = &[
+    COURSE,
+    Package {
+        name: "lab-teacher",
+        dir: "crates/teacher",
+        sources: &["crates/teacher/src"],
+        own: &["crate", "lab_teacher"],
+        floors: &[&["class"], &["autograde", "bin"]],
+    },
+    Package {
+        name: "lab-bench",
+        dir: "crates/bench",
+        sources: &["crates/bench/src", "crates/bench/benches"],
+        own: &["crate", "lab_bench"],
+        floors: &[&["peers"], &["tools", "bin"]],
+    },
+];
+
+/// The names by which code reaches a package of the workspace as a crate.
+const CRATE_NAMES: &[&str] = &["lab", "lab_teacher", "lab_bench"];
+
 fn floor(module: &str) -> Option<usize> {
-    FLOORS.iter().position(|f| f.contains(&module))
+    floor_in(FLOORS, module)
+}
+
+fn floor_in(floors: &[&[&str]], module: &str) -> Option<usize> {
+    floors.iter().position(|f| f.contains(&module))
 }
 
 /// A file's code: comments and unit-test modules (`#[cfg(test)] mod ... { ... }`) left out,
@@ -245,7 +281,8 @@ fn code(text: &str) -> String {
 }
 
 /// The module a source file is, as a path from the crate's root (lessons are modules of
-/// `ladder`), or `bin` for a program's root.
+/// `ladder`), or `bin` for a program's root (a benchmark's included). `root` is the
+/// package's folder.
 fn module_of(root: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(root).unwrap();
     let mut parts: Vec<String> = rel
@@ -263,7 +300,10 @@ fn module_of(root: &Path, file: &Path) -> Vec<String> {
             Some(lesson) => vec!["ladder".to_string(), format!("l{lesson}"), stem],
         };
     }
-    if (parts.is_empty() && stem == "main") || parts.first().is_some_and(|p| p == "programs") {
+    if first == "benches"
+        || (parts.is_empty() && stem == "main")
+        || parts.first().is_some_and(|p| p == "programs")
+    {
         return vec!["bin".to_string()];
     }
     if stem != "mod" && stem != "lib" {
@@ -331,7 +371,7 @@ fn use_leaves(tree: &str) -> Vec<(Vec<String>, Option<String>)> {
 /// The names a file's code gives to modules of the crate, or to the crate itself: `use lab as
 /// l;`, `extern crate lab as l;`, `use crate::{self as c};`, `use super::super as up;`. A path
 /// through such a name is as much an import as one spelt out.
-fn aliases_of(text: &str, module: &[String]) -> Vec<(String, Vec<String>)> {
+fn aliases_of(text: &str, module: &[String], own: &[&str]) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     for (keyword, i) in ["use ", "extern crate "]
@@ -350,7 +390,7 @@ fn aliases_of(text: &str, module: &[String]) -> Vec<(String, Vec<String>)> {
             let mut base: Vec<String> = Vec::new();
             let mut parts = path.iter().peekable();
             match parts.next().map(String::as_str) {
-                Some("crate" | "lab") => {}
+                Some(name) if own.contains(&name) => {}
                 Some("self") => base = module.to_vec(),
                 Some("super") => {
                     base = module[..module.len().saturating_sub(1)].to_vec();
@@ -374,18 +414,23 @@ fn aliases_of(text: &str, module: &[String]) -> Vec<(String, Vec<String>)> {
 /// file's module), and paths through a name given to the crate or one of its modules
 /// ([`aliases_of`]), with `{a, b::c}` groups opened, one level deep.
 fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    imports_in(text, module, COURSE.own)
+}
+
+/// [`imports_of`] for a package whose code calls itself by the names `own`.
+fn imports_in(text: &str, module: &[String], own: &[&str]) -> Vec<Vec<String>> {
     let text = code(text);
     let mut out = Vec::new();
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut prefixes: Vec<(String, Vec<String>)> = vec![
-        ("crate::".to_string(), Vec::new()),
-        ("lab::".to_string(), Vec::new()),
-        (
-            "super::".to_string(),
-            module[..module.len().saturating_sub(1)].to_vec(),
-        ),
-    ];
-    for (alias, base) in aliases_of(&text, module) {
+    let mut prefixes: Vec<(String, Vec<String>)> = own
+        .iter()
+        .map(|name| (format!("{name}::"), Vec::new()))
+        .collect();
+    prefixes.push((
+        "super::".to_string(),
+        module[..module.len().saturating_sub(1)].to_vec(),
+    ));
+    for (alias, base) in aliases_of(&text, module, own) {
         if !base.is_empty() {
             out.push(base.clone());
         }
@@ -461,16 +506,20 @@ fn imports_of(text: &str, module: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// Every module the house has, and each file's module and what it imports, resolved to the
-/// longest known module.
-fn import_graph() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
+/// Every module a package has, and each file's module and what it imports of the package,
+/// resolved to the longest known module.
+fn import_graph(package: &Package) -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
     let root = root();
-    let mut files = rust_files(&root.join("src"));
-    files.extend(rust_files(&root.join("lessons")));
+    let dir = root.join(package.dir);
+    let files: Vec<PathBuf> = package
+        .sources
+        .iter()
+        .flat_map(|s| rust_files(&root.join(s)))
+        .collect();
     let modules: Vec<(PathBuf, Vec<String>)> = files
         .into_iter()
         .map(|f| {
-            let m = module_of(&root, &f);
+            let m = module_of(&dir, &f);
             (f, m)
         })
         .collect();
@@ -481,7 +530,7 @@ fn import_graph() -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>>)> {
             continue; // lib.rs: the list of modules
         }
         let text = std::fs::read_to_string(file).unwrap();
-        let targets = imports_of(&text, module)
+        let targets = imports_in(&text, module, package.own)
             .into_iter()
             .filter_map(|path| {
                 (1..=path.len())
@@ -541,22 +590,34 @@ fn cycles(edges: &BTreeSet<(String, String)>) -> Vec<Vec<String>> {
     found
 }
 
-/// Every file under src/ and lessons/ imports only from its own floor and below, lessons
-/// name no front end, and no modules import each other, directly or around a circle (at
-/// every level: the floors' modules, and the files of one folder).
+/// In every package, every file imports only from its own floor and below (the course's:
+/// every file under src/ and lessons/; lessons name no front end), and no modules import
+/// each other, directly or around a circle (at every level: the floors' modules, and the
+/// files of one folder).
 #[test]
 fn the_floors_import_only_downwards_and_without_circles() {
-    let graph = import_graph();
+    let mut problems = Vec::new();
+    for package in PACKAGES {
+        problems.extend(floor_problems(package));
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+fn floor_problems(package: &Package) -> Vec<String> {
+    let graph = import_graph(package);
     let mut problems = Vec::new();
     let mut edges = BTreeSet::new();
     for (file, module, targets) in &graph {
         let name = file.strip_prefix(root()).unwrap().display().to_string();
-        let Some(own) = floor(&module[0]) else {
-            problems.push(format!("{name}: module {} is on no floor", module[0]));
+        let Some(own) = floor_in(package.floors, &module[0]) else {
+            problems.push(format!(
+                "{name}: module {} is on no floor of {}",
+                module[0], package.name
+            ));
             continue;
         };
         for t in targets {
-            match floor(&t[0]) {
+            match floor_in(package.floors, &t[0]) {
                 None => problems.push(format!("{name}: imports {}, on no floor", t[0])),
                 Some(f) if f > own => problems.push(format!(
                     "{name} ({}) imports {}, a floor above its own",
@@ -574,9 +635,93 @@ fn the_floors_import_only_downwards_and_without_circles() {
         }
     }
     for c in cycles(&edges) {
-        problems.push(format!("a circle of imports: {} → {}", c.join(" → "), c[0]));
+        problems.push(format!(
+            "a circle of imports in {}: {} → {}",
+            package.name,
+            c.join(" → "),
+            c[0]
+        ));
+    }
+    problems
+}
+
+/// A package reaches another only as the course's library, `lab`, through its public API (the
+/// compiler keeps that public): it names no other package's crate, and includes no file of
+/// another package's sources with `#[path]`.
+#[test]
+fn no_package_reaches_into_another() {
+    let root = root();
+    let mut problems = Vec::new();
+    for package in PACKAGES {
+        for file in package
+            .sources
+            .iter()
+            .flat_map(|s| rust_files(&root.join(s)))
+        {
+            let name = file.strip_prefix(&root).unwrap().display().to_string();
+            let text = std::fs::read_to_string(&file).unwrap();
+            for other in foreign_crates(&text, package) {
+                problems.push(format!("{name} ({}) names the crate {other}", package.name));
+            }
+            for included in included_files(&text) {
+                let target = paths_normalised(&file.parent().unwrap().join(&included));
+                let owner = PACKAGES.iter().find(|p| {
+                    p.sources
+                        .iter()
+                        .any(|s| target.starts_with(paths_normalised(&root.join(s))))
+                });
+                if let Some(owner) = owner.filter(|o| o.name != package.name) {
+                    problems.push(format!(
+                        "{name} ({}) includes {included}, a source of {}",
+                        package.name, owner.name
+                    ));
+                }
+            }
+        }
     }
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// The workspace's crates a file's code names that are neither its own nor the course's
+/// library (which only the course itself may not name as another).
+fn foreign_crates(text: &str, package: &Package) -> Vec<&'static str> {
+    let code = code(text);
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    CRATE_NAMES
+        .iter()
+        .copied()
+        .filter(|c| !package.own.contains(c) && *c != "lab")
+        .filter(|c| {
+            code.match_indices(c).any(|(i, _)| {
+                !code[..i].chars().next_back().is_some_and(word)
+                    && !code[i + c.len()..].chars().next().is_some_and(word)
+            })
+        })
+        .collect()
+}
+
+/// The files a source includes with `#[path = "..."]`, as written.
+fn included_files(text: &str) -> Vec<String> {
+    code(text)
+        .split("#[path")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').nth(1).map(str::to_string))
+        .collect()
+}
+
+/// A path with its `..` and `.` resolved, without touching the file system.
+fn paths_normalised(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Every .rs file under `dir`, in subfolders too.
@@ -672,6 +817,30 @@ fn the_import_check_sees_imports_and_circles() {
         1
     );
     assert!(cycles(&e(&[("cli", "grade"), ("run", "cli"), ("run", "grade")])).is_empty());
+    // Another package's crate is seen where its code names it, and its sources where a
+    // file includes one.
+    let teacher = &PACKAGES[1];
+    assert_eq!(
+        foreign_crates("use lab_bench::tools;\nuse lab::cli;", teacher),
+        ["lab_bench"]
+    );
+    assert!(foreign_crates("use lab_teacher::class; // lab_bench", teacher).is_empty());
+    assert_eq!(
+        foreign_crates("use lab_teacher::class;", &COURSE),
+        ["lab_teacher"]
+    );
+    assert_eq!(
+        included_files("#[path = \"../../../src/run.rs\"]\nmod run;"),
+        ["../../../src/run.rs"]
+    );
+    assert_eq!(
+        imports_in(
+            "use crate::class;\nuse lab::cli;",
+            &m("autograde"),
+            teacher.own
+        ),
+        [m("class")]
+    );
     assert_eq!(floor("harness"), Some(0));
     assert!(floor("run") > floor("ladder") && floor("cli") > floor("ladder"));
 }

@@ -8,6 +8,24 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The workspace's source folders: the course's (`src/`, `lessons/`) and, for each package
+/// under `crates/`, its `src/` and `benches/`.
+fn source_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![root.join("src"), root.join("lessons")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    crates.sort();
+    for c in crates {
+        dirs.push(c.join("src"));
+        dirs.push(c.join("benches"));
+    }
+    dirs
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -98,8 +116,8 @@ fn seconds(files: &[(String, String)]) -> Vec<String> {
 fn course_files() -> Vec<(String, String)> {
     let root = root();
     let mut paths = Vec::new();
-    for dir in ["src", "lessons", "benches"] {
-        rust_files(&root.join(dir), &mut paths);
+    for dir in source_dirs(&root) {
+        rust_files(&dir, &mut paths);
     }
     paths
         .into_iter()

@@ -20,7 +20,7 @@ use std::path::Path;
 use crate::common::Outcome;
 use crate::common::{Case, Class, Code, Expect};
 #[cfg(feature = "course-checks")]
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every graded lesson's cases, in ladder order, read from the ladder: a lesson added to
 /// the ladder is in the suite.
@@ -186,7 +186,7 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 
 /// One row of results/grader-suite.csv.
 #[cfg(feature = "course-checks")]
-#[derive(Serialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct Row {
     date: String,
     device: String,
@@ -263,11 +263,8 @@ fn record() {
     }
 
     let path = g.opts.course.results().join("grader-suite.csv");
-    let mut w = csv::Writer::from_path(&path).expect("results/grader-suite.csv can be written");
-    for row in &rows {
-        w.serialize(row).expect("a row serializes");
-    }
-    w.flush().expect("results/grader-suite.csv is written");
+    std::fs::write(&path, "").expect("results/grader-suite.csv can be written");
+    lab::harness::record::append(&path, &rows).expect("results/grader-suite.csv is written");
 
     println!("\n| lesson | wrong kernels rejected | correct kernels accepted |");
     println!("|---|---|---|");

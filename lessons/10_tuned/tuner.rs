@@ -423,7 +423,7 @@ pub struct TuneOptions {
     pub time_ms: f64,
     /// Show a progress bar.
     pub progress: bool,
-    /// The folder of kernels whose lesson-10 kernel is tuned (`lab tune --kernels DIR`);
+    /// The folder of kernels whose lesson-10 kernel is tuned (`lab-bench tune --kernels DIR`);
     /// `None`: the reference in solutions/.
     pub kernels: Option<PathBuf>,
 }

@@ -176,7 +176,7 @@ fn locked_version(lock: &str, name: &str) -> Option<String> {
 
 /// Writes a file only when its content changes, through a rename so that a concurrent
 /// reader never sees half of it, and cargo's fingerprints stay valid when nothing changed.
-pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
         return Ok(());
     }
@@ -258,7 +258,7 @@ impl Builder {
 
     /// Builds `source` as [`Builder::build_as`] does, with the course's own version of each
     /// crate of `extra` beside rayon (name, and the features wanted): the peers the ladder
-    /// times in the same driver as the lessons ([`crate::peers::cpu_served`]). A student's
+    /// times in the same driver as the lessons (the bench's `peers::cpu_served`). A student's
     /// file never gets more than rayon.
     pub fn build_with(
         &self,

@@ -3,10 +3,13 @@
 //! file's columns are the fields of one serde struct, so writer and reader cannot disagree.
 
 use std::fs::OpenOptions;
+use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+mod csv;
 
 /// Today's date (UTC) as YYYY-MM-DD.
 pub fn today() -> String {
@@ -21,11 +24,7 @@ pub fn run_id() -> String {
 
 /// The header line `T` writes, from one of its rows.
 fn header_of<T: Serialize>(row: &T) -> Result<String> {
-    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
-    w.serialize(row).context("encoding a row")?;
-    let bytes = w.into_inner().context("encoding a row")?;
-    let text = String::from_utf8_lossy(&bytes).to_string();
-    Ok(text.lines().next().unwrap_or("").to_string())
+    csv::header(row).context("encoding a row")
 }
 
 /// Appends rows to a CSV file, writing the header first if the file is new or empty. A file
@@ -58,19 +57,21 @@ fn append_fresh<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
     let fresh = std::fs::metadata(path)
         .map(|m| m.len() == 0)
         .unwrap_or(true);
-    let file = OpenOptions::new()
+    let mut text = String::new();
+    if fresh {
+        if let Some(first) = rows.first() {
+            text = header_of(first)? + "\n";
+        }
+    }
+    for row in rows {
+        text += &csv::row(row).with_context(|| format!("writing a row to {}", path.display()))?;
+    }
+    let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .with_context(|| format!("opening {}", path.display()))?;
-    let mut w = csv::WriterBuilder::new()
-        .has_headers(fresh)
-        .from_writer(file);
-    for row in rows {
-        w.serialize(row)
-            .with_context(|| format!("writing a row to {}", path.display()))?;
-    }
-    w.flush()
+    file.write_all(text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
@@ -78,13 +79,9 @@ fn append_fresh<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
 /// Reads every row of a CSV file written by [`append`]. Columns the struct does not know are
 /// ignored; a row that does not fit the struct is an error naming its line.
 pub fn read<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(file);
-    let mut out = Vec::new();
-    for (i, row) in r.deserialize().enumerate() {
-        out.push(row.with_context(|| format!("{}: row {}", path.display(), i + 2))?);
-    }
-    Ok(out)
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    csv::rows(&text).with_context(|| path.display().to_string())
 }
 
 /// Reads a number that older files leave empty (or leave out) as its default.
@@ -103,7 +100,7 @@ where
 }
 
 /// One measured kernel (or peer) at one size: a row of `results/<device>.csv`, written by
-/// `cargo run --release -- ladder` and by `scripts/cublas_sgemm.py`.
+/// `cargo run --release -p lab-bench -- ladder` and by `scripts/cublas_sgemm.py`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LadderRow {
     pub date: String,
@@ -207,10 +204,7 @@ mod tests {
     fn ladder_rows_with_empty_columns_read() {
         let text = "date,run,device,driver,threads,lesson,variant,defines,m,n,k,device_ms,best_ms,worst_ms,reps,host_ms,gflops,host_gflops,max_rel_err\n\
                     2026-01-01,,GPU,1.0,,cublas,sgemm-fp32,,8,8,8,1.5,,,,1.5,0.7,0.7,\n";
-        let rows: Vec<LadderRow> = csv::Reader::from_reader(text.as_bytes())
-            .deserialize()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let rows: Vec<LadderRow> = csv::rows(text).unwrap();
         assert_eq!(
             (rows[0].threads, rows[0].reps, rows[0].max_rel_err),
             (0, 0, None)

@@ -1,7 +1,7 @@
 //! Helpers for the graders under `tests/`: grade a lesson's solution, or a file that is wrong
 //! on purpose, and assert what the student would read.
 //!
-//! A test makes its grader with [`grader`], which names the course's own program as the
+//! A test makes its grader with [`grader`], which names its package's program as the
 //! grading worker (Cargo builds it for every integration test). Each test file includes this
 //! module (`mod common;`) and uses a part of it, hence the `dead_code` allowance.
 //!
@@ -35,10 +35,23 @@ pub struct Grader {
     pub opts: Options,
 }
 
-/// The grader of an integration test: the course's program, which Cargo builds for every
-/// integration test, is its worker.
+/// The program Cargo builds for the integration tests of the package that includes this
+/// module: the course's `lab`, or the teacher's or the bench's program, each its own grading
+/// worker.
+pub const WORKER: &str = match (
+    option_env!("CARGO_BIN_EXE_lab"),
+    option_env!("CARGO_BIN_EXE_lab-teacher"),
+    option_env!("CARGO_BIN_EXE_lab-bench"),
+) {
+    (Some(lab), _, _) => lab,
+    (None, Some(teacher), _) => teacher,
+    (None, None, Some(bench)) => bench,
+    (None, None, None) => panic!("tests/common is included by a package with no grading worker"),
+};
+
+/// The grader of an integration test: its package's program ([`WORKER`]) is its worker.
 pub fn grader() -> Grader {
-    Grader::new(env!("CARGO_BIN_EXE_lab"))
+    Grader::new(WORKER)
 }
 
 impl Grader {

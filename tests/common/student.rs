@@ -33,7 +33,7 @@ pub fn grade(edge: &Edge, key: &str) -> (String, Result<(), NotPassed>) {
             return (format!("error: {e:#}\n"), Err(NotPassed(line)));
         }
     };
-    let opts = edge.options(PathBuf::from(env!("CARGO_BIN_EXE_lab")), None);
+    let opts = edge.options(PathBuf::from(super::WORKER), None);
     let (v, text) = cli::grade_lesson(lesson, &dir, &opts);
     let result = match v.kind() {
         None => Ok(()),

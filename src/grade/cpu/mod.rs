@@ -274,7 +274,7 @@ pub fn time(
 }
 
 /// [`time`] at `shape`: also how the ladder times the CPU peers
-/// ([`crate::peers::cpu_served`]), so that they and the lessons are timed alike.
+/// (the bench's `peers::cpu_served`), so that they and the lessons are timed alike.
 pub fn time_at(
     built: &cpu_crate::Built,
     function: &str,

@@ -1,0 +1,81 @@
+//! `lab-bench tune`: lesson 10's autotuner. Tries the kernel's tuning defines on a device, checks
+//! and times each configuration, prints the fastest, and with `--write` records the winner in
+//! results/tuned.csv, where lesson 10 finds it. It tunes the reference, or with `--kernels DIR`
+//! the lesson-10 kernel in DIR, each configuration checked and timed as the grader does.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use lab::cli::Edge;
+use lab::ladder::top_rung::tuner::{self, TuneOptions};
+
+/// How to tune.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// Device: index or part of its name (also: LAB_DEVICE; default: the first GPU).
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Square size to tune at (default: 4096 on a GPU, 256 elsewhere).
+    #[arg(long, short = 's')]
+    pub size: Option<usize>,
+    /// Most configurations to try, likeliest first (default: all that fit the device).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Milliseconds of timed runs per configuration.
+    #[arg(long, default_value_t = 300.0)]
+    pub time_ms: f64,
+    /// How many of the fastest configurations to print.
+    #[arg(long, default_value_t = 5)]
+    pub top: usize,
+    /// Append the winner to results/tuned.csv (or to --out).
+    #[arg(long)]
+    pub write: bool,
+    /// The file --write appends to.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Tunes the lesson-10 kernel of `kernels` (the global `--kernels DIR`), else the reference.
+pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
+    if let Some(s) = args.size {
+        lab::cli::check_shape(lab::harness::matrix::Shape::square(s))?;
+    }
+    let opts = TuneOptions {
+        course: edge.course.clone(),
+        device: edge.device(args.device.as_deref()),
+        size: args.size,
+        budget: args.budget,
+        time_ms: args.time_ms,
+        progress: true,
+        kernels: kernels.map(|d| edge.kernels(Some(d))).transpose()?,
+    };
+    let outcome = tuner::tune(&opts)?;
+    print!("{}", outcome.report(args.top));
+    let Some(best) = outcome.best() else {
+        anyhow::bail!(
+            "no configuration passed the check{}",
+            outcome
+                .first_failure
+                .as_deref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default()
+        );
+    };
+    if args.write {
+        let path = args
+            .out
+            .clone()
+            .unwrap_or_else(|| tuner::tuned_csv(&edge.course.results()));
+        outcome.write(&path)?;
+        println!(
+            "recorded {} for {} in {}",
+            best.params,
+            outcome.device,
+            path.display()
+        );
+    } else {
+        println!("(add --write to record the winner in results/tuned.csv)");
+    }
+    Ok(())
+}

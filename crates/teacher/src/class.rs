@@ -1,0 +1,539 @@
+//! A class at once: every student's folder in a folder, graded exactly as `--kernels` grades
+//! one; one table (student × lesson), a speed ranking among the passing kernels of each
+//! lesson, and a gradebook file. A class run keeps a journal of each finished student, so a
+//! run stopped halfway goes on where it stopped ([`journal`]).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context as _, Result};
+use comfy_table::{presets, ContentArrangement, Table};
+use serde::{Deserialize, Serialize};
+
+use lab::grade::{self, Options, Part, Source, Verdict};
+use lab::harness::matrix::Shape;
+use lab::harness::record;
+use lab::ladder::ALL;
+use lab::lesson::Lesson;
+use lab::report;
+use lab::scoreboard::{selected, status};
+
+pub mod journal;
+
+/// One student's verdicts, in ladder order.
+#[derive(Clone, Debug)]
+pub struct Student {
+    pub name: String,
+    pub folder: PathBuf,
+    pub verdicts: Vec<Verdict>,
+    /// For each verdict, the reference's GFLOP/s timed right after it on the same machine
+    /// (only for verdicts that passed with a timing).
+    pub beside: Vec<Option<f64>>,
+    /// For each verdict, how far the reference's two timings differ, over their mean: the
+    /// reference against itself (`None` where it was not timed twice).
+    pub spread: Vec<Option<f64>>,
+}
+
+/// The student folders in `dir`: its subfolders, by name.
+pub fn folders(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if !name.starts_with('.') {
+                out.push((name, entry.path()));
+            }
+        }
+    }
+    out.sort();
+    anyhow::ensure!(
+        !out.is_empty(),
+        "{} holds no student folders: put each student's kernels in a folder of its own inside it",
+        dir.display()
+    );
+    Ok(out)
+}
+
+/// The lessons a class is graded on.
+pub fn lessons(only: &[&'static Lesson]) -> Vec<&'static Lesson> {
+    ALL.iter()
+        .copied()
+        .filter(|l| l.graded() && selected(l, only))
+        .collect()
+}
+
+/// Grades one student's folder on `lessons`, and times the reference beside each verdict that
+/// passed with a timing (before and after it), so that a machine busier for one student than
+/// for the next does not reorder the class. The one grading path of `class` and of the
+/// autograders.
+pub fn grade_student(
+    name: &str,
+    folder: &Path,
+    lessons: &[&'static Lesson],
+    opts: &Options,
+    mut progress: impl FnMut(&Lesson),
+) -> Student {
+    // The reference is the course's own and proven by `cargo test`: here it is only timed.
+    let quick = Options {
+        simulate: false,
+        strict: false,
+        ..opts.clone()
+    };
+    let reference = |lesson: &Lesson, quick: &Options| {
+        gflops_of(&grade::grade(
+            lesson,
+            &Source::Folder(opts.course.solutions()),
+            quick,
+        ))
+    };
+    let mut verdicts = Vec::new();
+    let mut beside = Vec::new();
+    let mut spread = Vec::new();
+    for &lesson in lessons {
+        progress(lesson);
+        // All three gradings multiply the same problem: one timed shape, drawn now.
+        let opts = &opts.drawing_the_timed_shape();
+        let quick = Options {
+            timed_shape: opts.timed_shape,
+            ..quick.clone()
+        };
+        // The reference is timed just before and just after the student's code, and their
+        // mean taken: a machine that grew busier or quieter during the student's timing
+        // moves both sides alike. How far the two differ is the reference against itself:
+        // a student's ratio within it is a tie.
+        let before = match opts.time {
+            Some(_) => reference(lesson, &quick),
+            None => None,
+        };
+        let v = grade::grade(lesson, &Source::Folder(folder.to_path_buf()), opts);
+        let both = match (&v.timing, before) {
+            (Some(_), Some(before)) if v.passed() => {
+                reference(lesson, &quick).map(|after| (before, after))
+            }
+            _ => None,
+        };
+        verdicts.push(v);
+        beside.push(both.map(|(b, a)| (b + a) / 2.0));
+        spread.push(both.map(|(b, a)| (b - a).abs() / ((b + a) / 2.0)));
+    }
+    Student {
+        name: name.to_string(),
+        folder: folder.to_path_buf(),
+        verdicts,
+        beside,
+        spread,
+    }
+}
+
+/// How a class run ranks, and where it writes.
+pub struct Run<'a> {
+    pub dir: &'a Path,
+    pub opts: &'a Options,
+    pub only: &'a [&'static Lesson],
+    /// The gradebook, rewritten after each student.
+    pub out: &'a Path,
+    /// Rank verdicts whose speed or sandbox could not be checked too.
+    pub rank_unchecked: bool,
+}
+
+/// Grades every student folder in `dir` not already in the journal with the same content,
+/// writing each finished student to the journal and the gradebook as it goes. `say` gets one
+/// line per event (progress, time left).
+pub fn grade_class(run: &Run, mut say: impl FnMut(&str)) -> Result<Vec<Student>> {
+    let lessons = lessons(run.only);
+    let folders = folders(run.dir)?;
+    let journal = journal::Journal::open(run.dir)?;
+    let mut students = Vec::new();
+    let mut todo = Vec::new();
+    for (name, folder) in folders {
+        let key = journal::key(&folder, run.opts, &lessons)?;
+        match journal.load(&name, &key) {
+            Some(s) => students.push(Some(s)),
+            None => {
+                todo.push((students.len(), name, folder, key));
+                students.push(None);
+            }
+        }
+    }
+    let done_before = students.len() - todo.len();
+    if done_before > 0 {
+        say(&format!(
+            "{done_before} of {} students already graded (journal {}); grading the other {}",
+            students.len(),
+            journal.dir().display(),
+            todo.len()
+        ));
+    }
+    let total = todo.len();
+    let started = Instant::now();
+    for (n, (slot, name, folder, key)) in todo.into_iter().enumerate() {
+        let left = total - n;
+        let eta = match n {
+            0 => "time left: unknown until the first student is done".to_string(),
+            _ => format!(
+                "about {} left",
+                minutes(started.elapsed().as_secs_f64() / n as f64 * left as f64)
+            ),
+        };
+        let student = grade_student(&name, &folder, &lessons, run.opts, |lesson| {
+            say(&format!(
+                "[{}/{}] grading {name}, lesson {} ... ({left} to grade, {eta})",
+                done_before + n + 1,
+                students.len(),
+                lesson.key
+            ))
+        });
+        // The gradebook first: a run killed between the two writes grades this student again
+        // next time, and every student in the journal is always in the gradebook.
+        students[slot] = Some(student.clone());
+        let finished: Vec<Student> = students.iter().flatten().cloned().collect();
+        write_gradebook(run.out, &gradebook(&finished, run.rank_unchecked))?;
+        journal.save(&key, &student)?;
+    }
+    let students: Vec<Student> = students.into_iter().flatten().collect();
+    // Also when nothing was left to grade: the gradebook may have been removed since.
+    write_gradebook(run.out, &gradebook(&students, run.rank_unchecked))?;
+    Ok(students)
+}
+
+fn minutes(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{:.0} min", secs / 60.0)
+    }
+}
+
+/// One cell of the gradebook.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GradeRow {
+    pub student: String,
+    pub lesson: String,
+    /// `pass` or `fail`.
+    pub result: String,
+    /// The failure's kind (`wrong result`, `not started`, ...); empty when passed.
+    pub kind: String,
+    /// Speed at the class's timing size, when passed.
+    pub gflops: Option<f64>,
+    /// Rank among the ranked kernels of this lesson (1 = fastest).
+    pub rank: Option<usize>,
+    /// The first line of the failure's message.
+    pub why: String,
+    /// The parts that could not be checked (`races technique`), empty when all were.
+    #[serde(default)]
+    pub unchecked: String,
+    /// The speed over the reference's, timed beside it on the same machine.
+    #[serde(default)]
+    pub vs_reference: Option<f64>,
+    /// Why a passing kernel was not ranked; empty when it was, or failed.
+    #[serde(default)]
+    pub not_ranked: String,
+    /// The speed over the reference's is within the reference's spread against itself: as fast
+    /// as the reference, as far as this machine can tell ([`tie`]).
+    #[serde(default)]
+    pub tie: bool,
+}
+
+/// The least spread a tie allows: two timings of the same code on a quiet machine differ by a
+/// few per cent (median of the timed calls), so a ratio closer to 1 than this tells nothing.
+pub const TIE_FLOOR: f64 = 0.05;
+
+/// Whether a speed `ratio` over the reference's is a tie: within the reference's own spread
+/// (how far its timings before and after the student's differ), and at least [`TIE_FLOOR`].
+pub fn tie(ratio: f64, spread: Option<f64>) -> bool {
+    (ratio - 1.0).abs() <= spread.unwrap_or(0.0).max(TIE_FLOOR)
+}
+
+fn gflops_of(v: &Verdict) -> Option<f64> {
+    v.timing
+        .as_ref()
+        .filter(|_| v.passed())
+        .map(|(s, t)| t.gflops(*s))
+}
+
+/// What ranks a class, said once under its table.
+pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine and the same shape, drawn for each lesson (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed; a speed within the reference's own spread (how far its two timings differ, at least 5 %) is a tie";
+
+/// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
+/// sandbox could not be checked is not ranked unless `rank_unchecked`.
+pub fn why_not_ranked(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<String> {
+    if !v.passed() {
+        return Some("failed".into());
+    }
+    if v.timing.is_none() {
+        return Some("not timed".into());
+    }
+    let doubtful: Vec<&str> = v
+        .unchecked_parts()
+        .into_iter()
+        .filter(|p| matches!(p, Part::Sandbox | Part::Speed))
+        .map(|p| p.word())
+        .collect();
+    if !doubtful.is_empty() && !rank_unchecked {
+        return Some(format!("{} not checked", doubtful.join(" and ")));
+    }
+    if beside.is_none() {
+        return Some("the reference could not be timed beside it".into());
+    }
+    None
+}
+
+/// A verdict's speed over the reference timed beside it, when it takes a rank.
+pub fn rank_value(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<f64> {
+    if why_not_ranked(v, beside, rank_unchecked).is_some() {
+        return None;
+    }
+    Some(gflops_of(v)? / beside?)
+}
+
+fn ratio(v: &Verdict, beside: Option<f64>) -> Option<f64> {
+    Some(gflops_of(v)? / beside.filter(|r| *r > 0.0)?)
+}
+
+/// The gradebook: one row per student and lesson, with each lesson's speed ranks.
+pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
+    let mut rows = Vec::new();
+    for s in students {
+        for (i, (v, beside)) in s.verdicts.iter().zip(&s.beside).enumerate() {
+            let spread = s.spread.get(i).copied().flatten();
+            let lesson = v.lesson.clone();
+            let value = rank_value(v, *beside, rank_unchecked);
+            // Rank: how many ranked kernels of this lesson are faster, plus one.
+            let rank = value.map(|g| {
+                1 + students
+                    .iter()
+                    .filter_map(|o| {
+                        let i = o.verdicts.iter().position(|x| x.lesson == lesson)?;
+                        rank_value(&o.verdicts[i], o.beside[i], rank_unchecked)
+                    })
+                    .filter(|&o| o > g)
+                    .count()
+            });
+            let speed = gflops_of(v);
+            rows.push(GradeRow {
+                student: s.name.clone(),
+                lesson,
+                result: if v.passed() { "pass" } else { "fail" }.into(),
+                kind: v.kind().map(report::kind_word).unwrap_or_default(),
+                gflops: speed.map(|g| (g * 100.0).round() / 100.0),
+                rank,
+                why: v
+                    .failure
+                    .as_ref()
+                    .map(|f| f.message.lines().next().unwrap_or("").to_string())
+                    .unwrap_or_default(),
+                unchecked: v
+                    .unchecked_parts()
+                    .iter()
+                    .map(|p| p.word())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                vs_reference: ratio(v, *beside).map(|r| (r * 1000.0).round() / 1000.0),
+                not_ranked: match v.passed() {
+                    true => why_not_ranked(v, *beside, rank_unchecked).unwrap_or_default(),
+                    false => String::new(),
+                },
+                tie: value.is_some_and(|r| tie(r, spread)),
+            });
+        }
+    }
+    rows
+}
+
+/// Writes the gradebook as CSV, replacing the file at once: a reader (or a run killed while
+/// writing) sees the old gradebook or the new one, never half of one.
+pub fn write_gradebook(path: &Path, rows: &[GradeRow]) -> Result<()> {
+    let part = path.with_extension("csv.part");
+    let _ = std::fs::remove_file(&part);
+    record::append(&part, rows)?;
+    if rows.is_empty() {
+        std::fs::write(&part, "").with_context(|| format!("writing {}", part.display()))?;
+    }
+    std::fs::rename(&part, path).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The class table and each lesson's ranking.
+pub fn render(students: &[Student], shape: Shape, rank_unchecked: bool) -> String {
+    let Some(first) = students.first() else {
+        return "no students\n".into();
+    };
+    let mut table = Table::new();
+    table
+        .load_style(presets::ASCII_BORDERS_ONLY_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    let mut header = vec!["student".to_string()];
+    header.extend(
+        first
+            .verdicts
+            .iter()
+            .map(|v| lesson_key(&v.lesson).to_string()),
+    );
+    header.push("passed".into());
+    table.set_header(header);
+    for s in students {
+        let mut row = vec![s.name.clone()];
+        row.extend(s.verdicts.iter().map(|v| cell(v, shape)));
+        row.push(format!(
+            "{}/{}",
+            s.verdicts.iter().filter(|v| v.passed()).count(),
+            s.verdicts.len()
+        ));
+        table.add_row(row);
+    }
+    let mut out = format!("Class grades; speeds in GFLOP/s at {shape}\n\n{table}\n");
+    let book = gradebook(students, rank_unchecked);
+    let mut any = false;
+    for v in &first.verdicts {
+        let mut ranked: Vec<&GradeRow> = book
+            .iter()
+            .filter(|r| r.lesson == v.lesson && r.rank.is_some())
+            .collect();
+        ranked.sort_by_key(|r| r.rank);
+        let list: Vec<String> = ranked
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}. {} ({:.2}× reference{}, {} GFLOP/s)",
+                    r.rank.unwrap_or(0),
+                    r.student,
+                    r.vs_reference.unwrap_or(0.0),
+                    if r.tie { ", a tie" } else { "" },
+                    report::gflops(r.gflops.unwrap_or(0.0))
+                )
+            })
+            .collect();
+        if !list.is_empty() {
+            any = true;
+            out.push_str(&format!("\nfastest in {}: {}", v.lesson, list.join(", ")));
+        }
+        let left_out: Vec<String> = book
+            .iter()
+            .filter(|r| r.lesson == v.lesson && !r.not_ranked.is_empty())
+            .map(|r| format!("{} ({})", r.student, r.not_ranked))
+            .collect();
+        if !left_out.is_empty() {
+            out.push_str(&format!(
+                "\nnot ranked in {}: {}",
+                v.lesson,
+                left_out.join(", ")
+            ));
+        }
+    }
+    if any {
+        out.push_str(&format!(
+            "\n\nHow it ranks: {RANKED_BY}{}.",
+            if rank_unchecked {
+                " (here also those whose speed or sandbox could not be checked, as asked)"
+            } else {
+                ""
+            }
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// A lesson's key from its name: `03b` from `03b_cpu_packed`.
+pub fn lesson_key(name: &str) -> &str {
+    name.split('_').next().unwrap_or(name)
+}
+
+fn cell(v: &Verdict, shape: Shape) -> String {
+    match v.kind() {
+        None => {
+            let speed = gflops_of(v).map_or("pass".into(), report::gflops);
+            match v.unchecked_words() {
+                w if w.is_empty() => speed,
+                w => format!("{speed} ({w})"),
+            }
+        }
+        Some(_) => status(v, shape),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lab::grade::{FailKind, Failure};
+    use lab::harness::timing::Timing;
+
+    fn verdict(lesson: &str, ms: Option<f64>, unchecked: &[Part]) -> Verdict {
+        let l = lab::ladder::find(lesson).unwrap();
+        let mut v = Verdict::new(l, Path::new("x"));
+        match ms {
+            Some(ms) => {
+                v.timing = Some((
+                    Shape::square(64),
+                    Timing {
+                        device_ms: ms,
+                        ..Default::default()
+                    },
+                ))
+            }
+            None => v.failure = Some(Failure::new(FailKind::Wrong, "wrong at (1, 2)")),
+        }
+        for &p in unchecked {
+            v.not_checked(p, format!("{} not checked here", p.word()));
+        }
+        v
+    }
+
+    fn student(name: &str, verdicts: Vec<Verdict>, beside: Vec<Option<f64>>) -> Student {
+        Student {
+            name: name.into(),
+            folder: PathBuf::from(name),
+            spread: vec![Some(0.01); verdicts.len()],
+            verdicts,
+            beside,
+        }
+    }
+
+    #[test]
+    fn ranks_by_speed_over_the_reference_beside_and_leaves_out_the_unsandboxed() {
+        // ada is slower in GFLOP/s but was timed on a busier machine: her reference was
+        // slower still, so she ranks first.
+        let ada = student("ada", vec![verdict("4", Some(2.0), &[])], vec![Some(0.1)]);
+        let bo = student("bo", vec![verdict("4", Some(1.0), &[])], vec![Some(1.0)]);
+        let cy = student(
+            "cy",
+            vec![verdict("4", Some(0.01), &[Part::Sandbox])],
+            vec![Some(1.0)],
+        );
+        let dee = student("dee", vec![verdict("4", None, &[])], vec![None]);
+        let class = [ada, bo, cy, dee];
+        let book = gradebook(&class, false);
+        let rank = |n: &str| book.iter().find(|r| r.student == n).unwrap().rank;
+        assert_eq!(rank("ada"), Some(1));
+        assert_eq!(rank("bo"), Some(2));
+        assert_eq!(rank("cy"), None);
+        assert_eq!(rank("dee"), None);
+        let cy = book.iter().find(|r| r.student == "cy").unwrap();
+        assert_eq!(cy.not_ranked, "sandbox not checked");
+        assert_eq!(cy.unchecked, "sandbox");
+        // Asked for, the unsandboxed kernel is ranked, and first.
+        let all = gradebook(&class, true);
+        assert_eq!(
+            all.iter().find(|r| r.student == "cy").unwrap().rank,
+            Some(1)
+        );
+        let text = render(&class, Shape::square(64), false);
+        assert!(text.contains("not ranked in 04_naive_kernel: cy (sandbox not checked)"));
+        assert!(text.contains("How it ranks: "), "{text}");
+    }
+
+    #[test]
+    fn the_header_names_03_and_03b_apart() {
+        let s = student(
+            "ada",
+            vec![verdict("3", Some(1.0), &[]), verdict("3b", Some(1.0), &[])],
+            vec![Some(1.0), Some(1.0)],
+        );
+        let text = render(&[s], Shape::square(64), false);
+        let header = text.lines().find(|l| l.contains("student")).unwrap();
+        assert!(
+            header.contains(" 03 ") && header.contains(" 03b "),
+            "{header}"
+        );
+    }
+}
