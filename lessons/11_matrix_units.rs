@@ -46,8 +46,7 @@ pub static MATRIX: OclLesson = OclLesson {
     args: STANDARD_ARGS,
     defines: |ctx| {
         // Big blocks where there are tensor cores to feed; small ones for the model on a CPU.
-        let big = ctx.info.vendor.to_lowercase().contains("nvidia");
-        let d: &[(&str, &str)] = if big { GPU_DEFINES } else { CPU_DEFINES };
+        let d: &[(&str, &str)] = if nvidia(ctx.info) { GPU_DEFINES } else { CPU_DEFINES };
         lab::lesson::defines(d)
     },
     check_defines,
@@ -128,21 +127,71 @@ pub static MATRIX: OclLesson = OclLesson {
         accuracy: Some(unit::accuracy),
         ..BUFFERS
     },
-    sized: None,
-    knobs: None,
+    // The one place the block's shape follows the problem's: smaller blocks where the big
+    // ones leave compute units idle (below).
+    sized: Some(|ctx, shape| Some(lab::lesson::defines(by_shape(ctx.info, shape)))),
+    // Every shape by_shape may pick on this device, graded at the small shapes each time.
+    knobs: Some(|info| {
+        if nvidia(info) {
+            [GPU_DEFINES, GPU_SMALL_DEFINES]
+                .iter()
+                .map(|d| lab::lesson::defines(d))
+                .collect()
+        } else {
+            Vec::new()
+        }
+    }),
     any_size: true,
     variants: &[],
 };
 
+fn nvidia(info: &lab::harness::device::DeviceInfo) -> bool {
+    info.vendor.to_lowercase().contains("nvidia")
+}
+
+/// The defines for a problem on a device. On the tensor cores, a problem whose 128×128 blocks
+/// would fill less than three quarters of the places the device has for them (two work-groups
+/// of 255-register work-items per compute unit) is cut into 64×64 blocks: four times as many
+/// groups, each of four 32×32 warps. Measured on an H100 (research/shapes-11/): at 1024³ 27.5
+/// to 28.3 TFLOP/s against 17.7 to 18.1 for 128×128 blocks, at 1536³ 35.2 against 33.3; at
+/// 2048³ (256 blocks for 264 places) the big blocks win, 59.5 against 45.9 (k-steps of 8).
+pub fn by_shape(
+    info: &lab::harness::device::DeviceInfo,
+    shape: Shape,
+) -> &'static [(&'static str, &'static str)] {
+    if !nvidia(info) {
+        return CPU_DEFINES;
+    }
+    let blocks = shape.m.div_ceil(128) * shape.n.div_ceil(128);
+    let places = 2 * info.compute_units.max(1) as usize;
+    if 4 * blocks >= 3 * places {
+        GPU_DEFINES
+    } else {
+        GPU_SMALL_DEFINES
+    }
+}
+
 /// The tensor cores' defaults: a 128×128 block of 4 warps, each 64×64, k-steps of 8, four
 /// stages (42 KB of local memory; NVIDIA's OpenCL gives a work-group 48 KB). The fastest of
 /// the shapes measured on an H100 (research/perf-11/).
-const GPU_DEFINES: &[(&str, &str)] = &[
+pub const GPU_DEFINES: &[(&str, &str)] = &[
     ("BM", "128"),
     ("BN", "128"),
     ("BK", "8"),
     ("WM", "64"),
     ("WN", "64"),
+    ("STAGES", "4"),
+];
+
+/// For problems too small to fill the tensor cores with 128×128 blocks: 64×64 blocks of four
+/// 32×32 warps, k-steps of 16, four stages (39 KB). The fastest of twelve shapes measured at
+/// 1024³ on an H100 (research/shapes-11/, call 1).
+pub const GPU_SMALL_DEFINES: &[(&str, &str)] = &[
+    ("BM", "64"),
+    ("BN", "64"),
+    ("BK", "16"),
+    ("WM", "32"),
+    ("WN", "32"),
     ("STAGES", "4"),
 ];
 
