@@ -16,6 +16,8 @@ use lab::lesson::{Kind, Lesson, Program, Session};
 
 #[path = "00_your_device/microbench.rs"]
 pub mod microbench;
+#[path = "00_your_device/matrix_unit.rs"]
+pub mod matrix_unit;
 
 use microbench::{Options, Report};
 
@@ -97,7 +99,30 @@ fn run(args: &Args, session: &Session) -> Result<()> {
         flops.push(r);
     }
     let bandwidth = microbench::measure_bandwidth(&gpu, &opts)?;
-    let report = Report { flops, bandwidth };
+    let matrix = matrix_unit::measure(&gpu, &opts)?;
+    match &matrix {
+        Some(m) => println!(
+            "\nMatrix unit: mma.sync m16n8k8 TF32 (compute capability {}.{}), {} chains per warp, \
+             {} work-items, {} steps, {:.3} ms: {:.1} GFLOP/s ({} work-items match exactly)",
+            m.capability.0,
+            m.capability.1,
+            matrix_unit::CHAINS,
+            m.work_items,
+            m.iters,
+            m.ms,
+            m.gflops,
+            m.checked
+        ),
+        None => println!(
+            "\nMatrix unit: none this course can drive here (NVIDIA's tensor cores, compute \
+             capability 8.0 or newer); lesson 11 runs a model of it."
+        ),
+    }
+    let report = Report {
+        flops,
+        bandwidth,
+        matrix,
+    };
     let Some(p) = report.peak(&gpu.info) else {
         anyhow::bail!("no multiply-add width was measured");
     };

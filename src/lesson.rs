@@ -10,6 +10,7 @@ use crate::harness::exec::{self, Launch, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::oclgrind::Counts;
 use crate::harness::paths::Course;
+use crate::harness::peak::Peak;
 use crate::harness::program::{Arg, Define};
 use crate::harness::timing::Timing;
 
@@ -50,13 +51,14 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// This unit's ceiling, GFLOP/s, on a device whose FP32 peak (a CPU's: its FP32 ceiling)
-    /// is `fp32`: that peak for the FP32 lanes; none for the matrix unit, whose rate
-    /// `results/peak.csv` does not record.
-    pub fn ceiling(self, fp32: f64) -> Option<f64> {
+    /// This unit's ceiling for the lesson's FP32 work, GFLOP/s, on a device whose measured
+    /// peaks are `peak`: the FP32 peak (a CPU's: its FP32 ceiling) for the FP32 lanes; for the
+    /// matrix unit, its measured TF32 rate over the three products each multiply-add of the
+    /// product takes (lesson 11's split), none where lesson 00 recorded no such rate.
+    pub fn ceiling(self, peak: &Peak) -> Option<f64> {
         match self {
-            Unit::Fp32 => Some(fp32),
-            Unit::MatrixTf32 => None,
+            Unit::Fp32 => Some(peak.gflops),
+            Unit::MatrixTf32 => peak.matrix_tf32_gflops.map(|r| r / 3.0),
         }
     }
 

@@ -10,7 +10,7 @@
 //! - [`cli`]: the edge, flags and environment.
 //! - [`run`]: a lesson's standard run (check, time, compare with the previous rung).
 //! - The front ends: [`program`] (every lesson's program), [`scoreboard`], [`layout`],
-//!   [`watch`].
+//!   [`watch`], [`compat`] (the references' verdicts per OpenCL implementation).
 //!
 //! This is what a student builds. The teacher's service (`crates/teacher`, a class's grades,
 //! Gradescope, Classroom) and the bench (`crates/bench`, the ladder beside its peers, the
@@ -36,6 +36,7 @@ pub mod report;
 pub mod ladder;
 
 pub mod cli;
+pub mod compat;
 pub mod layout;
 pub mod program;
 pub mod run;

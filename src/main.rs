@@ -56,6 +56,10 @@ struct Board {
     /// Size (M = N = K) at which speeds are measured.
     #[arg(long)]
     size: Option<usize>,
+    /// Append the OpenCL lessons' verdicts to results/compat.csv, for the book's table of
+    /// what passes on which OpenCL implementation (with --kernels solutions only).
+    #[arg(long)]
+    record_compat: bool,
     /// List the OpenCL devices and exit.
     #[arg(long)]
     list_devices: bool,
@@ -202,6 +206,16 @@ fn scoreboard(board: &Board, edge: &Edge) -> Result<()> {
             &progress.of_folder(&dir).cloned().collect::<Vec<_>>(),
         )
     );
+    if board.record_compat {
+        let results = edge.course.results();
+        let rows = lab::compat::rows(&rows, &info, opts.cl_std.as_deref());
+        lab::compat::save(&results, &dir, &edge.course.solutions(), &rows)?;
+        println!(
+            "Recorded {} verdicts in {}.",
+            rows.len(),
+            paths::display(&lab::compat::file(&results))
+        );
+    }
     Ok(())
 }
 

@@ -38,7 +38,7 @@ pub struct Measurement {
     pub max_rel_err: f64,
     pub timing: Timing,
     /// The measured peak of exactly this device (and thread count), if recorded.
-    pub peak_gflops: Option<f64>,
+    pub peak: Option<crate::harness::peak::Peak>,
     /// The previous rung's reference at the same size, if it was run.
     pub previous: Option<(&'static str, Timing)>,
     pub previous_note: Option<String>,
@@ -125,13 +125,13 @@ pub fn measure(
         technique: false,
         ..edge.options(edge.worker_program()?, device_sel)
     };
-    let (device, driver, threads, defines, peak_gflops) = match lesson.kind {
+    let (device, driver, threads, defines, peak) = match lesson.kind {
         Kind::Device => bail!("lesson 00 has no code to run"),
         Kind::Cpu(c) => {
             // Serial lessons use one thread whatever the pool holds.
             let threads = if c.serial { 1 } else { default_threads() };
             let model = cpu_model();
-            let peak = peak::for_cpu(&edge.course.results(), &model, threads).map(|p| p.gflops);
+            let peak = peak::for_cpu(&edge.course.results(), &model, threads);
             (
                 format!("{model} ({threads} threads)"),
                 String::new(),
@@ -157,7 +157,7 @@ pub fn measure(
                 .map_err(|why| failed(Failure::new(FailKind::Setup, why)))?;
             // A full set of defines: the grading builds with exactly these, and only these.
             opts.defines = defines.clone();
-            let peak = peak::lookup(&edge.course.results(), &info).map(|p| p.gflops);
+            let peak = peak::lookup(&edge.course.results(), &info);
             (info.name.clone(), info.driver.clone(), 0, defines, peak)
         }
     };
@@ -194,7 +194,7 @@ pub fn measure(
         checked: case.checked,
         max_rel_err: case.max_rel_err,
         timing,
-        peak_gflops,
+        peak,
         previous: None,
         previous_note: None,
     })
@@ -397,19 +397,24 @@ pub fn report(m: &Measurement) -> String {
     }
     // Against the ceiling of the unit the lesson multiplies on, never another unit's.
     let unit = m.lesson.unit;
-    match m.peak_gflops.map(|p| unit.ceiling(p)) {
+    match m.peak.as_ref().map(|p| unit.ceiling(p)) {
         Some(Some(p)) => {
             let _ = writeln!(
                 s,
-                "  of peak      {:.1} % of this device's measured FP32 peak ({} GFLOP/s, lesson 00)",
+                "  of peak      {:.1} % of {} ({} GFLOP/s, lesson 00)",
                 100.0 * t.gflops(shape) / p,
+                match unit {
+                    crate::lesson::Unit::Fp32 => "this device's measured FP32 peak",
+                    crate::lesson::Unit::MatrixTf32 =>
+                        "the matrix unit's measured TF32 rate over the three products of the split",
+                },
                 gflops(p)
             );
         }
         Some(None) => {
             let _ = writeln!(
                 s,
-                "  of peak      n/a ({}; its ceiling is not measured: lesson 00 measures the FP32 lanes)",
+                "  of peak      n/a ({}; its rate is not recorded for this device: lesson 00 measures it where the device has one)",
                 unit.words()
             );
         }

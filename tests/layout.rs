@@ -189,7 +189,8 @@ const FLOORS: &[&[&str]] = &[
     &["ladder"],
     &["cli"],
     &["run"],
-    &["program", "scoreboard", "layout", "watch", "testing", "bin"],
+    &["scoreboard"],
+    &["program", "compat", "layout", "watch", "testing", "bin"],
 ];
 
 /// A package of the workspace: its folder, the folders of its sources (from the

@@ -76,7 +76,7 @@ impl Options {
     /// Work-groups per compute unit. A GPU needs many resident work-groups per compute unit,
     /// and enough waves of them that the last, partly filled wave costs little; 240 divides
     /// evenly by 1 to 6 and 8 resident groups. A CPU runs one work-group per core at a time.
-    fn groups_per_cu(&self, info: &DeviceInfo) -> usize {
+    pub(crate) fn groups_per_cu(&self, info: &DeviceInfo) -> usize {
         match (info.kind == "CPU", self.quick) {
             (true, true) => 2,
             (true, false) => 4,
@@ -328,22 +328,7 @@ pub struct FlopsRun {
 /// median, then checks the output.
 pub fn measure_flops(gpu: &Gpu, width: u32, opts: &Options) -> Result<FlopsRun> {
     let chains = Chains::new(gpu, width, None, opts)?;
-    let target = opts.target_ms();
-    let mut iters = MIN_ITERS;
-    loop {
-        let ms = chains.launch(gpu, iters)?;
-        if ms >= target || iters >= MAX_ITERS {
-            break;
-        }
-        let factor = (target / ms.max(1e-3)).clamp(2.0, 16.0);
-        let next = ((iters as f64 * factor).ceil() as u32).next_power_of_two();
-        iters = next.min(MAX_ITERS);
-    }
-    let mut times = Vec::with_capacity(opts.runs());
-    for _ in 0..opts.runs() {
-        times.push(chains.launch(gpu, iters)?);
-    }
-    let ms = exec::median(&mut times);
+    let (iters, ms) = grow_and_time(opts, |iters| chains.launch(gpu, iters))?;
     let check = verify(&chains.read(gpu)?, width, chains.chains, iters)?;
     Ok(FlopsRun {
         width,
@@ -355,6 +340,32 @@ pub fn measure_flops(gpu: &Gpu, width: u32, opts: &Options) -> Result<FlopsRun> 
         gflops: chains.flops(iters) / (ms.max(1e-9) * 1e6),
         check,
     })
+}
+
+/// Lesson 00's one timing protocol for a chain kernel: grows the steps per launch (powers of
+/// two from [`MIN_ITERS`] to [`MAX_ITERS`]) until a launch lasts the target time, the growing
+/// launches warming the device up, then times several launches of that many steps. Returns
+/// the steps and the median device time, ms.
+pub fn grow_and_time(
+    opts: &Options,
+    mut launch: impl FnMut(u32) -> Result<f64>,
+) -> Result<(u32, f64)> {
+    let target = opts.target_ms();
+    let mut iters = MIN_ITERS;
+    loop {
+        let ms = launch(iters)?;
+        if ms >= target || iters >= MAX_ITERS {
+            break;
+        }
+        let factor = (target / ms.max(1e-3)).clamp(2.0, 16.0);
+        let next = ((iters as f64 * factor).ceil() as u32).next_power_of_two();
+        iters = next.min(MAX_ITERS);
+    }
+    let mut times = Vec::with_capacity(opts.runs());
+    for _ in 0..opts.runs() {
+        times.push(launch(iters)?);
+    }
+    Ok((iters, exec::median(&mut times)))
 }
 
 /// The measured global-memory bandwidth.
@@ -446,6 +457,8 @@ pub struct Report {
     /// One entry per vector width, in the order of [`WIDTHS`].
     pub flops: Vec<FlopsRun>,
     pub bandwidth: Bandwidth,
+    /// The matrix unit's TF32 rate, where the device has one.
+    pub matrix: Option<super::matrix_unit::MatrixRun>,
 }
 
 impl Report {
@@ -468,6 +481,7 @@ impl Report {
             gflops: best.gflops,
             best_width: best.width,
             bandwidth_gbs: self.bandwidth.gbs,
+            matrix_tf32_gflops: self.matrix.as_ref().map(|m| m.gflops),
         })
     }
 }
@@ -481,7 +495,13 @@ pub fn measure(gpu: &Gpu, opts: &Options, mut progress: impl FnMut(&str)) -> Res
     }
     progress("float4 copy");
     let bandwidth = measure_bandwidth(gpu, opts)?;
-    Ok(Report { flops, bandwidth })
+    progress("matrix unit");
+    let matrix = super::matrix_unit::measure(gpu, opts)?;
+    Ok(Report {
+        flops,
+        bandwidth,
+        matrix,
+    })
 }
 
 #[cfg(test)]

@@ -9,17 +9,6 @@ use lab::lesson::Prelude;
 /// The unit's source, both paths (chosen by MMA_PTX).
 pub const MMA_CL: &str = include_str!("mma.cl");
 
-/// Whether the device runs `mma.sync ... tf32`: an NVIDIA GPU of compute capability 8.0 or
-/// newer, as its driver reports it (cl_nv_device_attribute_query).
-pub fn has_tensor_cores(gpu: &Gpu) -> Option<(u32, u32)> {
-    if !gpu.info.vendor.to_lowercase().contains("nvidia") {
-        return None;
-    }
-    let major = gpu.device.compute_capability_major_nv().ok()?;
-    let minor = gpu.device.compute_capability_minor_nv().unwrap_or(0);
-    (major >= 8).then_some((major, minor))
-}
-
 /// Whether the device computes in doubles (`cl_khr_fp64`), as the model's `#ifdef` sees it.
 fn has_doubles(gpu: &Gpu) -> bool {
     gpu.device
@@ -29,7 +18,7 @@ fn has_doubles(gpu: &Gpu) -> bool {
 
 /// The unit for this device, and the line every report shows about it.
 pub fn prelude(gpu: &Gpu) -> Prelude {
-    match has_tensor_cores(gpu) {
+    match gpu.tensor_cores() {
         Some((major, minor)) => Prelude {
             // `cvt.rn.tf32.f32` is PTX for compute capability 9.0 and newer.
             source: format!(

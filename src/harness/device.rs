@@ -194,6 +194,18 @@ impl Gpu {
         })
     }
     // ANCHOR_END: open
+
+    /// The compute capability of an NVIDIA GPU whose tensor cores take TF32
+    /// (`mma.sync ... tf32`: 8.0 or newer), as its driver reports it
+    /// (`cl_nv_device_attribute_query`); none on any other device.
+    pub fn tensor_cores(&self) -> Option<(u32, u32)> {
+        if !self.info.vendor.to_lowercase().contains("nvidia") {
+            return None;
+        }
+        let major = self.device.compute_capability_major_nv().ok()?;
+        let minor = self.device.compute_capability_minor_nv().unwrap_or(0);
+        (major >= 8).then_some((major, minor))
+    }
 }
 
 /// A table of every device, for `--list-devices`.

@@ -28,6 +28,10 @@ pub struct Peak {
     pub best_width: u32,
     /// Global-memory bandwidth (bytes read plus written), GB/s.
     pub bandwidth_gbs: f64,
+    /// The matrix unit's rate on TF32 inputs (NVIDIA's `mma.sync ... tf32`), GFLOP/s, where
+    /// the device has one; empty elsewhere and in rows recorded before it was measured.
+    #[serde(default)]
+    pub matrix_tf32_gflops: Option<f64>,
 }
 
 impl Peak {
@@ -107,6 +111,7 @@ pub fn save(results: &Path, p: &Peak) -> Result<()> {
     let rounded = Peak {
         gflops: tenth(p.gflops),
         bandwidth_gbs: tenth(p.bandwidth_gbs),
+        matrix_tf32_gflops: p.matrix_tf32_gflops.map(tenth),
         ..p.clone()
     };
     record::append(&file(results), &[rounded])
@@ -155,6 +160,7 @@ mod tests {
             gflops: 1000.0,
             best_width: 4,
             bandwidth_gbs: 100.0,
+            matrix_tf32_gflops: None,
         }
     }
 

@@ -23,6 +23,7 @@
 
 mod ceiling;
 mod charts;
+mod compat_page;
 mod data;
 mod intensity;
 mod ladder_page;
@@ -156,6 +157,10 @@ fn generate(course: &Course) -> Result<Output> {
     let page = book.roofline_page()?;
     pages.push(("roofline.md".into(), page));
     pages.push(("grader-suite.md".into(), suite::page(&results, NOTE)?));
+    pages.push((
+        "compatibility.md".into(),
+        compat_page::page(&results, NOTE)?,
+    ));
     let mut out = Output {
         files: pages
             .iter()

@@ -227,6 +227,7 @@ mod tests {
             gflops: 87.3,
             best_width: 8,
             bandwidth_gbs: 19.0,
+            matrix_tf32_gflops: None,
         };
         let c = of(&p).unwrap();
         assert!((c.gflops - 358.4).abs() < 1e-9);

@@ -525,7 +525,7 @@ impl Peaks {
     /// ([`Unit`]): none where that unit's ceiling is not recorded ([`Peaks::unmeasured`]).
     pub fn of(&self, r: &Row) -> Option<Peak> {
         let p = self.fp32(r)?;
-        let gflops = unit(r).ceiling(p.gflops)?;
+        let gflops = unit(r).ceiling(&p)?;
         Some(Peak { gflops, ..p })
     }
 
@@ -547,7 +547,7 @@ impl Peaks {
     pub fn unmeasured(&self, r: &Row) -> Option<Unit> {
         let u = unit(r);
         let p = self.fp32(r)?;
-        u.ceiling(p.gflops).is_none().then_some(u)
+        u.ceiling(&p).is_none().then_some(u)
     }
 
     /// A row's "% of peak" cell: its share of its unit's ceiling, `n/a (matrix unit)` where
@@ -859,6 +859,7 @@ mod tests {
             gflops: 79.2,
             best_width: 16,
             bandwidth_gbs: 17.2,
+            matrix_tf32_gflops: None,
         };
         let _ = std::fs::remove_file(peak::file(&dir));
         peak::save(&dir, &pocl).unwrap();
