@@ -1,7 +1,7 @@
 // Lesson 01: the textbook triple loop, C = A·B, all matrices row-major.
 //
 // A is m×k, B is k×n, C is m×n. Element (i, j) of C lives at c[i * n + j].
-// C arrives filled with NaN: every element must be written, not added to.
+// C arrives holding anything (NaN, numbers, an earlier result): every element must be written, not added to.
 
 // ANCHOR: naive
 pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {

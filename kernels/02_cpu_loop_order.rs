@@ -8,7 +8,7 @@
 pub fn matmul_ikj(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: usize) {
     // EXERCISE(02.1) BEGIN: clear row i of C, then add a[i][p] times row p of B into it
     // TODO: for each row i: take c_row = &mut c[i * n..(i + 1) * n] and fill it with 0.0
-    // TODO: (C arrives as NaN); then for each p in 0..k, add a[i * k + p] * b[p * n + j]
+    // TODO: (C arrives holding anything); then for each p in 0..k, add a[i * k + p] * b[p * n + j]
     // TODO: to c_row[j] for every j.
     let _ = (a, b, c, m, n, k);
     todo!("lesson 02: write the i-k-j loop")

@@ -99,7 +99,7 @@ pub const CASES: &[Case] = &[
         Uninitialised,
         File("adds_into_nan"),
         FailKind::Unwritten,
-        &["NaN", "without clearing it first"],
+        &["NaN", "without clearing it first", "before the call"],
     ),
     Case::rejects(
         L,
@@ -191,7 +191,7 @@ pub const CASES: &[Case] = &[
         FailKind::Crash,
         &["`matmul`", "channel", "println!"],
     ),
-    // Speed without the work: every timed call has fresh inputs and a C of NaN, and is
+    // Speed without the work: every timed call has fresh inputs and a poisoned C, and is
     // checked before its time counts; the timed size itself is also a checked problem, so
     // code that skips work there fails before it is timed.
     Case::rejects(
@@ -258,14 +258,24 @@ pub const CASES: &[Case] = &[
         FailKind::Wrong,
         &["`matmul`"],
     ),
-    // Shortcuts that never fire, since no call finds numbers in C or meets inputs it has seen:
-    // right, at their honest speed.
-    Case::accepts(
+    // C's poison varies (NaN, random numbers, an earlier C), drawn per call: a shortcut taken
+    // when C already holds numbers is taken on checked calls too, and leaves C as it was.
+    Case::rejects(
         L,
         "skips_when_c_holds_numbers",
+        Cheat,
         File("skips_when_c_holds_numbers"),
+        FailKind::Unwritten,
+        &[
+            "`matmul`",
+            "never wrote C",
+            "still holds the value it had before the call",
+            "skip work when C already holds numbers",
+        ],
     )
     .timed(128),
+    // A shortcut that never fires, since every call meets inputs it has not seen: right, at
+    // its honest speed, whatever C holds.
     Case::accepts(L, "remembers_by_checksum", File("remembers_by_checksum")).timed(128),
 ];
 }

@@ -91,7 +91,7 @@ pub const CASES: &[Case] = &[
         "ikj_without_clearing",
         Uninitialised,
         Mutant(&[(
-            "c_row.fill(0.0); // C arrives as NaN: start each row from zero",
+            "c_row.fill(0.0); // C arrives holding anything: start each row from zero",
             "",
         )]),
         FailKind::Unwritten,
@@ -124,7 +124,7 @@ pub const CASES: &[Case] = &[
         "prints_a_forged_verdict",
         Forged,
         Mutant(&[(
-            "c_row.fill(0.0); // C arrives as NaN: start each row from zero",
+            "c_row.fill(0.0); // C arrives holding anything: start each row from zero",
             "c_row.fill(1.0);
         println!(\"LAB-EVENT {{\\\"Done\\\":{{\\\"lesson\\\":\\\"02_cpu_loop_order\\\",\\\"failure\\\":null}}}}\");",
         )]),
@@ -208,6 +208,22 @@ pub const CASES: &[Case] = &[
         File("loop_order_only_at_the_checked_sizes"),
         FailKind::Technique,
         &["loop order", "`matmul_ikj`", "drawn at grading time"],
+    ),
+    // A row whose first element already holds a number is taken for one computed before, and
+    // skipped: C holds numbers before many checked calls (random ones, or an earlier product).
+    Case::rejects(
+        L,
+        "skips_rows_whose_first_element_is_finite",
+        Cheat,
+        Mutant(&[(
+            "c_row.fill(0.0); // C arrives holding anything: start each row from zero",
+            "if c_row[0].is_finite() {
+            continue;
+        }
+        c_row.fill(0.0);",
+        )]),
+        FailKind::Unwritten,
+        &["`matmul_ikj`", "never wrote C", "before the call"],
     ),
 ];
 }

@@ -286,5 +286,18 @@ pub const CASES: &[Case] = &[
         FailKind::Technique,
         &["`matmul_parallel` did", "on one thread"],
     ),
+    // C read as an accumulator whenever it holds numbers (C += A·B), cleared only when it holds
+    // NaN: the lesson's C is overwritten, and it holds numbers before many checked calls.
+    Case::rejects(
+        L,
+        "accumulates_when_c_holds_numbers",
+        Cheat,
+        Mutant(&[(
+            "            c_row.fill(0.0);\n",
+            "            if c_row.iter().any(|x| x.is_nan()) {\n                c_row.fill(0.0);\n            }\n",
+        )]),
+        FailKind::Unwritten,
+        &["`matmul_parallel`", "before the call", "without clearing it first"],
+    ),
 ];
 }

@@ -103,7 +103,7 @@ pub const CASES: &[Case] = &[
         FailKind::Wrong,
         &["`matmul_packed`", "K=259", "expected", "got"],
     ),
-    // The first K block adds into C, which arrives as NaN.
+    // The first K block adds into C, which arrives holding anything (NaN among others).
     Case::rejects(
         L,
         "never_overwrites",

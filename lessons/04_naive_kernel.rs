@@ -116,7 +116,7 @@ pub const CASES: &[Case] = &[
         // Dimension 0 of the launch spans the columns; a kernel that takes it as the row
         // computes a transposed C and leaves part of it unwritten.
         FailKind::Unwritten,
-        &["never written", "still NaN"],
+        &["never written", "still holds the value C held there before the call"],
     ),
     Case::rejects(
         L,
@@ -279,8 +279,8 @@ pub const CASES: &[Case] = &[
         &["line 13", "`__OPENCL_C_VERSION__`", "same code on every device"],
     ),
     // Cheats: work skipped where a grader might not look. The asked size (here the timed
-    // one) is itself a checked problem, every timed call gets fresh inputs and a C full of
-    // NaN, and is checked; the simulator runs with C never written.
+    // one) is itself a checked problem, every call, timed or not, gets fresh inputs and a C
+    // holding NaN, random numbers or an earlier product, drawn per call, and is checked.
     Case::rejects(
         L,
         "skip_square_problems",
@@ -305,9 +305,13 @@ pub const CASES: &[Case] = &[
         Cheat,
         File("skip_when_c_holds_numbers"),
         FailKind::Uninitialized,
+        // The simulator names the line that reads C; the device saw C left as it was, on a
+        // call where C held numbers.
         &[
-            "skip_when_c_holds_numbers.cl:9",
+            "skip_when_c_holds_numbers.cl:10",
             "C read before the kernel wrote it",
+            "C NOT WRITTEN",
+            "still holds the value it had before the call",
         ],
     )
     .timed(64),
@@ -381,6 +385,28 @@ pub const CASES: &[Case] = &[
             ),
             ("C[row * N + col] = acc;", "C[row * N + col] = (float)acc;"),
         ]),
+    ),
+    // Reads past the end of A everywhere but at the simulator's declared shape, which anyone
+    // can read in this file: the sanitizer runs at a shape drawn for each grading, never that
+    // one. On the device the read lands in the guard zone behind A and changes nothing.
+    Case::rejects(
+        L,
+        "reads_past_a_except_at_the_declared_probe",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    if (!(M == 37 && N == 29 && K == 23)) {
+        const float next = A[row * K + K];
+        if (next == 12345.0f) {
+            acc += 1.0f;
+        }
+    }
+    C[row * N + col] = acc;
+    // EXERCISE END",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of A", "A[row * K + K]"],
     ),
 ];
 }

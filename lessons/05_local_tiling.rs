@@ -409,5 +409,30 @@ pub const CASES: &[Case] = &[
         }",
         )]),
     ),
+    // Stores only where C holds NaN or zero, as if those were the only values a C to be
+    // computed could hold: C holds random numbers or an earlier product before many checked
+    // calls, and there nothing is written.
+    Case::rejects(
+        L,
+        "writes_only_where_c_is_nan_or_zero",
+        Cheat,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    const float held = C[row * N + col];
+    if (isnan(held) || held == 0.0f) {
+        C[row * N + col] = acc;
+    }
+    // EXERCISE END",
+        )]),
+        // The simulator names the read of C; the device saw C left as it was on a call where
+        // it held numbers.
+        FailKind::Uninitialized,
+        &[
+            "C read before the kernel wrote it",
+            "C NOT WRITTEN",
+            "never wrote C",
+        ],
+    ),
 ];
 }

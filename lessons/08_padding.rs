@@ -234,7 +234,7 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
         let started = Instant::now();
         let a = exec::input_buffer(gpu, &p.a, 0)?;
         let b = exec::input_buffer(gpu, &p.b, 0)?;
-        let mut c = exec::input_buffer(gpu, &vec![f32::NAN; s.m * s.n], 0)?;
+        let mut c = exec::input_buffer(gpu, &p.poison.to_vec(), 0)?;
         let f4 = std::mem::size_of::<f32>();
         let mut ms = 0.0;
         let steps = Instant::now();

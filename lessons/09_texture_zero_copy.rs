@@ -451,7 +451,7 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
         layout.fill_b(&p.b, &mut b, width, texture::RowPitch::Honour);
         let abuf = buffer(&mut a, "A")?;
         let bbuf = buffer(&mut b, "B")?;
-        let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+        let c = GuardedC::new(gpu, &p.poison, 0)?;
         exec::set_standard_args(&kernel, shape, &abuf, &bbuf, &c.c)?;
         let (kernel_ms, wall_ms) = exec::launch_timed(gpu, &kernel, &l)?;
         let (got, guard) = c.read(gpu)?;

@@ -9,7 +9,7 @@ pub fn matmul_ikj(a: &[f32], b: &[f32], c: &mut [f32], m: usize, n: usize, k: us
     // EXERCISE(02.1) BEGIN: clear row i of C, then add a[i][p] times row p of B into it
     for i in 0..m {
         let c_row = &mut c[i * n..(i + 1) * n];
-        c_row.fill(0.0); // C arrives as NaN: start each row from zero
+        c_row.fill(0.0); // C arrives holding anything: start each row from zero
         for p in 0..k {
             let a_ip = a[i * k + p];
             let b_row = &b[p * n..(p + 1) * n];

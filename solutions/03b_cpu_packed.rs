@@ -22,7 +22,7 @@
 //         ir: one MR-row sliver of A (loop 2)
 //           jr: one NR-col sliver of B (loop 1): micro-kernel, MR×NR tile of C
 //
-// A is m×k, B is k×n, C is m×n. C arrives filled with NaN: every element must be written.
+// A is m×k, B is k×n, C is m×n. C arrives holding anything (NaN, numbers, an earlier result): every element must be written.
 
 use rayon::prelude::*;
 
@@ -177,7 +177,7 @@ fn micro_kernel(a_sliver: &[f32], b_sliver: &[f32]) -> [[f32; NR]; MR] {
 // ANCHOR_END: micro_kernel
 
 /// Stores the top-left rows×cols of a micro-tile into C at `c[0]` (row stride `ldc`): the
-/// first K block overwrites C (which arrives as NaN), later ones add to it. Zero padding made
+/// first K block overwrites C (which arrives holding anything), later ones add to it. Zero padding made
 /// the micro-kernel compute a whole tile; only this store knows where C ends.
 fn store_tile(
     acc: &[[f32; NR]; MR],

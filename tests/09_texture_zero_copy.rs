@@ -135,7 +135,7 @@ fn judge_setup(b: &Bench, shape: Shape, setup: Setup) -> anyhow::Result<Option<g
     let l = (ocl.launch)(shape, &b.defines).unwrap();
     let p = Problem::random(shape, 3);
     let run = texture::run(&b.gpu, &b.kernel, &p, &l, &b.defines, setup)?;
-    let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p));
+    let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p), &p.poison);
     Ok(judge(shape, &run.output, &cmp, None))
 }
 
@@ -243,7 +243,7 @@ fn the_adreno_blog_kernel_runs_on_whole_micro_tiles() {
         let l = texture::adreno_blog_launch(shape).unwrap();
         let p = Problem::random(shape, 9);
         let run = texture::run(&b.gpu, &b.kernel, &p, &l, &b.defines, Setup::ZERO_COPY).unwrap();
-        let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p));
+        let cmp = matrix::compare(shape, &run.output.c, &matrix::reference(&p), &p.poison);
         let f = judge(shape, &run.output, &cmp, None);
         assert!(f.is_none(), "{shape}: {f:?}");
     }

@@ -63,7 +63,12 @@ pub(super) struct Objects {
 }
 
 impl Objects {
-    pub(super) fn new(gpu: &Gpu, layout: &Layout, transfer: Transfer) -> Result<Objects> {
+    pub(super) fn new(
+        gpu: &Gpu,
+        layout: &Layout,
+        transfer: Transfer,
+        before: &Poison,
+    ) -> Result<Objects> {
         let flags = match transfer {
             Transfer::ZeroCopy => CL_MEM_ALLOC_HOST_PTR,
             Transfer::Copy => 0,
@@ -71,7 +76,7 @@ impl Objects {
         Ok(Objects {
             a: buffer(gpu, flags, layout.a_len(), "A")?,
             b: image(gpu, flags, layout.pixels, layout.height())?,
-            c: GuardedC::new(gpu, layout.shape.m * layout.shape.n, flags)?,
+            c: GuardedC::new(gpu, before, flags)?,
         })
     }
 

@@ -20,7 +20,7 @@ pub fn run(
     check_device(&gpu.info, Some(p.shape))?;
     let layout = Layout::new(p.shape, defines)?;
     let started = Instant::now();
-    let mut obj = Objects::new(gpu, &layout, setup.transfer)?;
+    let mut obj = Objects::new(gpu, &layout, setup.transfer, &p.poison)?;
     let mut rec = Recorder::new(gpu);
     obj.upload(&mut rec, &layout, p, setup)?;
     set_args(kernel, p.shape, &obj.a, &obj.b, &obj.c.c)?;

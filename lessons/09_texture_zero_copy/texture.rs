@@ -28,6 +28,7 @@ use lab::harness::device::{DeviceInfo, Gpu};
 use lab::harness::exec::{self, GuardedC, Launch, RunOutput};
 use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
+use lab::harness::poison::Poison;
 use lab::harness::program::Define;
 use lab::harness::timing;
 use lab::lesson::{define, require_multiple, round_up};

@@ -635,7 +635,7 @@ fn try_one(
     let kernel = program::kernel(program, file, ocl.kernel, ocl.args)?;
     let launch: Launch =
         (ocl.launch)(p.shape, &params.defines()).map_err(|why| anyhow::anyhow!(why))?;
-    let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
+    let c = GuardedC::new(gpu, &p.poison, 0)?;
     exec::set_standard_args(&kernel, p.shape, a, b, &c.c)?;
     let (first, wall_ms) = exec::launch_timed(gpu, &kernel, &launch)?;
     let (got, guard) = c.read(gpu)?;

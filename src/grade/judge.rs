@@ -4,6 +4,7 @@
 
 use crate::harness::exec::{GuardReport, RunOutput};
 use crate::harness::matrix::{Comparison, Shape};
+use crate::harness::poison::Kind;
 
 use super::{FailKind, Failure};
 
@@ -47,38 +48,52 @@ pub fn judge(
                 format!("the code ran but wrote no element of C yet.\nHint: {hint}"),
             ));
         }
-        if out.nan_from_reads {
+    }
+    // NaN computed from a read past the end of A or B, whatever C held before the call.
+    if let (true, Some((r, c))) = (out.nan_from_reads, cmp.first_nan) {
+        if cmp.nans == cmp.checked {
             return Some(Failure::new(
                 FailKind::Wrong,
                 format!("{shape}: every element of C is NaN, and the NaN came from reading, not from a missing store: the grader fills memory past the end of A and B with NaN. Some read of A or B goes past its end: check the row strides (K for A, N for B) and the bounds of every load."),
             ));
         }
         return Some(Failure::new(
-            FailKind::Unwritten,
-            format!("{shape}: the code never wrote C: every element is still NaN, as the grader left it. Is the store to C missing, or guarded by a condition that is never true? Or does the code add into C without clearing it first (NaN plus anything is NaN)?"),
+            FailKind::Wrong,
+            format!(
+                "{shape}: element (row {r}, column {c}) is NaN, read from past the end of A or B (the grader fills that memory with NaN; this element was written, with a NaN it computed, so the NaN came from reading). {} of {} elements are NaN. Check the bounds of every load of A and B, and the row strides (K for A, N for B).",
+                cmp.nans, cmp.checked
+            ),
         ));
     }
+    if cmp.checked > 0 && cmp.unwritten == cmp.checked {
+        return Some(Failure::new(
+            FailKind::Unwritten,
+            never_written(shape, cmp.poison),
+        ));
+    }
+    let held = before(cmp.poison);
     if let Some((r, c)) = cmp.first_unwritten {
-        if out.nan_from_reads {
-            return Some(Failure::new(
-                FailKind::Wrong,
-                format!(
-                    "{shape}: element (row {r}, column {c}) is NaN, read from past the end of A or B (the grader fills that memory with NaN; this element was written, with a NaN it computed). {} of {} elements are NaN. Check the bounds of every load of A and B, and the row strides (K for A, N for B).",
-                    cmp.unwritten, cmp.checked
-                ),
-            ));
-        }
         return Some(Failure::new(
             FailKind::Unwritten,
             format!(
-                "{shape}: element (row {r}, column {c}) was never written (still NaN); {} of {} elements were not written. {}",
+                "{shape}: element (row {r}, column {c}) was never written: it still holds the value C held there before the call ({held}); {} of {} elements were not written. {}{}",
                 cmp.unwritten,
                 cmp.checked,
-                coverage_hint(shape, r, c)
+                coverage_hint(shape, r, c),
+                OVERWRITE
             ),
         ));
     }
     if let Some(bad) = &cmp.first_wrong {
+        if cmp.added > 0 && cmp.added == cmp.wrong {
+            return Some(Failure::new(
+                FailKind::Unwritten,
+                format!(
+                    "{shape}: C is wrong at row {}, column {}: got {:.6}, which is the value C held there before the call ({held}) plus the right product {:.6}. The code adds into C without clearing it first.{OVERWRITE}",
+                    bad.row, bad.col, bad.got, bad.expected
+                ),
+            ));
+        }
         return Some(Failure::new(
             FailKind::Wrong,
             format!(
@@ -88,6 +103,24 @@ pub fn judge(
         ));
     }
     imprecise(shape, cmp)
+}
+
+/// What a message says C held before the call.
+fn before(kind: Kind) -> String {
+    format!("the grader had filled C with {} before it", kind.words())
+}
+
+/// Said wherever C was not overwritten.
+const OVERWRITE: &str = " C is the output, overwritten by every call: before each call the grader fills it with NaN, random numbers or an earlier result, drawn anew each time, so write every element of it, and never read it, skip it or add into it.";
+
+/// C left exactly as it was before the call, or added into while it held NaN.
+fn never_written(shape: Shape, kind: Kind) -> String {
+    let held = before(kind);
+    if kind == Kind::Nan {
+        format!("{shape}: the code never wrote C: every element still holds the value it had before the call, NaN ({held}). Is the store to C missing, or guarded by a condition that is never true? Or does the code add into C without clearing it first (NaN plus anything is NaN)?{OVERWRITE}")
+    } else {
+        format!("{shape}: the code never wrote C: every element still holds the value it had before the call ({held}). Does the code skip work when C already holds numbers, or is the store to C missing, or guarded by a condition on C?{OVERWRITE}")
+    }
 }
 
 /// From this K on, and over at least this many elements, C's error as a whole is compared
@@ -187,7 +220,7 @@ mod tests {
     }
 
     fn judged(p: &Problem, c: Vec<f32>) -> Option<Failure> {
-        let cmp = compare(p.shape, &c, &reference(p));
+        let cmp = compare(p.shape, &c, &reference(p), &p.poison);
         judge(p.shape, &RunOutput::plain(c, 1.0), &cmp, None)
     }
 
@@ -201,7 +234,12 @@ mod tests {
             "more precise than FP32 is fine"
         );
         // Thirteen bits: every element inside its allowance, and still not FP32.
-        let cmp = compare(p.shape, &product(&p, |x| to_bits(x, 13)), &reference(&p));
+        let cmp = compare(
+            p.shape,
+            &product(&p, |x| to_bits(x, 13)),
+            &reference(&p),
+            &p.poison,
+        );
         assert!(cmp.passed(), "each element within its allowance: {cmp:?}");
         let f = judged(&p, product(&p, |x| to_bits(x, 13))).expect("13 bits are not FP32");
         assert_eq!(f.kind, FailKind::Wrong);
@@ -218,9 +256,58 @@ mod tests {
     fn small_k_is_not_judged_as_a_whole() {
         let p = Problem::random(Shape::new(40, 36, 16), 12);
         let c = product(&p, |x| to_bits(x, 10));
-        let cmp = compare(p.shape, &c, &reference(&p));
+        let cmp = compare(p.shape, &c, &reference(&p), &p.poison);
         if cmp.passed() {
             assert!(judged(&p, c).is_none());
         }
+    }
+
+    /// C left as it was, or added into, reads as not written whatever C held before the call,
+    /// and says so.
+    #[test]
+    fn c_kept_or_added_into_is_named_whatever_the_poison() {
+        use crate::harness::poison::{Kind, Poison};
+        let mut p = Problem::random(Shape::new(12, 10, 70), 13);
+        let r = reference(&p);
+        for kind in [Kind::Random, Kind::Earlier] {
+            let before: Vec<f32> = crate::harness::matrix::random(120, 21);
+            p.poison = Poison::from_values(kind, before.clone());
+            let kept = judged_with(&p, before.clone()).expect("C left as it was");
+            assert_eq!(kept.kind, FailKind::Unwritten);
+            assert!(
+                kept.message.contains("never wrote C")
+                    && kept.message.contains(kind.words())
+                    && kept
+                        .message
+                        .contains("NaN, random numbers or an earlier result"),
+                "{}",
+                kept.message
+            );
+            let added: Vec<f32> =
+                r.c.iter()
+                    .zip(&before)
+                    .map(|(x, b)| *x as f32 + b)
+                    .collect();
+            let f = judged_with(&p, added).expect("C added into");
+            assert_eq!(f.kind, FailKind::Unwritten);
+            assert!(
+                f.message.contains("without clearing it first"),
+                "{}",
+                f.message
+            );
+        }
+        p = p.with_nan();
+        let f = judged_with(&p, vec![f32::NAN; 120]).expect("C left NaN");
+        assert_eq!(f.kind, FailKind::Unwritten);
+        assert!(
+            f.message.contains("without clearing it first"),
+            "{}",
+            f.message
+        );
+    }
+
+    fn judged_with(p: &Problem, c: Vec<f32>) -> Option<Failure> {
+        let cmp = compare(p.shape, &c, &reference(p), &p.poison);
+        judge(p.shape, &RunOutput::plain(c, 1.0), &cmp, None)
     }
 }

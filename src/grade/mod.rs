@@ -68,7 +68,8 @@ pub enum FailKind {
     Signature,
     /// The launch or a runtime call failed.
     Runtime,
-    /// C was never written (still NaN), in whole or in part.
+    /// C was not overwritten, in whole or in part: elements still hold what C held before the
+    /// call (its poison: NaN, random numbers or an earlier product), or that plus the product.
     Unwritten,
     /// Elements of C are wrong.
     Wrong,

@@ -1,8 +1,9 @@
 //! The grader's side of a student's CPU driver ([`super::cpu_driver`]): starts it confined,
 //! asks it for calls one at a time, and measures each from outside its process.
 //!
-//! Every call is a fresh problem: the grader draws a seed, the driver makes A and B from it
-//! (so the inputs exist only once the call is asked for) and fills C with NaN, and answers
+//! Every call is a fresh problem: the grader draws a seed and writes the call's poison into C
+//! ([`super::poison`]), the driver makes A and B from the seed (so the inputs exist only once
+//! the call is asked for), and answers
 //! `ready`; the grader says `go`, and the call is timed on the grader's own clock from that
 //! moment until, after the driver's `done`, every thread of the driver and of any process it
 //! started has been paused ([`super::cpu_freeze`]). C is then read, while they are paused,
@@ -243,6 +244,10 @@ impl Session {
         let pid = self.driver_pid();
         let cpu = |pid: Option<u32>| pid.and_then(super::cpu_watch::process_cpu);
         let cpu_before = cpu(pid);
+        if let Err(e) = self.poison_c(&p.poison) {
+            self.stop();
+            return Called::Crashed(format!("its C could not be prepared: {e}"));
+        }
         let asked = Instant::now();
         let deadline = asked + limit;
         if !self.send(&call.line()) {
@@ -281,6 +286,9 @@ impl Session {
         let arrived = frozen.at;
         let c = self.read_c(len);
         frozen.thaw();
+        if let Ok(c) = &c {
+            super::poison::remember(c);
+        }
         let c = match c {
             Ok(c) => c,
             Err(e) => {
@@ -318,6 +326,24 @@ impl Session {
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect())
+    }
+
+    /// Writes what C holds before a call into the shared memory, while the driver waits for
+    /// its next line.
+    fn poison_c(&self, before: &super::poison::Poison) -> std::io::Result<()> {
+        let bytes: Vec<u8> = (0..before.len())
+            .flat_map(|i| before.at(i).to_le_bytes())
+            .collect();
+        #[cfg(unix)]
+        std::os::unix::fs::FileExt::write_all_at(&self.c_memory, &bytes, 0)?;
+        #[cfg(not(unix))]
+        {
+            use std::io::{Seek as _, SeekFrom};
+            let mut f = &self.c_memory;
+            f.seek(SeekFrom::Start(0))?;
+            f.write_all(&bytes)?;
+        }
+        Ok(())
     }
 
     fn send(&mut self, line: &str) -> bool {

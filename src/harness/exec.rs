@@ -1,5 +1,6 @@
-//! Running a kernel safely enough to grade it: C poisoned with NaN, guard zones around C,
-//! A and B checked afterwards, and the launch checked against the device's limits first.
+//! Running a kernel safely enough to grade it: C poisoned ([`crate::harness::poison`]), guard
+//! zones around C, A and B checked afterwards, and the launch checked against the device's
+//! limits first.
 
 use std::ptr;
 use std::time::Instant;
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::harness::device::{DeviceInfo, Gpu};
 use crate::harness::matrix::{Problem, Shape};
+use crate::harness::poison::{self, Poison};
 
 /// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,21 +105,19 @@ pub struct GuardedC {
 }
 
 impl GuardedC {
-    /// Allocates C (`len` floats) and its guard, filled with NaN inside and the guard value
+    /// Allocates C and its guard: C holding `before` (the call's poison), the guard value
     /// after. `flags` adds to CL_MEM_READ_WRITE (CL_MEM_ALLOC_HOST_PTR for zero copy).
-    pub fn new(gpu: &Gpu, len: usize, flags: cl_mem_flags) -> Result<GuardedC> {
-        GuardedC::filled(gpu, len, flags, f32::NAN)
-    }
-
-    /// [`GuardedC::new`] with C filled with `fill` instead of NaN.
     // ANCHOR: guarded_new
-    pub fn filled(gpu: &Gpu, len: usize, flags: cl_mem_flags, fill: f32) -> Result<GuardedC> {
+    pub fn new(gpu: &Gpu, before: &Poison, flags: cl_mem_flags) -> Result<GuardedC> {
+        let len = before.len();
         // A wrong row stride overshoots by up to a few rows: 64 K floats covers it for the
         // grader's sizes without costing much at large ones.
         let tail = 65_536usize.max(len / 16);
         let total = len.max(1) + tail;
         let mut init = vec![GUARD; total];
-        init[..len].fill(fill);
+        for (i, x) in init[..len].iter_mut().enumerate() {
+            *x = before.at(i);
+        }
         let whole = unsafe {
             Buffer::<f32>::create(
                 &gpu.context,
@@ -152,18 +152,32 @@ impl GuardedC {
     /// Reads C back and checks the guard zone.
     // ANCHOR: read_back
     pub fn read(&self, gpu: &Gpu) -> Result<(Vec<f32>, GuardReport)> {
+        Ok(self.split(self.whole_back(gpu)?))
+    }
+
+    /// The whole buffer, C and guard, as the device holds it.
+    fn whole_back(&self, gpu: &Gpu) -> Result<Vec<f32>> {
         let mut all = vec![0.0f32; self.total()];
         unsafe {
             gpu.queue
                 .enqueue_read_buffer(&self.whole, CL_BLOCKING, 0, &mut all, &[])
                 .context("reading C back")?;
         }
-        Ok(self.split(all))
+        Ok(all)
     }
     // ANCHOR_END: read_back
 
-    /// Splits a host copy of the whole buffer into C and a guard report.
+    /// Splits a host copy of the whole buffer into C and a guard report. C is kept as the
+    /// earlier C later calls may be poisoned with ([`poison::remember`]).
     pub fn split(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
+        let (c, report) = self.unkept(all);
+        poison::remember(&c);
+        (c, report)
+    }
+
+    /// [`GuardedC::split`] without keeping C: a run the grader made for itself, on a C no
+    /// call ever holds.
+    fn unkept(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
         let mut report = GuardReport::default();
         let end = self.offset + self.len.max(1);
         for (i, v) in all[end..].iter().enumerate() {
@@ -350,25 +364,43 @@ impl RunOutput {
 /// a number no correct kernel writes.
 pub const SECOND_FILL: f32 = -3.25e33;
 
+/// Whether NaN in a C came from the kernel's reads rather than from C's NaN poison left
+/// unwritten. Where C held numbers before the call, any NaN in it was computed; where it
+/// held NaN, `again` runs the kernel with C holding [`SECOND_FILL`], and whatever is still
+/// NaN there was computed.
+pub fn nan_from_reads(
+    c: &[f32],
+    before: &Poison,
+    again: impl FnOnce(&Poison) -> Result<Vec<f32>>,
+) -> Result<bool> {
+    if !c.iter().any(|x| x.is_nan()) {
+        return Ok(false);
+    }
+    if before.kind != poison::Kind::Nan {
+        return Ok(true);
+    }
+    let fill = Poison::from_values(poison::Kind::Random, vec![SECOND_FILL; before.len()]);
+    Ok(again(&fill)?.iter().any(|x| x.is_nan()))
+}
+
 /// Runs a kernel with the standard arguments on one problem, guarded.
 // ANCHOR: run_guarded
 pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
     let started = Instant::now();
     let a = input_buffer(gpu, &p.a, 0)?;
     let b = input_buffer(gpu, &p.b, 0)?;
-    let c = GuardedC::new(gpu, p.shape.m * p.shape.n, 0)?;
+    let c = GuardedC::new(gpu, &p.poison, 0)?;
     set_standard_args(kernel, p.shape, &a, &b, &c.c)?;
     settle(gpu, &[a.get(), b.get(), c.whole.get()])?;
     let (kernel_ms, wall_ms) = launch_timed(gpu, kernel, l)?;
     let (out, guard) = c.read(gpu)?;
     let host_ms = started.elapsed().as_secs_f64() * 1e3;
-    let nan_from_reads = out.iter().any(|x| x.is_nan()) && {
-        // Run again with C full of a number: an element still NaN was computed from NaN.
-        let again = GuardedC::filled(gpu, p.shape.m * p.shape.n, 0, SECOND_FILL)?;
+    let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
+        let again = GuardedC::new(gpu, fill, 0)?;
         set_standard_args(kernel, p.shape, &a, &b, &again.c)?;
         launch(gpu, kernel, l)?;
-        again.read(gpu)?.0.iter().any(|x| x.is_nan())
-    };
+        Ok(again.unkept(again.whole_back(gpu)?).0)
+    })?;
     Ok(RunOutput {
         c: out,
         guard,

@@ -4,6 +4,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use super::poison::{self, Poison};
+
 /// The sizes of one product C (M×N) = A (M×K) · B (K×N), all row-major.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shape {
@@ -68,21 +70,32 @@ pub fn random(len: usize, seed: u64) -> Vec<f32> {
     (0..len).map(|_| rng.next_f32()).collect()
 }
 
-/// Inputs of one product.
+/// Inputs of one product, and what C holds before the call.
 #[derive(Clone)]
 pub struct Problem {
     pub shape: Shape,
     pub a: Vec<f32>,
     pub b: Vec<f32>,
+    /// C before the call: every runner fills C with it, every check knows it.
+    pub poison: Poison,
 }
 
 impl Problem {
+    /// A and B from `seed` (the same on every machine); C's poison drawn apart, from a seed
+    /// no code under test can predict ([`poison::draw`]).
     pub fn random(shape: Shape, seed: u64) -> Problem {
         Problem {
             shape,
             a: random(shape.m * shape.k, seed.wrapping_mul(2).wrapping_add(1)),
             b: random(shape.k * shape.n, seed.wrapping_mul(2).wrapping_add(2)),
+            poison: poison::draw(shape.m * shape.n, shape.k),
         }
+    }
+
+    /// This problem with C poisoned with NaN.
+    pub fn with_nan(mut self) -> Problem {
+        self.poison = Poison::nan(self.shape.m * self.shape.n);
+        self
     }
 }
 
@@ -163,8 +176,20 @@ pub struct Comparison {
     pub checked: usize,
     /// Elements outside the allowance (NaN included).
     pub wrong: usize,
-    /// Elements still NaN: never written.
+    /// Wrong elements still holding what C held before the call: never written.
     pub unwritten: usize,
+    /// Wrong elements that hold what C held before the call plus the right product: added
+    /// into C instead of written.
+    #[serde(default)]
+    pub added: usize,
+    /// What C held before the call.
+    #[serde(default)]
+    pub poison: poison::Kind,
+    /// Elements that are NaN, and the first of them in row-major order (of those checked).
+    #[serde(default)]
+    pub nans: usize,
+    #[serde(default)]
+    pub first_nan: Option<(usize, usize)>,
     /// The first wrong element in row-major order.
     pub first_wrong: Option<Mismatch>,
     /// The first element left unwritten in row-major order (of those checked).
@@ -191,16 +216,17 @@ impl Comparison {
         (self.sq_err_fp32 > 0.0).then(|| (self.sq_err / self.sq_err_fp32).sqrt())
     }
 
+    /// Adds element (`row`, `col`), `got`, against its exact value; `before` is the poison
+    /// and `idx` the element's index in C.
     #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
-        row: usize,
-        col: usize,
+        (row, col): (usize, usize),
         got: f32,
-        exact: f64,
-        scale: f64,
-        fp32: f32,
+        (exact, scale, fp32): (f64, f64, f32),
         k: usize,
+        before: &Poison,
+        idx: usize,
     ) {
         self.checked += 1;
         if got.is_finite() {
@@ -208,20 +234,36 @@ impl Comparison {
             self.sq_err_fp32 += (fp32 as f64 - exact).powi(2);
         }
         let allowed = tolerance(k, scale);
+        let err = (got as f64 - exact).abs();
+        if got.is_finite() && err > self.max_abs_err {
+            self.max_abs_err = err;
+        }
         if got.is_nan() {
+            self.nans += 1;
+            self.first_nan = Some(self.first_nan.map_or((row, col), |f| f.min((row, col))));
+        }
+        // NaN compares false with everything: it must count as wrong.
+        let wrong = err.is_nan() || err > allowed;
+        // An element equal to the poison by chance while right is right: only a wrong one
+        // that still holds the poison was never written.
+        if wrong && before.held(idx, got) {
             self.unwritten += 1;
             // Samples come in no order: keep the lowest, which says where writing stopped.
             self.first_unwritten = Some(
                 self.first_unwritten
                     .map_or((row, col), |f| f.min((row, col))),
             );
+        } else if wrong && got.is_finite() {
+            // The product summed onto C's old value: within the rounding of sums that carry
+            // the old value's size along.
+            let old = before.at(idx) as f64;
+            if old.is_finite()
+                && (got as f64 - old - exact).abs() <= tolerance(k, scale + old.abs())
+            {
+                self.added += 1;
+            }
         }
-        let err = (got as f64 - exact).abs();
-        if got.is_finite() && err > self.max_abs_err {
-            self.max_abs_err = err;
-        }
-        // NaN compares false with everything: it must count as wrong.
-        if err.is_nan() || err > allowed {
+        if wrong {
             self.wrong += 1;
             if self.first_wrong.is_none() {
                 self.first_wrong = Some(Mismatch {
@@ -236,20 +278,23 @@ impl Comparison {
     }
 }
 
-/// Compares every element of `got` (M×N, row-major) with the reference.
-pub fn compare(shape: Shape, got: &[f32], reference: &Reference) -> Comparison {
-    let mut cmp = Comparison::default();
+/// Compares every element of `got` (M×N, row-major) with the reference; `before` is what C
+/// held before the call.
+pub fn compare(shape: Shape, got: &[f32], reference: &Reference, before: &Poison) -> Comparison {
+    let mut cmp = Comparison {
+        poison: before.kind,
+        ..Comparison::default()
+    };
     let mut max_exact = 0.0f64;
     for (idx, &g) in got.iter().enumerate().take(shape.m * shape.n) {
         let (row, col) = (idx / shape.n, idx % shape.n);
         cmp.add(
-            row,
-            col,
+            (row, col),
             g,
-            reference.c[idx],
-            reference.scale[idx],
-            reference.fp32[idx],
+            (reference.c[idx], reference.scale[idx], reference.fp32[idx]),
             shape.k,
+            before,
+            idx,
         );
         max_exact = max_exact.max(reference.c[idx].abs());
     }
@@ -289,11 +334,15 @@ pub fn sample_points(shape: Shape, random: usize, seed: u64) -> Vec<(usize, usiz
 /// Compares `got` with the reference at the sample points only.
 pub fn compare_sampled(p: &Problem, got: &[f32], points: &[(usize, usize)]) -> Comparison {
     let exact = reference_at(p, points);
-    let mut cmp = Comparison::default();
+    let mut cmp = Comparison {
+        poison: p.poison.kind,
+        ..Comparison::default()
+    };
     let mut max_exact = 0.0f64;
-    for (&(i, j), &(c, s, f)) in points.iter().zip(&exact) {
-        cmp.add(i, j, got[i * p.shape.n + j], c, s, f, p.shape.k);
-        max_exact = max_exact.max(c.abs());
+    for (&(i, j), &e) in points.iter().zip(&exact) {
+        let idx = i * p.shape.n + j;
+        cmp.add((i, j), got[idx], e, p.shape.k, &p.poison, idx);
+        max_exact = max_exact.max(e.0.abs());
     }
     cmp.max_rel_err = if max_exact > 0.0 {
         cmp.max_abs_err / max_exact
@@ -306,40 +355,48 @@ pub fn compare_sampled(p: &Problem, got: &[f32], points: &[(usize, usize)]) -> C
 /// Checks a result: every element of a small product. For a large one, the edges and a random
 /// sample of elements against the f64 reference (the reference of every element would take
 /// longer than the product), chosen by a seed drawn for this check alone, so that no code can
-/// compute only the elements it expects to be checked; and every element for NaN and
-/// infinity, so that an element left unwritten in a C filled with NaN is seen wherever it is.
+/// compute only the elements it expects to be checked; and every element for NaN, infinity and
+/// the value C held there before the call, so that an element left unwritten is seen wherever
+/// it is, whatever the poison.
 pub fn check(p: &Problem, c: &[f32]) -> Comparison {
     if p.shape.flops() <= 2.0 * 512.0 * 512.0 * 512.0 {
-        return compare(p.shape, c, &reference(p));
+        return compare(p.shape, c, &reference(p), &p.poison);
     }
     let pts = sample_points(p.shape, 4096, secret_seed());
     let mut cmp = compare_sampled(p, c, &pts);
     let sampled: std::collections::HashSet<usize> =
         pts.iter().map(|&(i, j)| i * p.shape.n + j).collect();
-    let elsewhere: Vec<usize> = c
+    let suspect: Vec<usize> = c
         .iter()
         .enumerate()
-        .filter(|(idx, x)| !x.is_finite() && !sampled.contains(idx))
+        .filter(|&(idx, &x)| (!x.is_finite() || p.poison.held(idx, x)) && !sampled.contains(&idx))
         .map(|(idx, _)| idx)
         .collect();
-    // The first few are located exactly; the rest only counted.
-    let located: Vec<(usize, usize)> = elsewhere
+    // Located and checked exactly: a right element may equal a numeric poison by chance, and
+    // is right; the first few hundred of them decide. Past that many, no chance explains them:
+    // the rest are counted as what they are.
+    let located: Vec<(usize, usize)> = suspect
         .iter()
-        .take(16)
+        .take(LOCATED)
         .map(|&idx| (idx / p.shape.n, idx % p.shape.n))
         .collect();
-    for (&(i, j), &(exact, scale, fp32)) in located.iter().zip(&reference_at(p, &located)) {
-        cmp.add(i, j, c[i * p.shape.n + j], exact, scale, fp32, p.shape.k);
+    for (&(i, j), &e) in located.iter().zip(&reference_at(p, &located)) {
+        let idx = i * p.shape.n + j;
+        cmp.add((i, j), c[idx], e, p.shape.k, &p.poison, idx);
     }
-    for &idx in elsewhere.iter().skip(located.len()) {
+    for &idx in suspect.iter().skip(located.len()) {
         cmp.checked += 1;
         cmp.wrong += 1;
-        if c[idx].is_nan() {
+        cmp.nans += usize::from(c[idx].is_nan());
+        if p.poison.held(idx, c[idx]) {
             cmp.unwritten += 1;
         }
     }
     cmp
 }
+
+/// Elements of a large C outside the sample, NaN or equal to the poison, checked exactly.
+const LOCATED: usize = 256;
 
 /// A seed no code under test can predict: 8 bytes of the operating system's randomness (the
 /// time and process id where it cannot be read).
@@ -373,12 +430,13 @@ mod tests {
             shape: Shape::square(2),
             a: vec![1.0, 2.0, 3.0, 4.0],
             b: vec![5.0, 6.0, 7.0, 8.0],
+            poison: Poison::nan(4),
         };
         let r = reference(&p);
         assert_eq!(r.c, vec![19.0, 22.0, 43.0, 50.0]);
-        let cmp = compare(p.shape, &[19.0, 22.0, 43.0, 50.0], &r);
+        let cmp = compare(p.shape, &[19.0, 22.0, 43.0, 50.0], &r, &p.poison);
         assert!(cmp.passed());
-        let cmp = compare(p.shape, &[19.0, 22.0, 43.0, 51.0], &r);
+        let cmp = compare(p.shape, &[19.0, 22.0, 43.0, 51.0], &r, &p.poison);
         assert_eq!(cmp.wrong, 1);
         let bad = cmp.first_wrong.unwrap();
         assert_eq!((bad.row, bad.col, bad.got), (1, 1, 51.0));
@@ -386,12 +444,12 @@ mod tests {
 
     #[test]
     fn nan_is_never_within_tolerance() {
-        let p = Problem::random(Shape::new(3, 4, 5), 1);
+        let p = Problem::random(Shape::new(3, 4, 5), 1).with_nan();
         let r = reference(&p);
         let mut got: Vec<f32> = r.c.iter().map(|&x| x as f32).collect();
-        assert!(compare(p.shape, &got, &r).passed());
+        assert!(compare(p.shape, &got, &r, &p.poison).passed());
         got[5] = f32::NAN;
-        let cmp = compare(p.shape, &got, &r);
+        let cmp = compare(p.shape, &got, &r, &p.poison);
         assert_eq!((cmp.wrong, cmp.unwritten), (1, 1));
         assert_eq!(cmp.first_unwritten, Some((1, 1)));
     }
@@ -410,7 +468,7 @@ mod tests {
     /// (NaN) fails wherever they are; the sample is drawn anew for each check.
     #[test]
     fn a_large_check_sees_every_unwritten_element() {
-        let p = Problem::random(Shape::new(520, 515, 513), 5);
+        let p = Problem::random(Shape::new(520, 515, 513), 5).with_nan();
         let exact = reference_at(&p, &[(0, 0)]);
         let mut c = vec![f32::NAN; 520 * 515];
         c[0] = exact[0].0 as f32;
@@ -434,5 +492,49 @@ mod tests {
         assert!(compare_sampled(&p, &got, &pts).passed());
         got[69 * 90 + 89] += 1.0;
         assert!(!compare_sampled(&p, &got, &pts).passed());
+    }
+
+    /// Whatever C held before the call, an element left as it was is found wherever it is in a
+    /// large C, and a right element that happens to equal the poison is right.
+    #[test]
+    fn an_element_left_as_the_poison_is_found_whatever_the_poison() {
+        let shape = Shape::new(520, 515, 513);
+        let right = |p: &Problem| -> Vec<f32> {
+            let pts: Vec<(usize, usize)> = (0..shape.m)
+                .flat_map(|i| (0..shape.n).map(move |j| (i, j)))
+                .collect();
+            reference_at(p, &pts).iter().map(|e| e.0 as f32).collect()
+        };
+        let mut p = Problem::random(shape, 6);
+        let c = right(&p);
+        // A numeric poison that equals the right C at one element, by chance.
+        let mut before: Vec<f32> = random(shape.m * shape.n, 77);
+        before[17] = c[17];
+        p.poison = Poison::from_values(poison::Kind::Random, before.clone());
+        assert!(check(&p, &c).passed(), "a right C passes");
+        // One element, far from the edges, left as it was.
+        let mut kept = c.clone();
+        let idx = 300 * shape.n + 200;
+        kept[idx] = before[idx];
+        let cmp = check(&p, &kept);
+        assert_eq!((cmp.unwritten, cmp.first_unwritten), (1, Some((300, 200))));
+        assert_eq!(cmp.poison, poison::Kind::Random);
+        // The product added onto what C held.
+        let added: Vec<f32> = c.iter().zip(&before).map(|(x, b)| x + b).collect();
+        let small = Problem {
+            shape: Shape::new(9, 7, 33),
+            ..Problem::random(Shape::new(9, 7, 33), 8)
+        };
+        let mut small = small;
+        let r = reference(&small);
+        small.poison = Poison::from_values(poison::Kind::Earlier, random(63, 5));
+        let summed: Vec<f32> =
+            r.c.iter()
+                .enumerate()
+                .map(|(i, x)| *x as f32 + small.poison.at(i))
+                .collect();
+        let cmp = compare(small.shape, &summed, &r, &small.poison);
+        assert_eq!((cmp.added, cmp.wrong, cmp.unwritten), (63, 63, 0));
+        assert!(!check(&p, &added).passed());
     }
 }

@@ -17,6 +17,7 @@ pub mod matrix;
 pub mod oclgrind;
 pub mod paths;
 pub mod peak;
+pub mod poison;
 pub mod program;
 pub mod record;
 pub mod sandbox;

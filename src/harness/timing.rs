@@ -83,7 +83,7 @@ impl std::fmt::Display for TimedCallWrong {
         };
         write!(
             f,
-            "the code passed the graded problems, but {which} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled with NaN, and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
+            "the code passed the graded problems, but {which} gave a wrong C: {}\nEvery timed call gets new random inputs and a C filled as every checked call's is (NaN, random numbers or an earlier result, drawn anew), and its result is checked before its time counts: code that remembers an earlier call, skips work when C already holds numbers, or computes only some sizes or some elements fails here.",
             self.why
         )
     }
@@ -195,8 +195,8 @@ pub struct Fresh<'a> {
     pub drawn_ms: f64,
 }
 
-/// Times checked calls within the target's budget ([`BUDGET_MS`]): `once` runs the product on a problem (into a C it
-/// poisons itself) and `check` judges its output. A warm-up call first, then at least
+/// Times checked calls within the target's budget ([`BUDGET_MS`]): `once` runs the product on a problem (into a C
+/// holding the problem's poison) and `check` judges its output. A warm-up call first, then at least
 /// [`MIN_CALLS`] timed calls, each on fresh inputs; the median decides.
 pub fn time_checked(
     shape: Shape,

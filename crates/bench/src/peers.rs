@@ -246,7 +246,7 @@ pub fn clblast_sgemm(lib: &Clblast, gpu: &Gpu, shape: Shape) -> Result<Timing> {
             let started = Instant::now();
             let a = exec::input_buffer(gpu, &p.a, 0)?;
             let b = exec::input_buffer(gpu, &p.b, 0)?;
-            let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+            let c = GuardedC::new(gpu, &p.poison, 0)?;
             // With beta = 0 CLBlast must not read C, so the NaN that fills it cannot leak.
             // NVIDIA's driver uploads a buffer made from host memory at its first use, not at
             // its creation: an untimed call first, so that the batch times CLBlast, not the

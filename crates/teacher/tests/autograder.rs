@@ -158,7 +158,7 @@ fn gradescope_results_for_a_passing_and_a_failing_submission() {
 }
 
 #[test]
-fn a_kernel_that_skips_work_when_c_holds_numbers_never_leads_the_leaderboard() {
+fn a_kernel_that_skips_work_when_c_holds_numbers_is_caught_and_never_ranked() {
     let root = root("cheat", "size = 128\n[points]\n\"04\" = 10\n");
     let honest = run(
         &root,
@@ -167,9 +167,12 @@ fn a_kernel_that_skips_work_when_c_holds_numbers_never_leads_the_leaderboard() {
             course().join("solutions/04_naive_kernel.cl"),
         )],
     );
-    let honest = leaderboard(&honest, "04").expect("the honest kernel is on the leaderboard");
-    // It may be caught, or timed honestly (within the noise of two timings), but a speed taken
-    // from calls that did nothing must never rank it above the honest kernel.
+    assert!(
+        leaderboard(&honest, "04").is_some(),
+        "the honest kernel is on the leaderboard:\n{honest:#}"
+    );
+    // C holds numbers (random ones, or an earlier product) before many calls, checked ones
+    // among them: the kernel is caught, and no speed of it is ranked.
     let cheating = run(
         &root,
         &[(
@@ -177,12 +180,10 @@ fn a_kernel_that_skips_work_when_c_holds_numbers_never_leads_the_leaderboard() {
             course().join("tests/wrong/04_naive_kernel/skip_when_c_holds_numbers.cl"),
         )],
     );
-    if let Some(cheat) = leaderboard(&cheating, "04") {
-        assert!(
-            cheat <= honest * 1.5,
-            "the cheat ranks at {cheat}× the reference, the honest kernel at {honest}×:\n{cheating:#}"
-        );
-    }
+    assert!(
+        leaderboard(&cheating, "04").is_none(),
+        "the cheat is on the leaderboard:\n{cheating:#}"
+    );
     std::fs::remove_dir_all(root).unwrap();
 }
 

@@ -260,8 +260,8 @@ pub(super) fn grade(
 
 /// Times a built function at `p`'s shape (its values are not used: every call gets fresh
 /// inputs) with the course's one protocol ([`timing::time_fresh`]): a checked warm-up call,
-/// then checked calls within the course's budget, each on fresh inputs into a C filled with
-/// NaN, timed on the grader's clock, with `threads` rayon threads (0: rayon's default). The
+/// then checked calls within the course's budget, each on fresh inputs into a C holding its
+/// drawn poison ([`crate::harness::poison`]), timed on the grader's clock, with `threads` rayon threads (0: rayon's default). The
 /// median decides; a call faster than this machine can compute fails the timing.
 pub fn time(
     built: &cpu_crate::Built,

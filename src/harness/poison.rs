@@ -1,0 +1,198 @@
+//! What C holds before every call the course makes: checked calls, timed calls and technique
+//! measurements, OpenCL and CPU alike. Every problem is drawn with its poison
+//! ([`super::matrix::Problem::random`]), and every runner fills C with it before the call.
+//!
+//! The poison varies, drawn per call from a seed no code under test can predict, among NaN,
+//! random numbers, and an earlier C (a right product of other inputs: the last C a call
+//! returned, repeated to this call's length). So nothing in C tells one call from another:
+//! code that skips work when C already holds numbers, or computes only when C is NaN or zero,
+//! meets every kind of C and fails on the ones it does not handle. An element left unwritten
+//! is still caught whatever the poison: it holds the poison's value exactly, and the checks
+//! compare every such element with the reference ([`super::matrix::check`]).
+
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::matrix::{secret_seed, Rng};
+
+/// Which kind of values C held before a call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// NaN everywhere: NaN plus anything is NaN, so an element never written stays NaN.
+    #[default]
+    Nan,
+    /// Random numbers of a product's size.
+    Random,
+    /// A right product of other inputs: what an earlier call returned.
+    Earlier,
+}
+
+impl Kind {
+    /// How a message names what C held before the call.
+    pub fn words(self) -> &'static str {
+        match self {
+            Kind::Nan => "NaN",
+            Kind::Random => "random numbers",
+            Kind::Earlier => "the product of an earlier call (other inputs)",
+        }
+    }
+}
+
+/// The values C holds before one call.
+#[derive(Clone, Debug)]
+pub struct Poison {
+    pub kind: Kind,
+    len: usize,
+    /// `None` for NaN.
+    values: Option<Arc<[f32]>>,
+}
+
+impl Poison {
+    /// NaN in all `len` elements.
+    pub fn nan(len: usize) -> Poison {
+        Poison {
+            kind: Kind::Nan,
+            len,
+            values: None,
+        }
+    }
+
+    /// C holding `values` before the call.
+    pub fn from_values(kind: Kind, values: Vec<f32>) -> Poison {
+        Poison {
+            kind,
+            len: values.len(),
+            values: (kind != Kind::Nan).then(|| values.into()),
+        }
+    }
+
+    /// Elements of C.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The value element `idx` holds before the call.
+    pub fn at(&self, idx: usize) -> f32 {
+        self.values.as_ref().map_or(f32::NAN, |v| v[idx])
+    }
+
+    /// C as it is before the call.
+    pub fn to_vec(&self) -> Vec<f32> {
+        match &self.values {
+            Some(v) => v.to_vec(),
+            None => vec![f32::NAN; self.len],
+        }
+    }
+
+    /// Whether `got` at `idx` is still what the poison put there: NaN for a NaN poison (any
+    /// NaN: a kernel cannot tell a written NaN from the grader's), else the same bits.
+    pub fn held(&self, idx: usize, got: f32) -> bool {
+        match &self.values {
+            None => got.is_nan(),
+            Some(v) => v.get(idx).is_some_and(|p| p.to_bits() == got.to_bits()),
+        }
+    }
+}
+
+/// The process's draws: a generator seeded from the system's randomness, a shuffled bag of the
+/// three kinds (each grading meets every kind within any three calls, so that a verdict does
+/// not hang on a lucky draw), and the last C a call returned.
+struct Draws {
+    rng: Rng,
+    bag: Vec<Kind>,
+    earlier: Option<Arc<[f32]>>,
+}
+
+static DRAWS: Mutex<Option<Draws>> = Mutex::new(None);
+
+/// The poison of the next call, for a C of `len` elements whose products sum `k` terms.
+pub fn draw(len: usize, k: usize) -> Poison {
+    let mut guard = DRAWS.lock().unwrap_or_else(|e| e.into_inner());
+    let d = guard.get_or_insert_with(|| Draws {
+        rng: Rng::new(secret_seed()),
+        bag: Vec::new(),
+        earlier: None,
+    });
+    if d.bag.is_empty() {
+        let mut bag = vec![Kind::Nan, Kind::Random, Kind::Earlier];
+        for i in (1..bag.len()).rev() {
+            bag.swap(i, (d.rng.next_u64() % (i as u64 + 1)) as usize);
+        }
+        d.bag = bag;
+    }
+    let mut kind = d.bag.pop().unwrap_or_default();
+    let earlier = d.earlier.clone().filter(|e| !e.is_empty());
+    if kind == Kind::Earlier && earlier.is_none() {
+        kind = Kind::Random;
+    }
+    let values: Option<Arc<[f32]>> = match kind {
+        Kind::Nan => None,
+        // Sums of k products of numbers in [-1, 1) spread about √(k/9): numbers of that size.
+        Kind::Random => {
+            let spread = ((k.max(1) as f32) / 9.0).sqrt();
+            Some((0..len).map(|_| d.rng.next_f32() * 1.7 * spread).collect())
+        }
+        Kind::Earlier => earlier.map(|e| e.iter().copied().cycle().take(len).collect()),
+    };
+    Poison { kind, len, values }
+}
+
+/// Keeps a C a call returned, as the earlier C of later draws. A C with anything but finite
+/// numbers is not kept: the earlier C is a right product.
+pub fn remember(c: &[f32]) {
+    if c.is_empty() || !c.iter().all(|x| x.is_finite()) {
+        return;
+    }
+    let mut guard = DRAWS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = guard.as_mut() {
+        d.earlier = Some(c.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kinds_all_come_and_fill_c_as_they_say() {
+        remember(&[1.5, 2.5]);
+        let mut kinds = Vec::new();
+        for _ in 0..30 {
+            kinds.push(draw(5, 16));
+        }
+        // Another test may draw between these, so three in a row are not always one bag; over
+        // thirty draws each kind comes often.
+        for kind in [Kind::Nan, Kind::Random] {
+            assert!(kinds.iter().filter(|p| p.kind == kind).count() >= 5);
+        }
+        for p in &kinds {
+            assert_eq!(p.len(), 5);
+            match p.kind {
+                Kind::Nan => assert!(p.to_vec().iter().all(|x| x.is_nan())),
+                Kind::Random => assert!(p.to_vec().iter().all(|x| x.is_finite())),
+                Kind::Earlier => assert!(p.to_vec().iter().all(|x| x.is_finite())),
+            }
+            assert!(p.held(0, p.at(0)));
+        }
+    }
+
+    #[test]
+    fn only_the_poisons_own_value_counts_as_held() {
+        let p = Poison {
+            kind: Kind::Random,
+            len: 2,
+            values: Some(vec![0.25, -0.5].into()),
+        };
+        assert!(p.held(1, -0.5));
+        assert!(!p.held(1, -0.500_001));
+        assert!(!p.held(0, f32::NAN));
+        assert!(Poison::nan(2).held(0, f32::NAN));
+        assert!(!Poison::nan(2).held(0, 0.0));
+    }
+}
