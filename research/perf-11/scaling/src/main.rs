@@ -122,7 +122,7 @@ fn main() -> Result<()> {
         unit.contains("warp_max_u32"),
         "{UNIT} lacks v10's unit additions"
     );
-    let ptx = lab::ladder::l11_matrix_units::unit::has_tensor_cores(&gpu).is_some();
+    let ptx = gpu.tensor_cores().is_some();
     let ocl = lab::ladder::get("11").ocl().context("lesson 11")?;
     println!(
         "{} ({}), {shape}, unit: {}",

@@ -483,6 +483,8 @@ pub struct Level {
 pub struct Roofline {
     pub heading: Vec<String>,
     pub peak_gflops: f64,
+    /// What the flat roof is, before its rate: "FP32 peak", or the matrix unit's.
+    pub roof: String,
     pub bandwidth_gbs: f64,
     pub dots: Vec<Dot>,
     pub levels: Vec<Level>,
@@ -696,7 +698,7 @@ pub fn roofline(r: &Roofline) -> Result<String> {
         let px = 12.5;
         let h = px + 5.0;
         let mut fixed: Vec<(String, Rect)> = Vec::new();
-        let peak = format!("FP32 peak {} GFLOP/s", rate(r.peak_gflops));
+        let peak = format!("{} {} GFLOP/s", r.roof, rate(r.peak_gflops));
         let w = text_width(&peak, px);
         let (_, py) = to_px(x_hi, r.peak_gflops);
         let rect = Rect(bounds.2 - w - 4.0, py - h - 4.0, bounds.2 - 4.0, py - 4.0);
@@ -913,6 +915,7 @@ mod tests {
         let svg = roofline(&Roofline {
             heading: vec!["Roofline".into()],
             peak_gflops: 1000.0,
+            roof: "FP32 peak".into(),
             bandwidth_gbs: 100.0,
             dots: vec![
                 Dot {

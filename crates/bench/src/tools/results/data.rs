@@ -651,7 +651,7 @@ impl Peaks {
 
 /// `1, 2 or 16`.
 /// The unit a row's code multiplies on: its lesson's; a peer's, the FP32 lanes.
-fn unit(r: &Row) -> Unit {
+pub fn unit(r: &Row) -> Unit {
     r.rung().map_or(Unit::Fp32, |l| l.unit)
 }
 

@@ -127,6 +127,16 @@ impl Book<'_> {
         if points.is_empty() {
             return Ok(s);
         }
+        // The unit whose roof this is: a rung on the matrix unit is drawn under that unit's
+        // own roof, in a chart of its own.
+        let matrix = points
+            .iter()
+            .any(|pt| pt.lesson.unit == lab::lesson::Unit::MatrixTf32);
+        let roof_words = if matrix {
+            "matrix-unit roof (TF32 rate ÷ 3)"
+        } else {
+            "FP32 peak"
+        };
         // A CPU device may have peaks on one core and on all of them: name which.
         let device = &match p.units {
             Some(u) if p.kind == "CPU" => format!(
@@ -138,6 +148,7 @@ impl Book<'_> {
                     format!("{u} cores")
                 }
             ),
+            _ if matrix => format!("{}, matrix unit", p.device),
             _ => p.device.clone(),
         };
         let used: Vec<&str> = {
@@ -219,7 +230,9 @@ impl Book<'_> {
             ),
             format!(
                 "roofs: {} and bandwidth measured {} by {} (results/peak.csv)",
-                if super::ceiling::of(p).is_some() {
+                if matrix {
+                    "the matrix unit's measured TF32 rate over the three products of lesson 11's split"
+                } else if super::ceiling::of(p).is_some() {
                     "FP32 ceiling of the cores"
                 } else {
                     "FP32 peak"
@@ -251,6 +264,7 @@ impl Book<'_> {
         let svg = charts::roofline(&Roofline {
             heading,
             peak_gflops: p.gflops,
+            roof: roof_words.to_string(),
             bandwidth_gbs: p.bandwidth_gbs,
             dots,
             levels,
@@ -261,7 +275,7 @@ impl Book<'_> {
         let _ = writeln!(s, "\n### {device}\n");
         let _ = writeln!(
             s,
-            "![Roofline of {device}: GFLOP/s of every rung at {size}³ against its arithmetic intensity, under the bandwidth roof and the FP32 peak]({})\n",
+            "![Roofline of {device}: GFLOP/s of every rung at {size}³ against its arithmetic intensity, under the bandwidth roof and the {roof_words}]({})\n",
             format_args!("figures/{name}")
         );
         let _ = writeln!(
@@ -295,6 +309,8 @@ impl Book<'_> {
             let roof = (p.bandwidth_gbs * x).min(p.gflops);
             let bound = if p.bandwidth_gbs * x < p.gflops {
                 "memory"
+            } else if matrix {
+                "matrix unit"
             } else {
                 "FP32"
             };
