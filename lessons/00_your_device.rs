@@ -121,7 +121,7 @@ fn run(args: &Args, session: &Session) -> Result<()> {
     let report = Report {
         flops,
         bandwidth,
-        matrix,
+        matrix_gflops: matrix.as_ref().map(|m| m.gflops),
     };
     let Some(p) = report.peak(&gpu.info) else {
         anyhow::bail!("no multiply-add width was measured");

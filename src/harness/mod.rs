@@ -20,5 +20,6 @@ pub mod peak;
 pub mod poison;
 pub mod program;
 pub mod record;
+pub mod rng;
 pub mod sandbox;
 pub mod timing;

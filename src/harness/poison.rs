@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::matrix::{secret_seed, Rng};
+use super::rng::{secret_seed, Rng};
 
 /// Which kind of values C held before a call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -231,7 +231,7 @@ impl Book<'_> {
             format!(
                 "roofs: {} and bandwidth measured {} by {} (results/peak.csv)",
                 if matrix {
-                    "the matrix unit's measured TF32 rate over the three products of lesson 11's split"
+                    "the matrix unit's measured TF32 rate over the three products per multiply-add of the kernels on it"
                 } else if super::ceiling::of(p).is_some() {
                     "FP32 ceiling of the cores"
                 } else {
