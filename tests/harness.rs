@@ -165,32 +165,3 @@ fn the_timed_build_has_the_machines_width_and_the_simulated_one_no_avx512() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
-
-/// Every sanitizer probe of every OpenCL lesson runs at a shape drawn per grading: never the
-/// declared one (anyone can read it), within a quarter more work, one the lesson launches, and
-/// not the same in every grading.
-#[test]
-fn the_simulators_shapes_are_drawn_near_the_declared_probes() {
-    let mut probes = 0;
-    for lesson in lab::ladder::ALL {
-        let Some(ocl) = lesson.ocl() else { continue };
-        for declared in ocl.sanitize.probes {
-            probes += 1;
-            let d = declared.shape;
-            let mut seen = std::collections::BTreeSet::new();
-            for secret in 0..64u64 {
-                let s = lab::grade::simulate::drawn_shape(ocl, declared, secret);
-                assert_ne!(s, d, "lesson {}: the declared shape itself", lesson.key);
-                assert!(
-                    (s.m * s.n * s.k) as f64 <= 1.25 * (d.m * d.n * d.k) as f64,
-                    "lesson {}: {s} is more work than {d}",
-                    lesson.key
-                );
-                assert!((ocl.launch)(s, &declared.defines()).is_ok(), "{s}");
-                seen.insert((s.m, s.n, s.k));
-            }
-            assert!(seen.len() > 4, "lesson {}: {seen:?}", lesson.key);
-        }
-    }
-    assert!(probes > 5, "{probes} probes");
-}

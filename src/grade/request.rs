@@ -10,7 +10,6 @@ use anyhow::{Context as _, Result};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::harness::child::{self, Ended, EventReader, Scratch, Tick};
-use crate::harness::matrix::Shape;
 
 use super::{Options, Source};
 
@@ -28,18 +27,10 @@ pub struct Request {
 /// Which run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Look {
-    /// The sanitizer's probe number `i`, at the shape and on the inputs drawn for this grading.
-    Sanitize(usize, Drawn),
+    /// The sanitizer's probe number `i`.
+    Sanitize(usize),
     /// The behaviour probe, with instruction counts.
     Metrics,
-}
-
-/// What a grading drew for one sanitizer run: its shape and the seed of its inputs, so that
-/// no kernel can behave at the simulator's shapes or inputs otherwise than elsewhere.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Drawn {
-    pub shape: Shape,
-    pub seed: u64,
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
-use crate::harness::matrix::{self, Problem, Shape};
+use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::program;
@@ -26,7 +26,7 @@ use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
 use super::request::Request;
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
 
-pub use super::request::{Drawn, Look};
+pub use super::request::Look;
 
 /// What a probe run reports through the event file (the simulator's own reports come on
 /// stderr and stdout).
@@ -47,66 +47,10 @@ pub struct Probed {
 /// Oclgrind's default limit of 1000 messages).
 const KEEP: usize = 8 << 20;
 
-/// The probe a run looks with: a sanitizer probe at the shape drawn for this grading, or the
-/// behaviour probe as the lesson declares it. And the seed of its inputs.
-fn probe_of(ocl: &OclLesson, look: Look) -> Option<(Probe, u64)> {
+fn probe_of(ocl: &OclLesson, look: Look) -> Option<&Probe> {
     match look {
-        Look::Sanitize(i, drawn) => ocl.sanitize.probes.get(i).map(|p| {
-            (
-                Probe {
-                    shape: drawn.shape,
-                    defines: p.defines,
-                },
-                drawn.seed,
-            )
-        }),
-        Look::Metrics => ocl.behaviour.as_ref().map(|b| {
-            (
-                Probe {
-                    shape: b.probe.shape,
-                    defines: b.probe.defines,
-                },
-                4242,
-            )
-        }),
-    }
-}
-
-/// The shape a sanitizer probe runs at in this grading: each side of the lesson's probe moved
-/// by a whole number of periods (the least common multiple of 4 and the probe's numeric
-/// defines, so that partial tiles, vector paths and alignment stay what the probe was chosen
-/// to exercise), within a quarter more work than the declared probe, never the declared shape
-/// itself (which anyone can read), and one the lesson launches. The declared shape where no
-/// such shape is found in a few draws.
-pub fn drawn_shape(ocl: &OclLesson, probe: &Probe, secret: u64) -> Shape {
-    let period = probe
-        .defines
-        .iter()
-        .filter_map(|(_, v)| v.parse::<usize>().ok())
-        .filter(|&v| v > 0)
-        .fold(4usize, |l, v| (l * v / gcd(l, v)).min(64));
-    let s = probe.shape;
-    let budget = (s.m * s.n * s.k) as f64 * 1.25;
-    let mut rng = crate::harness::matrix::Rng::new(secret ^ 0x0C16_A1D0);
-    let defines = probe.defines();
-    for _ in 0..32 {
-        let mut moved = |d: usize| {
-            let steps = (rng.next_u64() % 4) as isize - 1;
-            (d as isize + steps * period as isize).max(1) as usize
-        };
-        let t = Shape::new(moved(s.m), moved(s.n), moved(s.k));
-        if t != s && ((t.m * t.n * t.k) as f64) <= budget && (ocl.launch)(t, &defines).is_ok() {
-            return t;
-        }
-    }
-    s
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+        Look::Sanitize(i) => ocl.sanitize.probes.get(i),
+        Look::Metrics => ocl.behaviour.as_ref().map(|b| &b.probe),
     }
 }
 
@@ -119,7 +63,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
     let Some(ocl) = lesson.ocl() else {
         return fail("not an OpenCL lesson".into());
     };
-    let Some((probe, seed)) = probe_of(ocl, look) else {
+    let Some(probe) = probe_of(ocl, look) else {
         return fail("no such probe".into());
     };
     let file = source.path(lesson);
@@ -143,7 +87,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             }
             _ => None,
         };
-        let p = Problem::random(probe.shape, seed);
+        let p = Problem::random(probe.shape, 4242);
         let out = (ocl.host.exact)(&gpu, &kernel, &p, &launch, &defines)?;
         let right = matrix::check(&p, &out.c).passed();
         Ok(Probed {
@@ -178,7 +122,7 @@ fn simulate(
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
     let options = match look {
-        Look::Sanitize(..) => oclgrind::Options {
+        Look::Sanitize(_) => oclgrind::Options {
             uninitialized,
             ..oclgrind::Options::sanitizer()
         },
@@ -326,22 +270,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     };
     let file = source.path(lesson);
     let text = std::fs::read_to_string(&file).unwrap_or_default();
-    // Shapes and inputs drawn for this grading alone.
-    let secret = matrix::secret_seed();
-    for (i, declared) in ocl.sanitize.probes.iter().enumerate() {
-        let drawn = Drawn {
-            shape: drawn_shape(ocl, declared, secret.wrapping_add(i as u64)),
-            seed: secret.rotate_left(17).wrapping_add(i as u64),
-        };
-        let probe = &Probe {
-            shape: drawn.shape,
-            defines: declared.defines,
-        };
+    for (i, probe) in ocl.sanitize.probes.iter().enumerate() {
         let run = match simulate(
             lesson,
             source,
             opts,
-            Look::Sanitize(i, drawn),
+            Look::Sanitize(i),
             &icd,
             ocl.sanitize.uninitialized,
         ) {
