@@ -41,7 +41,8 @@ pub fn judge(
             format!("{shape}: the kernel wrote into B (first change at {}). A and B are inputs: only read them.", at(i, n)),
         ));
     }
-    if cmp.checked > 0 && cmp.unwritten == cmp.checked {
+    // Every element still exactly as the grader left it, right by chance or not.
+    if cmp.checked > 0 && cmp.untouched == cmp.checked {
         if let Some(hint) = starter {
             return Some(Failure::new(
                 FailKind::NotStarted,
@@ -65,7 +66,8 @@ pub fn judge(
             ),
         ));
     }
-    if cmp.checked > 0 && cmp.unwritten == cmp.checked {
+    // Every element still exactly as the grader left it, right by chance or not.
+    if cmp.checked > 0 && cmp.untouched == cmp.checked {
         return Some(Failure::new(
             FailKind::Unwritten,
             never_written(shape, cmp.poison),

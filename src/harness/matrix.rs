@@ -156,6 +156,11 @@ pub struct Comparison {
     pub wrong: usize,
     /// Wrong elements still holding what C held before the call: never written.
     pub unwritten: usize,
+    /// Elements, right or wrong, still holding exactly what C held before the call: a kernel
+    /// that wrote nothing leaves all of them so, even where a random poison happens to lie
+    /// within the allowance of the right value.
+    #[serde(default)]
+    pub untouched: usize,
     /// Wrong elements that hold what C held before the call plus the right product: added
     /// into C instead of written.
     #[serde(default)]
@@ -222,6 +227,9 @@ impl Comparison {
         }
         // NaN compares false with everything: it must count as wrong.
         let wrong = err.is_nan() || err > allowed;
+        if before.held(idx, got) {
+            self.untouched += 1;
+        }
         // An element equal to the poison by chance while right is right: only a wrong one
         // that still holds the poison was never written.
         if wrong && before.held(idx, got) {
@@ -368,6 +376,7 @@ pub fn check(p: &Problem, c: &[f32]) -> Comparison {
         cmp.nans += usize::from(c[idx].is_nan());
         if p.poison.held(idx, c[idx]) {
             cmp.unwritten += 1;
+            cmp.untouched += 1;
         }
     }
     cmp
@@ -476,6 +485,11 @@ mod tests {
         let cmp = check(&p, &kept);
         assert_eq!((cmp.unwritten, cmp.first_unwritten), (1, Some((300, 200))));
         assert_eq!(cmp.poison, poison::Kind::Random);
+        // Nothing written: every element checked is untouched, element 17 too, though it is
+        // right (a kernel not started reads as not started, whatever the poison).
+        let untouched = check(&p, &before);
+        assert_eq!(untouched.untouched, untouched.checked);
+        assert!(untouched.unwritten < untouched.checked, "{untouched:?}");
         // The product added onto what C held.
         let added: Vec<f32> = c.iter().zip(&before).map(|(x, b)| x + b).collect();
         let small = Problem {
