@@ -111,7 +111,9 @@ struct Draws {
 
 static DRAWS: Mutex<Option<Draws>> = Mutex::new(None);
 
-/// The poison of the next call, for a C of `len` elements whose products sum `k` terms.
+/// The poison of the next call, for a C of `len` elements whose products sum `k` terms. An
+/// earlier C comes shifted by a drawn offset, so that it is never the result of the same call
+/// on the same inputs.
 pub fn draw(len: usize, k: usize) -> Poison {
     let mut guard = DRAWS.lock().unwrap_or_else(|e| e.into_inner());
     let d = guard.get_or_insert_with(|| Draws {
@@ -138,7 +140,16 @@ pub fn draw(len: usize, k: usize) -> Poison {
             let spread = ((k.max(1) as f32) / 9.0).sqrt();
             Some((0..len).map(|_| d.rng.next_f32() * 1.7 * spread).collect())
         }
-        Kind::Earlier => earlier.map(|e| e.iter().copied().cycle().take(len).collect()),
+        // Shifted by a drawn offset: a call on the same inputs as the one remembered (a test's
+        // fixed seed, a repeated check) must not find its own result already in C.
+        Kind::Earlier => earlier.map(|e| {
+            let shift = if e.len() > 1 {
+                1 + (d.rng.next_u64() % (e.len() as u64 - 1)) as usize
+            } else {
+                0
+            };
+            e.iter().copied().cycle().skip(shift).take(len).collect()
+        }),
     };
     Poison { kind, len, values }
 }
