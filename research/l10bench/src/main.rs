@@ -141,12 +141,12 @@ fn run_one(
         let points = matrix::sample_points(shape, 512, 4242);
         let a = exec::input_buffer(gpu, &p.a, 0)?;
         let b = exec::input_buffer(gpu, &p.b, 0)?;
-        let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+        let c = GuardedC::new(gpu, &lab::harness::poison::Poison::nan(shape.m * shape.n), 0)?;
         inputs.insert((shape.m, shape.n, shape.k), Inputs { p, points, a, b, c });
     }
     let inp = &inputs[&(shape.m, shape.n, shape.k)];
     // Poison C again so that a kernel that writes nothing cannot pass on an earlier job's result.
-    let c = GuardedC::new(gpu, shape.m * shape.n, 0)?;
+    let c = GuardedC::new(gpu, &lab::harness::poison::Poison::nan(shape.m * shape.n), 0)?;
     exec::set_standard_args(&kernel, shape, &inp.a, &inp.b, &c.c)?;
     let first = exec::launch(gpu, &kernel, &launch)?;
     let (got, guard) = c.read(gpu)?;
