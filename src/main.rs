@@ -88,7 +88,7 @@ enum Cmd {
     /// Check the course's files against the ladder; --write writes those made from it.
     Layout {
         /// Write what follows from the ladder: the lessons' programs and their [[bin]] entries,
-        /// tests/00-your-kernels.rs and SUMMARY.md's ladder.
+        /// tests/00-your-kernels.rs, tests/suite/lessons.rs and SUMMARY.md's ladder.
         #[arg(long)]
         write: bool,
     },

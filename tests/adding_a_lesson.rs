@@ -1,9 +1,9 @@
 //! Adding a lesson takes its files and one line of the ladder: a copy of the course gets a
 //! twelfth rung, a twin of lesson 01 under a new key, by exactly these edits
 //!
-//! - `lessons/12_cpu_twin.rs` (its declaration, with its grader's cases),
-//!   `kernels/12_cpu_twin.rs` (the starter), `solutions/12_cpu_twin.rs`,
-//!   `tests/12_cpu_twin.rs` (its grader), `book/src/12_cpu_twin.md`;
+//! - `lessons/12_cpu_twin.rs` (its declaration), `kernels/12_cpu_twin.rs` (the starter),
+//!   `solutions/12_cpu_twin.rs`, `tests/12_cpu_twin.rs` (its grader, with its grader's
+//!   cases), `book/src/12_cpu_twin.md`;
 //! - one line in `src/ladder.rs`;
 //!
 //! and the command the layout check names (`lab layout --write`). The copy is then built,
