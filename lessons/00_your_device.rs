@@ -286,8 +286,3 @@ fn roofline(p: &peak::Peak) -> String {
     ));
     out
 }
-
-/// The grader's cases: none, since the lesson has nothing for the student to write.
-pub mod cases {
-    pub const CASES: &[lab::grade::cases::Case] = &[];
-}

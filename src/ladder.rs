@@ -7,7 +7,6 @@
 //! a small file in `src/programs/` with its `[[bin]]` entry in Cargo.toml, both written from
 //! this list by `cargo run -- layout --write`.
 
-use crate::grade::cases::Case;
 use crate::lesson::Lesson;
 
 /// Declares the lessons' modules and [`ALL`], in ladder order, from one line per lesson:
@@ -22,9 +21,6 @@ macro_rules! ladder {
         pub static ALL: &[&Lesson] = &[$(&$module::LESSON),*];
         /// The file in lessons/ of each lesson of [`ALL`], in the same order.
         pub static FILES: &[&str] = &[$($file),*];
-        /// The grader's cases of each lesson of [`ALL`] (its `pub mod cases`), in the same
-        /// order.
-        pub static CASES: &[&[Case]] = &[$($module::cases::CASES),*];
     };
 }
 
@@ -64,13 +60,6 @@ pub fn find(key: &str) -> Option<&'static Lesson> {
 /// The lesson by key; panics on a key not in the ladder (a bug in the course).
 pub fn get(key: &str) -> &'static Lesson {
     find(key).unwrap_or_else(|| panic!("no lesson {key}"))
-}
-
-/// The grader's cases of the lesson with this key (none for a key not in the ladder).
-pub fn cases(key: &str) -> &'static [Case] {
-    ALL.iter()
-        .position(|l| l.key == key)
-        .map_or(&[], |i| CASES[i])
 }
 
 /// The rung before `lesson`, if any.

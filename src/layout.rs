@@ -1,9 +1,10 @@
-//! The course's layout, checked against the ladder: every lesson has its declaration (with
-//! its grader's cases), starter, solution, grader test and chapter, under one name, and no
+//! The course's layout, checked against the ladder: every lesson has its declaration, starter,
+//! solution, grader test (with its grader's cases) and chapter, under one name, and no
 //! file in those folders belongs to no lesson. Some files are written from the ladder and
 //! compared byte for byte: Cargo.toml's `[[bin]]` entries, the lessons' programs, the test
-//! program that gathers every lesson's student test (tests/00-your-kernels.rs) and the book's
-//! list of chapters (book/src/SUMMARY.md); `cargo run -- layout --write` writes them.
+//! program that gathers every lesson's student test (tests/00-your-kernels.rs), the graders'
+//! suite's list of every lesson's cases (tests/suite/lessons.rs) and the book's list of
+//! chapters (book/src/SUMMARY.md); `cargo run -- layout --write` writes them.
 //! `cargo test` runs the check on the repository (tests/layout.rs).
 
 use std::collections::BTreeSet;
@@ -41,6 +42,11 @@ fn generated(root: &Path, ladder: &[&Lesson]) -> Vec<(String, &'static str, Made
             YOUR_KERNELS.to_string(),
             "every lesson's test of the student's own file",
             Ok(your_kernels(ladder)),
+        ),
+        (
+            SUITE_LESSONS.to_string(),
+            "the graders' suite's list of every graded lesson's cases",
+            Ok(suite_lessons(ladder)),
         ),
         (
             "book/src/SUMMARY.md".to_string(),
@@ -106,6 +112,33 @@ pub fn your_kernels(ladder: &[&Lesson]) -> String {
             l.key, l.key
         );
     }
+    s
+}
+
+/// The graders' suite's list of every graded lesson's cases, read by tests/suite.rs.
+pub const SUITE_LESSONS: &str = "tests/suite/lessons.rs";
+
+/// [`SUITE_LESSONS`]: each graded lesson's grader test as a module (the suite is built without
+/// the test harness, so only the lesson's `pub mod cases` and the items around it come in, not
+/// its tests), and `TABLES`, every graded lesson's key and cases in ladder order.
+pub fn suite_lessons(ladder: &[&Lesson]) -> String {
+    let graded: Vec<&&Lesson> = ladder.iter().filter(|l| l.graded()).collect();
+    let mut s = format!(
+        "//! Every graded lesson's cases, each from its grader test's `pub mod cases`, for the graders'\n//! suite (tests/suite.rs). Written from the ladder (src/ladder.rs) by\n//! `{WRITE}`.\n\nuse lab::grade::cases::Case;\n"
+    );
+    for l in &graded {
+        let _ = write!(
+            s,
+            "\n#[path = \"../{}.rs\"]\n#[allow(unused, clippy::all)]\nmod l{};\n",
+            l.name(),
+            l.name()
+        );
+    }
+    s.push_str("\n/// Every graded lesson's key and cases, in ladder order.\npub static TABLES: &[(&str, &[Case])] = &[\n");
+    for l in &graded {
+        let _ = writeln!(s, "    (\"{}\", l{}::cases::CASES),", l.key, l.name());
+    }
+    s.push_str("];\n");
     s
 }
 
@@ -251,6 +284,14 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
                 "lesson {}: its grader tests/{name}.rs is missing",
                 l.key
             ));
+        } else if l.graded() {
+            let grader = std::fs::read_to_string(root.join(format!("tests/{name}.rs")));
+            if !grader.unwrap_or_default().contains("\npub mod cases {") {
+                problems.push(format!(
+                    "lesson {}: its grader tests/{name}.rs declares no `pub mod cases`",
+                    l.key
+                ));
+            }
         }
         let chapter = format!("{name}.md");
         if !chapters.contains(&chapter) {

@@ -88,7 +88,7 @@ enum Cmd {
     /// Check the course's files against the ladder; --write writes those made from it.
     Layout {
         /// Write what follows from the ladder: the lessons' programs and their [[bin]] entries,
-        /// tests/00-your-kernels.rs and SUMMARY.md's ladder.
+        /// tests/00-your-kernels.rs, tests/suite/lessons.rs and SUMMARY.md's ladder.
         #[arg(long)]
         write: bool,
     },
@@ -99,11 +99,45 @@ enum Cmd {
     Worker { request: PathBuf, events: PathBuf },
 }
 
+/// The commands of the course's other programs, each with whose it is and its package.
+const ELSEWHERE: &[(&str, &str, &str)] = &[
+    ("ladder", "the bench's", "lab-bench"),
+    ("tune", "the bench's", "lab-bench"),
+    ("results", "the bench's", "lab-bench"),
+    ("evidence", "the bench's", "lab-bench"),
+    ("accuracy", "the bench's", "lab-bench"),
+    ("class", "the teacher's", "lab-teacher"),
+    ("autograde", "the teacher's", "lab-teacher"),
+    ("classroom", "the teacher's", "lab-teacher"),
+];
+
+/// For a command that is another program's, says which and how to run it there, and fails
+/// (exit code 2, as for any other unknown command).
+fn moved(e: &clap::Error) -> Option<ExitCode> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let Some(ContextValue::String(name)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let (_, whose, package) = ELSEWHERE.iter().find(|(n, _, _)| n == name)?;
+    let given: Vec<String> = std::env::args().skip_while(|a| a != name).collect();
+    eprintln!(
+        "error: `{name}` is {whose}: cargo run --release -p {package} -- {}",
+        given.join(" ")
+    );
+    Some(ExitCode::from(2))
+}
+
 fn main() -> ExitCode {
     if let Some(served) = cli::serve_if_worker() {
         return served;
     }
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => return moved(&e).unwrap_or_else(|| e.exit()),
+    };
     let edge = match Edge::from_env() {
         Ok(e) => Edge {
             strict: e.strict || args.board.strict,

@@ -1,10 +1,8 @@
-//! Lesson 03's grader: the reference passes; the cases of lessons/03_cpu_parallel.rs are
+//! Lesson 03's grader: the reference passes; the cases below are
 //! graded as they expect; and the technique is judged by behaviour (files under
 //! tests/wrong/03_cpu_parallel and tests/right/03_cpu_parallel).
 
 mod common;
-
-use lab::ladder;
 
 fn g() -> common::Grader {
     common::grader()
@@ -27,7 +25,7 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(ladder::cases("03"));
+    g().assert_cases(cases::CASES);
 }
 
 fn right(name: &str) -> std::path::PathBuf {
@@ -51,4 +49,187 @@ fn accepts_scoped_threads_over_bands_of_rows() {
         v.notes.iter().any(|n| n.contains("ran at the same time")),
         "{v:?}"
     );
+}
+
+pub mod cases {
+    //! Lesson 03's cases: rows handed to threads gone wrong, each with what the grader must say.
+    //! Graded here and by tests/suite.rs.
+    use lab::grade::cases::{Case, Class::*, Code::*};
+    use lab::grade::FailKind;
+
+    const L: &str = "03";
+
+    pub const CASES: &[Case] = &[
+    Case::rejects(
+        L,
+        "chunks_of_k",
+        Asymmetric,
+        Mutant(&[(".par_chunks_mut(n)", ".par_chunks_mut(k.max(1))")]),
+        FailKind::Crash,
+        &["`matmul_parallel` panicked"],
+    ),
+    Case::rejects(
+        L,
+        "rows_of_a_of_n",
+        Asymmetric,
+        Mutant(&[("let a_ip = a[i * k + p];", "let a_ip = a[i * n + p];")]),
+        FailKind::Crash,
+        &["`matmul_parallel` panicked", "index out of bounds"],
+    ),
+    Case::rejects(
+        L,
+        "rows_not_cleared",
+        Uninitialised,
+        Mutant(&[("            c_row.fill(0.0);\n", "")]),
+        FailKind::Unwritten,
+        &["`matmul_parallel`", "NaN"],
+    ),
+    // The product on one thread, under the lesson's name.
+    Case::rejects(
+        L,
+        "sequential",
+        Decoy,
+        File("sequential"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread", "par_chunks_mut"],
+    ),
+    // A parallel zero-fill, then the product on one thread.
+    Case::rejects(
+        L,
+        "parallel_fill_only",
+        Decoy,
+        File("parallel_fill_only"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    Case::rejects(
+        L,
+        "join_with_all_on_one_side",
+        Decoy,
+        File("join_with_all_on_one_side"),
+        FailKind::Technique,
+        &["on one thread"],
+    ),
+    // std::thread::scope over bands of rows instead of rayon.
+    Case::accepts(L, "scoped_threads", File("scoped_threads")),
+    // Rows handed out two at a time, each pair with its own i-k-j loops.
+    Case::accepts(
+        L,
+        "pairs_of_rows",
+        Mutant(&[(
+            "        .par_chunks_mut(n)
+        .enumerate()
+        .for_each(|(i, c_row)| {
+            c_row.fill(0.0);
+            for p in 0..k {
+                let a_ip = a[i * k + p];
+                let b_row = &b[p * n..(p + 1) * n];
+                for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                    *cj += a_ip * bj;
+                }
+            }
+        });",
+            "        .par_chunks_mut(2 * n.max(1))
+        .enumerate()
+        .for_each(|(t, rows)| {
+            for (r, c_row) in rows.chunks_mut(n.max(1)).enumerate() {
+                let i = 2 * t + r;
+                c_row.fill(0.0);
+                for p in 0..k {
+                    let a_ip = a[i * k + p];
+                    let b_row = &b[p * n..(p + 1) * n];
+                    for (cj, bj) in c_row.iter_mut().zip(b_row) {
+                        *cj += a_ip * bj;
+                    }
+                }
+            }
+        });",
+        )]),
+    ),
+    // Every row behind one lock: the work is spread over the threads, and they take turns.
+    Case::rejects(
+        L,
+        "rows_behind_one_lock",
+        Decoy,
+        Mutant(&[
+            (
+                "pub fn matmul_parallel(",
+                "static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());\n\npub fn matmul_parallel(",
+            ),
+            (
+                "            c_row.fill(0.0);",
+                "            let _turn = ONE_AT_A_TIME.lock().unwrap();\n            c_row.fill(0.0);",
+            ),
+        ]),
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // C behind a Mutex, to please the borrow checker, locked for each row's whole product.
+    Case::rejects(
+        L,
+        "mutex_around_c",
+        Decoy,
+        File("mutex_around_c"),
+        FailKind::Technique,
+        &["threads took turns", "Mutex"],
+    ),
+    // A thread per band of rows, each joined before the next is spawned.
+    Case::rejects(
+        L,
+        "each_thread_joined_at_once",
+        Decoy,
+        File("each_thread_joined_at_once"),
+        FailKind::Technique,
+        &["threads took turns", "joining each thread"],
+    ),
+    // Threads that keep the cores busy without sharing the work: judged on one core, with
+    // some of the threads given the least priority.
+    Case::rejects(
+        L,
+        "spinning_beside_serial_code",
+        Decoy,
+        File("spinning_beside_serial_code"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "one thread at a time"],
+    ),
+    Case::rejects(
+        L,
+        "spin_lock_taking_turns",
+        Decoy,
+        File("spin_lock_taking_turns"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
+    ),
+    Case::rejects(
+        L,
+        "spin_lock_over_scoped_threads",
+        Decoy,
+        File("spin_lock_over_scoped_threads"),
+        FailKind::Technique,
+        &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
+    ),
+    // One thread, and a forged report of threads sharing the work written where an earlier
+    // driver wrote its own: the threads are measured from outside the student's process.
+    Case::rejects(
+        L,
+        "sequential_forges_thread_shares",
+        Forged,
+        File("sequential_forges_thread_shares"),
+        FailKind::Technique,
+        &["`matmul_parallel` did", "on one thread"],
+    ),
+    // C read as an accumulator whenever it holds numbers (C += A·B), cleared only when it holds
+    // NaN: the lesson's C is overwritten, and it holds numbers before many checked calls.
+    Case::rejects(
+        L,
+        "accumulates_when_c_holds_numbers",
+        Cheat,
+        Mutant(&[(
+            "            c_row.fill(0.0);\n",
+            "            if c_row.iter().any(|x| x.is_nan()) {\n                c_row.fill(0.0);\n            }\n",
+        )]),
+        FailKind::Unwritten,
+        &["`matmul_parallel`", "before the call", "without clearing it first"],
+    ),
+];
 }

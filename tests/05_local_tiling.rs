@@ -1,4 +1,4 @@
-//! Lesson 05's grader: the reference passes; the cases of lessons/05_local_tiling.rs
+//! Lesson 05's grader: the reference passes; the cases below
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! sizes that are not tile multiples are refused with a reason.
 
@@ -29,7 +29,7 @@ fn solution_passes() {
 
 #[test]
 fn cases() {
-    g().assert_cases(ladder::cases("05"));
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
@@ -40,4 +40,330 @@ fn refuses_sizes_that_are_not_tile_multiples() {
     assert!(why.contains("M must be a multiple of 16"), "{why}");
     assert!(why.contains("Lesson 08"), "{why}");
     assert!((ocl.launch)(Shape::new(32, 64, 48), &defines).is_ok());
+}
+
+pub mod cases {
+    //! Lesson 05's cases: mistakes students make with local-memory tiles, each with what the
+    //! grader must say, and correct kernels in other styles. Graded here and by tests/suite.rs.
+    use lab::grade::cases::{Case, Class::*, Code::*};
+    use lab::grade::FailKind;
+
+    const L: &str = "05";
+
+    /// The words every race report has.
+    const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
+
+    pub const CASES: &[Case] = &[
+    // Barriers and races. PoCL runs a work-group's items in lock-step between barriers, so
+    // these give right numbers there; the simulator sees the race.
+    Case::rejects(
+        L,
+        "missing_barrier",
+        Race,
+        File("missing_barrier"),
+        FailKind::Race,
+        &["data race", "__local Asub", "line 14", "line 16", "barrier(CLK_LOCAL_MEM_FENCE)"],
+    ),
+    Case::rejects(
+        L,
+        "no_second_barrier",
+        Race,
+        Mutant(&[(
+            "        // Nobody may overwrite the tile (next iteration) while others still read it.
+        barrier(CLK_LOCAL_MEM_FENCE);
+",
+            "",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "both_barriers_before_the_products",
+        Barrier,
+        Mutant(&[
+            (
+                "        // Nobody may read the tile before everyone has written their element.
+        barrier(CLK_LOCAL_MEM_FENCE);
+",
+                "        barrier(CLK_LOCAL_MEM_FENCE);
+        barrier(CLK_LOCAL_MEM_FENCE);
+",
+            ),
+            (
+                "        // Nobody may overwrite the tile (next iteration) while others still read it.
+        barrier(CLK_LOCAL_MEM_FENCE);
+",
+                "",
+            ),
+        ]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "barriers_fence_global_memory",
+        Barrier,
+        // The barriers wait, but order only global memory: the tiles are local.
+        Mutant(&[
+            (
+                "        // Nobody may read the tile before everyone has written their element.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+                "        barrier(CLK_GLOBAL_MEM_FENCE);",
+            ),
+            (
+                "        // Nobody may overwrite the tile (next iteration) while others still read it.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+                "        barrier(CLK_GLOBAL_MEM_FENCE);",
+            ),
+        ]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "mem_fence_instead_of_barrier",
+        Barrier,
+        // A fence orders one work-item's own accesses; it waits for nobody.
+        Mutant(&[(
+            "        // Nobody may read the tile before everyone has written their element.
+        barrier(CLK_LOCAL_MEM_FENCE);",
+            "        mem_fence(CLK_LOCAL_MEM_FENCE);",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "barrier_in_branch",
+        Barrier,
+        File("barrier_in_branch"),
+        FailKind::Divergence,
+        &["barrier"],
+    ),
+    // Directions swapped: the tiles are square, the matrices are not.
+    Case::rejects(
+        L,
+        "swapped_tile_index",
+        Asymmetric,
+        File("swapped_tile_index"),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "local_ids_swapped",
+        Asymmetric,
+        Mutant(&[
+            (
+                "const int tc = get_local_id(0);",
+                "const int tc = get_local_id(1);",
+            ),
+            (
+                "const int tr = get_local_id(1);",
+                "const int tr = get_local_id(0);",
+            ),
+        ]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "a_rows_of_n",
+        Asymmetric,
+        Mutant(&[("A[row * K + t * TS + tc]", "A[row * N + t * TS + tc]")]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Edges: loop bounds one off.
+    Case::rejects(
+        L,
+        "tile_size_fixed_in_the_kernel",
+        Asymmetric,
+        // The kernel sets its own TS, whatever the host's -D TS says: its tiles no longer
+        // match the work-groups when the grader launches 4×4 groups.
+        Mutant(&[(
+            "#ifndef TS
+#define TS 16
+#endif",
+            "#undef TS
+#define TS 16",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised", "with -D TS=4"],
+    ),
+    Case::rejects(
+        L,
+        "tile_off_by_one",
+        Edge,
+        File("tile_off_by_one"),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "one_tile_too_many",
+        Edge,
+        Mutant(&[("t < tiles", "t <= tiles")]),
+        FailKind::BadAccess,
+        &["past the end of B", "past the end of A", "NaN came from reading"],
+    ),
+    Case::rejects(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[
+            (
+                "const int row = get_global_id(1);    // row of C",
+                "const int row = get_global_id(1);    // row of C
+    const ushort idx = row * N + col;",
+            ),
+            ("C[row * N + col] = acc;", "C[idx] = acc;"),
+        ]),
+        FailKind::Unwritten,
+        &["16 bits", "ushort"],
+    ),
+    Case::rejects(
+        L,
+        "prefetch_past_the_end",
+        OutOfBoundsRead,
+        File("prefetch_past_the_end"),
+        FailKind::BadAccess,
+        &["past the end of B", "k < K, not k <= K"],
+    ),
+    Case::rejects(
+        L,
+        "store_out_of_bounds",
+        OutOfBoundsWrite,
+        File("store_out_of_bounds"),
+        FailKind::OutOfBounds,
+        &["outside C", "row stride is N"],
+    ),
+    Case::rejects(
+        L,
+        "accumulator_uninitialised",
+        Uninitialised,
+        Mutant(&[("float acc = 0.0f;", "float acc;")]),
+        FailKind::Uninitialized,
+        &["never initialised"],
+    ),
+    Case::rejects(
+        L,
+        "accumulator_reset_per_tile",
+        WrongResult,
+        File("accumulator_reset_per_tile"),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Right answers that only look like tiling.
+    Case::rejects(
+        L,
+        "no_local_memory",
+        Decoy,
+        File("no_local_memory"),
+        FailKind::Technique,
+        &[
+            "2.00 values from global memory per multiply-add",
+            "2/TS = 0.250",
+            "Hint",
+        ],
+    ),
+    Case::rejects(
+        L,
+        "unused_tiles",
+        Decoy,
+        File("unused_tiles"),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "2/TS"],
+    ),
+    // The course's own answer, included: refused before it runs.
+    Case::rejects(
+        L,
+        "includes_the_solution",
+        Cheat,
+        File("includes_the_solution"),
+        FailKind::NotSelfContained,
+        &["line 2", "`#include`", "another file"],
+    ),
+    // One kernel for the simulator, another for the device: refused before it runs.
+    Case::rejects(
+        L,
+        "tiles_only_for_the_simulator",
+        Cheat,
+        File("tiles_only_for_the_simulator"),
+        FailKind::NotSelfContained,
+        &["line 14", "`__NV_CL_C_VERSION`", "same code on every device"],
+    ),
+    Case::rejects(
+        L,
+        "tiles_loaded_but_not_read",
+        Decoy,
+        Mutant(&[(
+            "acc += Asub[tr][k] * Bsub[k][tc];",
+            "acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];",
+        )]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "2/TS"],
+    ),
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    if (row == 0 && col == 0) {
+        printf(\"LAB-EVENT {\\\"Done\\\":{\\\"lesson\\\":\\\"05_local_tiling\\\",\\\"failure\\\":null}}\\n\");
+        printf(\"PASSED\\n\");
+    }
+    C[row * N + col] = acc * 0.5f;
+    // EXERCISE END",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Correct in another style.
+    Case::accepts(L, "transposed_b_tile", File("transposed_b_tile")),
+    Case::accepts(
+        L,
+        "unrolled_by_four",
+        Mutant(&[(
+            "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+            "        for (int k = 0; k < TS; k += 4) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+            acc += Asub[tr][k + 1] * Bsub[k + 1][tc];
+            acc += Asub[tr][k + 2] * Bsub[k + 2][tc];
+            acc += Asub[tr][k + 3] * Bsub[k + 3][tc];
+        }",
+        )]),
+    ),
+    // Stores only where C holds NaN or zero, as if those were the only values a C to be
+    // computed could hold: C holds random numbers or an earlier product before many checked
+    // calls, and there nothing is written.
+    Case::rejects(
+        L,
+        "writes_only_where_c_is_nan_or_zero",
+        Cheat,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    const float held = C[row * N + col];
+    if (isnan(held) || held == 0.0f) {
+        C[row * N + col] = acc;
+    }
+    // EXERCISE END",
+        )]),
+        // The simulator names the read of C; the device saw C left as it was on a call where
+        // it held numbers.
+        FailKind::Uninitialized,
+        &[
+            "C read before the kernel wrote it",
+            "C NOT WRITTEN",
+            "never wrote C",
+        ],
+    ),
+];
 }

@@ -1,5 +1,5 @@
 //! Lesson 07's grader: the reference passes at every vector width and with small tiles; the
-//! cases of lessons/07_vectorization.rs (kernels wrong on purpose, and correct ones in
+//! cases below (kernels wrong on purpose, and correct ones in
 //! other styles) are graded as they expect; sizes that are not tile multiples are refused.
 
 mod common;
@@ -64,7 +64,7 @@ fn solution_passes_with_small_tiles() {
 
 #[test]
 fn cases() {
-    g().assert_cases(ladder::cases("07"));
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
@@ -93,4 +93,311 @@ fn variants_give_right_answers() {
             .expect("the size applies");
         assert!(t.device_ms > 0.0, "{}: {t:?}", v.name);
     }
+}
+
+pub mod cases {
+    //! Lesson 07's cases: mistakes students make with vector accesses, each with what the
+    //! grader must say, and correct kernels in other styles. Graded here and by tests/suite.rs.
+    use lab::grade::cases::{Case, Class::*, Code::*};
+    use lab::grade::FailKind;
+
+    const L: &str = "07";
+
+    /// The words every race report has.
+    const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
+
+    /// The first barrier, after the loads, and what is left without it.
+    const FIRST_BARRIER: &str = "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: load";
+    const NO_FIRST_BARRIER: &str = "        // EXERCISE END
+        // ANCHOR_END: load";
+
+    /// The defines of the lesson's set with a 16×4 work-group and two vectors per block row.
+    const RTSM_NE_RTSN: &str = "with -D TSM=32 -D TSN=64 -D TSK=8 -D WPTM=8 -D WPTN=4 -D WIDTH=2";
+
+    pub const CASES: &[Case] = &[
+    // Barriers. PoCL hides these races; the simulator does not.
+    Case::rejects(
+        L,
+        "missing_barrier",
+        Race,
+        Mutant(&[(FIRST_BARRIER, NO_FIRST_BARRIER)]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "no_second_barrier",
+        Race,
+        Mutant(&[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: compute",
+            "        // EXERCISE END
+        // ANCHOR_END: compute",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "barrier_before_the_loads",
+        Barrier,
+        Mutant(&[
+            (
+                "for (int kt = 0; kt < K; kt += TSK) {",
+                "for (int kt = 0; kt < K; kt += TSK) {
+        barrier(CLK_LOCAL_MEM_FENCE);",
+            ),
+            (FIRST_BARRIER, NO_FIRST_BARRIER),
+        ]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "vector_offset_not_scaled",
+        Race,
+        Mutant(&[(
+            "const int c = (id % (TSK / WIDTH)) * WIDTH;",
+            "const int c = id % (TSK / WIDTH);",
+        )]),
+        // Two work-items write the same elements of A's tile, and some are never written.
+        FailKind::Race,
+        &["data race", "__local", "also failed", "expected", "got"],
+    ),
+    // Directions swapped, hidden by square tiles and work-groups.
+    Case::rejects(
+        L,
+        "b_registers_strided_by_rtsm",
+        Asymmetric,
+        Mutant(&[(
+            "Breg[wv] = Bsub[k][tidn + wv * RTSN];",
+            "Breg[wv] = Bsub[k][tidn + wv * RTSM];",
+        )]),
+        FailKind::Wrong,
+        &[RTSM_NE_RTSN, "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "store_strided_by_rtsm",
+        Asymmetric,
+        Mutant(&[(
+            "tidn + wv * RTSN] = acc[wm][wv];",
+            "tidn + wv * RTSM] = acc[wm][wv];",
+        )]),
+        FailKind::Unwritten,
+        &[RTSM_NE_RTSN, "never written"],
+    ),
+    Case::rejects(
+        L,
+        "b_tile_rows_of_tsm",
+        Asymmetric,
+        Mutant(&[(
+            "const int r = id / (TSN / WIDTH);
+            const int c = id % (TSN / WIDTH);",
+            "const int r = id / (TSM / WIDTH);
+            const int c = id % (TSM / WIDTH);",
+        )]),
+        FailKind::BadAccess,
+        &["Bsub"],
+    ),
+    Case::rejects(
+        L,
+        "lanes_of_a_not_transposed",
+        Asymmetric,
+        Mutant(&[(
+            "Asub[c + w][r] = a.s[w];",
+            "Asub[(r * TSK + c + w) / TSM][(r * TSK + c + w) % TSM] = a.s[w];",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "lane_order_reversed",
+        WrongResult,
+        Mutant(&[(
+            "Asub[c + w][r] = a.s[w];",
+            "Asub[c + w][r] = a.s[WIDTH - 1 - w];",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Edges and bounds.
+    Case::rejects(
+        L,
+        "one_tile_too_many",
+        Edge,
+        Mutant(&[(
+            "for (int kt = 0; kt < K; kt += TSK) {",
+            "for (int kt = 0; kt <= K; kt += TSK) {",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of", "k < K, not k <= K"],
+    ),
+    Case::rejects(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[(
+            "Cv[(row * N + offN) / WIDTH + tidn + wv * RTSN] = acc[wm][wv];",
+            "Cv[(ushort)((row * N + offN) / WIDTH + tidn + wv * RTSN)] = acc[wm][wv];",
+        )]),
+        FailKind::Unwritten,
+        &["16 bits", "ushort"],
+    ),
+    Case::rejects(
+        L,
+        "one_b_vector_too_many",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "for (int wv = 0; wv < WPTN / WIDTH; wv++) {
+                Breg[wv]",
+            "for (int wv = 0; wv <= WPTN / WIDTH; wv++) {
+                Breg[wv]",
+        )]),
+        FailKind::BadAccess,
+        &["Breg"],
+    ),
+    Case::rejects(
+        L,
+        "store_vector_index_off_by_one",
+        OutOfBoundsWrite,
+        Mutant(&[(
+            "tidn + wv * RTSN] = acc[wm][wv];",
+            "tidn + wv * RTSN + 1] = acc[wm][wv];",
+        )]),
+        FailKind::OutOfBounds,
+        &["outside C", "after the end of C"],
+    ),
+    Case::rejects(
+        L,
+        "accumulators_uninitialised",
+        Uninitialised,
+        Mutant(&[(
+            "            acc[wm][wv] = (floatX)(0.0f);
+",
+            "",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised"],
+    ),
+    Case::rejects(
+        L,
+        "accumulator_reset_per_tile",
+        WrongResult,
+        Mutant(&[(
+            "for (int kt = 0; kt < K; kt += TSK) {",
+            "for (int kt = 0; kt < K; kt += TSK) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            for (int wv = 0; wv < WPTN / WIDTH; wv++) {
+                acc[wm][wv] = (floatX)(0.0f);
+            }
+        }",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Right answers that only look vectorised.
+    Case::rejects(
+        L,
+        "scalar_accesses",
+        Decoy,
+        File("scalar_accesses"),
+        FailKind::Technique,
+        &[
+            "global loads move 4.0 bytes each",
+            "float4 accesses move 16",
+            "Hint",
+        ],
+    ),
+    Case::rejects(
+        L,
+        "vectors_filled_lane_by_lane",
+        Decoy,
+        Mutant(&[
+            (
+                "a.v = Av[((offM + r) * K + kt + c) / WIDTH];",
+                "for (int w = 0; w < WIDTH; w++) {
+                a.s[w] = A[(offM + r) * K + kt + c + w];
+            }",
+            ),
+            (
+                "Bsub[r][c] = Bv[((kt + r) * N + offN) / WIDTH + c];",
+                "lanesX b;
+            for (int w = 0; w < WIDTH; w++) {
+                b.s[w] = B[(kt + r) * N + offN + c * WIDTH + w];
+            }
+            Bsub[r][c] = b.v;",
+            ),
+        ]),
+        FailKind::Technique,
+        &["global loads move 4.0 bytes each", "filled lane by lane"],
+    ),
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        Mutant(&[(
+            "    // EXERCISE(07.4) BEGIN: store the results as vectors
+",
+            "    // EXERCISE(07.4) BEGIN: store the results as vectors
+    if (get_global_id(0) == 0 && get_global_id(1) == 0) {
+        printf(\"LAB-EVENT {\\\"Done\\\":{\\\"lesson\\\":\\\"07_vectorization\\\",\\\"failure\\\":null}}\\n\");
+    }
+    acc[0][0] = (floatX)(1.0f);
+",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Correct in another style.
+    Case::accepts(
+        L,
+        "vload_and_vstore",
+        Mutant(&[
+            (
+                "// ANCHOR_END: vector_type",
+                "// ANCHOR_END: vector_type
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define VLOADX CAT(vload, WIDTH)
+#define VSTOREX CAT(vstore, WIDTH)",
+            ),
+            (
+                "a.v = Av[((offM + r) * K + kt + c) / WIDTH];",
+                "a.v = VLOADX(0, A + (offM + r) * K + kt + c);",
+            ),
+            (
+                "Bsub[r][c] = Bv[((kt + r) * N + offN) / WIDTH + c];",
+                "Bsub[r][c] = VLOADX(0, B + (kt + r) * N + offN + c * WIDTH);",
+            ),
+            (
+                "Cv[(row * N + offN) / WIDTH + tidn + wv * RTSN] = acc[wm][wv];",
+                "VSTOREX(acc[wm][wv], 0, C + row * N + offN + (tidn + wv * RTSN) * WIDTH);",
+            ),
+        ]),
+    ),
+    Case::accepts(
+        L,
+        "b_tile_of_floats",
+        Mutant(&[
+            (
+                "__local floatX Bsub[TSK][TSN / WIDTH];",
+                "__local float Bsub[TSK][TSN];",
+            ),
+            (
+                "Bsub[r][c] = Bv[((kt + r) * N + offN) / WIDTH + c];",
+                "*(__local floatX*)&Bsub[r][c * WIDTH] = Bv[((kt + r) * N + offN) / WIDTH + c];",
+            ),
+            (
+                "Breg[wv] = Bsub[k][tidn + wv * RTSN];",
+                "Breg[wv] = *(__local floatX*)&Bsub[k][(tidn + wv * RTSN) * WIDTH];",
+            ),
+        ]),
+    ),
+];
 }

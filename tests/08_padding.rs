@@ -1,5 +1,5 @@
 //! Lesson 08's grader: the reference passes for any size (1×1×1, primes, odd and non-square
-//! shapes), with small tiles and without padding; the cases of lessons/08_padding.rs
+//! shapes), with small tiles and without padding; the cases below
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! the variants measured beside it (no padding, zero-padded copies) give right answers.
 
@@ -81,7 +81,7 @@ fn variants_give_right_answers() {
 
 #[test]
 fn cases() {
-    g().assert_cases(ladder::cases("08"));
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
@@ -101,4 +101,335 @@ fn launches_whole_tiles_over_any_size() {
     assert_eq!(l.local, Some([16, 16]));
     let why = (ocl.launch)(Shape::new(0, 5, 5), &d).unwrap_err();
     assert!(why.contains("at least 1"), "{why}");
+}
+
+pub mod cases {
+    //! Lesson 08's cases: mistakes students make at the edges of the matrices and with padded
+    //! tiles, each with what the grader must say, and correct kernels in other styles. Graded here and by tests/suite.rs.
+    use lab::grade::cases::{Case, Class::*, Code::*};
+    use lab::grade::FailKind;
+
+    const L: &str = "08";
+
+    /// The words every race report has.
+    const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
+
+    /// The defines of the lesson's set with a 16×4 work-group and two vectors per block row.
+    const RTSM_NE_RTSN: &str =
+        "with -D TSM=32 -D TSN=64 -D TSK=8 -D WPTM=8 -D WPTN=4 -D WIDTH=2 -D PAD=1";
+
+    pub const CASES: &[Case] = &[
+    // Barriers. PoCL hides these; the simulator does not.
+    Case::rejects(
+        L,
+        "missing_barrier",
+        Race,
+        Mutant(&[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: compute",
+            "        // EXERCISE END
+        // ANCHOR_END: compute",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "no_first_barrier",
+        Race,
+        Mutant(&[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: load",
+            "        // EXERCISE END
+        // ANCHOR_END: load",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "early_return_outside_c",
+        Barrier,
+        // Work-items whose block starts outside C leave at once: the others wait for them
+        // at the first barrier.
+        Mutant(&[(
+            "    const int offM = get_group_id(1) * TSM;
+",
+            "    const int offM = get_group_id(1) * TSM;
+    if (offM + tidm >= M || offN + tidn * WIDTH >= N) {
+        return;
+    }
+",
+        )]),
+        FailKind::Divergence,
+        &["barrier", "return"],
+    ),
+    // Directions swapped, hidden by square work-groups.
+    Case::rejects(
+        L,
+        "b_registers_strided_by_rtsm",
+        Asymmetric,
+        Mutant(&[(
+            "Breg[wv] = Bsub[k][tidn + wv * RTSN];",
+            "Breg[wv] = Bsub[k][tidn + wv * RTSM];",
+        )]),
+        FailKind::Wrong,
+        &[RTSM_NE_RTSN, "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "edge_columns_of_rtsm",
+        Asymmetric,
+        Mutant(&[(
+            "const int col = offN + (tidn + wv * RTSN) * WIDTH;",
+            "const int col = offN + (tidn + wv * RTSM) * WIDTH;",
+        )]),
+        FailKind::Wrong,
+        &[RTSM_NE_RTSN, "expected", "got"],
+    ),
+    // Edges: ragged sizes, guards one off, vector paths where rows are not aligned.
+    Case::rejects(
+        L,
+        "guard_drops_last_row",
+        Edge,
+        Mutant(&[("} else if (row < M) {", "} else if (row < M - 1) {")]),
+        FailKind::Unwritten,
+        &["never wrote C", "guarded by a condition"],
+    ),
+    Case::rejects(
+        L,
+        "row_guard_up_to_and_including_m",
+        Edge,
+        Mutant(&[("} else if (row < M) {", "} else if (row <= M) {")]),
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ row < M"],
+    ),
+    Case::rejects(
+        L,
+        "edge_loads_clamped_not_zeroed",
+        Edge,
+        Mutant(&[
+            (
+                "a.s[w] = inside ? A[(offM + r) * K + kt + c + w] : 0.0f;",
+                "a.s[w] = A[min(offM + r, M - 1) * K + min(kt + c + w, K - 1)];",
+            ),
+            (
+                "b.s[w] = kt + r < K && col < N ? B[(kt + r) * N + col] : 0.0f;",
+                "b.s[w] = B[min(kt + r, K - 1) * N + min(col, N - 1)];",
+            ),
+        ]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "vector_path_when_n_is_ragged",
+        Edge,
+        Mutant(&[(
+            "const bool aligned = K % WIDTH == 0 && N % WIDTH == 0;",
+            "const bool aligned = K % WIDTH == 0;",
+        )]),
+        FailKind::Unwritten,
+        &["M=100 N=257 K=1000", "never written"],
+    ),
+    Case::rejects(
+        L,
+        "vector_path_when_k_is_ragged",
+        Edge,
+        Mutant(&[(
+            "const bool aligned = K % WIDTH == 0 && N % WIDTH == 0;",
+            "const bool aligned = N % WIDTH == 0;",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "interior_when_the_tile_starts_inside",
+        Edge,
+        Mutant(&[(
+            "const bool interior = offM + TSM <= M && offN + TSN <= N;",
+            "const bool interior = offM < M && offN < N;",
+        )]),
+        FailKind::OutOfBounds,
+        &["outside C"],
+    ),
+    // Reads outside A or B that leave C right: only the simulator sees them.
+    Case::rejects(
+        L,
+        "a_row_guard_up_to_and_including_m",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "const bool inside = offM + r < M && kt + c + w < K;",
+            "const bool inside = offM + r <= M && kt + c + w < K;",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of A"],
+    ),
+    // ANCHOR: case_example
+    Case::rejects(
+        L,
+        "b_read_before_its_guard",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "b.s[w] = kt + r < K && col < N ? B[(kt + r) * N + col] : 0.0f;",
+            "const float v = B[(kt + r) * N + col];
+                    b.s[w] = kt + r < K && col < N ? v : 0.0f;",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of B", "read 0.0f instead of memory"],
+    ),
+    // ANCHOR_END: case_example
+    Case::rejects(
+        L,
+        "store_without_column_guard",
+        OutOfBoundsWrite,
+        Mutant(&[(
+            "if (col + w < N) {
+                        C[row * N + col + w] = out.s[w];
+                    }",
+            "C[row * N + col + w] = out.s[w];",
+        )]),
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ column < N"],
+    ),
+    Case::rejects(
+        L,
+        "edge_lanes_left_unset",
+        Uninitialised,
+        Mutant(&[(
+            "a.s[w] = inside ? A[(offM + r) * K + kt + c + w] : 0.0f;",
+            "if (inside) {
+                        a.s[w] = A[(offM + r) * K + kt + c + w];
+                    }",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised"],
+    ),
+    Case::rejects(
+        L,
+        "edge_store_wrong_lane",
+        WrongResult,
+        Mutant(&[(
+            "C[row * N + col + w] = out.s[w];",
+            "C[row * N + col + w] = out.s[0];",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Right answers that only look padded.
+    Case::rejects(
+        L,
+        "no_padding",
+        Decoy,
+        Mutant(&[(
+            "__local float Asub[TSK][TSM + PAD];",
+            "__local float Asub[TSK][TSM];",
+        )]),
+        FailKind::Technique,
+        &["PAD = 2", "bytes", "Asub[TSK][TSM + PAD]"],
+    ),
+    Case::rejects(
+        L,
+        "padded_tile_declared_but_unused",
+        Decoy,
+        Mutant(&[(
+            "__local float Asub[TSK][TSM + PAD];",
+            "__local float Asub[TSK][TSM];
+    __local float Apad[TSK][TSM + PAD];",
+        )]),
+        FailKind::Technique,
+        &["PAD = 2", "Asub[TSK][TSM + PAD]"],
+    ),
+    Case::rejects(
+        L,
+        "b_tile_padded_instead_of_a",
+        Decoy,
+        Mutant(&[
+            (
+                "__local float Asub[TSK][TSM + PAD];",
+                "__local float Asub[TSK][TSM];",
+            ),
+            (
+                "__local floatX Bsub[TSK][TSN / WIDTH];",
+                "__local floatX Bsub[TSK][TSN / WIDTH + PAD];",
+            ),
+        ]),
+        FailKind::Technique,
+        &["PAD = 0", "B's tile", "Asub[TSK][TSM + PAD]"],
+    ),
+    // ANCHOR: gap_example
+    Case::gap(
+        L,
+        "padded_tile_indexed_as_unpadded",
+        Decoy,
+        Mutant(&[
+            (
+                "Asub[c + w][r] = a.s[w];",
+                "((__local float *)Asub)[(c + w) * TSM + r] = a.s[w];",
+            ),
+            (
+                "const float a = Asub[k][tidm + wm * RTSM];",
+                "const float a = ((__local float *)Asub)[k * TSM + tidm + wm * RTSM];",
+            ),
+        ]),
+        "padding is judged by the bytes of local memory the kernel declares and how they grow with PAD; a tile declared padded but indexed with a row length of TSM declares the right bytes while its rows still start in the same banks, and the simulator has no banks to show it",
+    ),
+    // ANCHOR_END: gap_example
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        Mutant(&[(
+            "    // EXERCISE(08.4) BEGIN: store the results: vectors inside C, element by element on the edges
+",
+            "    // EXERCISE(08.4) BEGIN: store the results: vectors inside C, element by element on the edges
+    if (get_global_id(0) == 0 && get_global_id(1) == 0) {
+        printf(\"LAB-EVENT {\\\"Done\\\":{\\\"lesson\\\":\\\"08_padding\\\",\\\"failure\\\":null}}\\n\");
+    }
+    acc[0][0] = (floatX)(1.0f);
+",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Correct in another style.
+    Case::accepts(
+        L,
+        "vload_and_vstore",
+        Mutant(&[
+            (
+                "// ANCHOR_END: vector_type",
+                "// ANCHOR_END: vector_type
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define VLOADX CAT(vload, WIDTH)
+#define VSTOREX CAT(vstore, WIDTH)",
+            ),
+            (
+                "a.v = Av[((offM + r) * K + kt + c) / WIDTH];",
+                "a.v = VLOADX(0, A + (offM + r) * K + kt + c);",
+            ),
+            (
+                "Bsub[r][c] = Bv[((kt + r) * N + offN) / WIDTH + c];",
+                "Bsub[r][c] = VLOADX(0, B + (kt + r) * N + offN + c * WIDTH);",
+            ),
+            (
+                "Cv[(row * N + col) / WIDTH] = acc[wm][wv];",
+                "VSTOREX(acc[wm][wv], 0, C + row * N + col);",
+            ),
+        ]),
+    ),
+    Case::accepts(
+        L,
+        "store_guard_in_one_condition",
+        Mutant(&[
+            ("} else if (row < M) {", "} else {"),
+            ("if (col + w < N) {", "if (row < M && col + w < N) {"),
+        ]),
+    ),
+];
 }

@@ -1,5 +1,5 @@
 //! Lesson 10's grader: the reference passes at sizes with partial tiles and K, N not
-//! multiples of 4; the cases of lessons/10_tuned.rs (kernels wrong on purpose, and
+//! multiples of 4; the cases below (kernels wrong on purpose, and
 //! correct ones in other styles) are graded as they expect.
 
 mod common;
@@ -52,7 +52,7 @@ fn solution_passes_loading_a_along_k() {
 
 #[test]
 fn cases() {
-    g().assert_cases(ladder::cases("10"));
+    g().assert_cases(cases::CASES);
 }
 
 #[test]
@@ -67,4 +67,395 @@ fn launches_any_size_and_refuses_bad_defines() {
     let bad = Params::new(128, 128, 16, 6, 8).defines();
     let why = (ocl.launch)(Shape::square(256), &bad).unwrap_err();
     assert!(why.contains("multiples of 4"), "{why}");
+}
+
+pub mod cases {
+    //! Lesson 10's cases: mistakes students make when they put everything together, each with
+    //! what the grader must say, and correct kernels in other styles. Graded here and by tests/suite.rs.
+    use lab::grade::cases::{Case, Class::*, Code::*};
+    use lab::grade::FailKind;
+
+    const L: &str = "10";
+
+    /// The words every race report has.
+    const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
+
+    /// The lesson's set with a work-group of 4×8 work-items (RTSM ≠ RTSN).
+    const RTSM_NE_RTSN: &str = "with -D TSM=64 -D TSN=32 -D TSK=8 -D WPTM=8 -D WPTN=8";
+
+    /// The one barrier of a k-step, with its comment.
+    const THE_BARRIER: &str =
+    "        // One barrier per k-step: the other buffer, written in the next step, was last read
+        // in the previous step, which every work-item has finished once it passes here.
+        barrier(CLK_LOCAL_MEM_FENCE);
+";
+
+    pub const CASES: &[Case] = &[
+    // Barriers and buffers. PoCL hides these races; the simulator does not.
+    Case::rejects(
+        L,
+        "no_barrier",
+        Race,
+        Mutant(&[(THE_BARRIER, "")]),
+        FailKind::Race,
+        &["data race", "__local", "hint"],
+    ),
+    Case::rejects(
+        L,
+        "one_buffer_one_barrier",
+        Race,
+        // Double buffering without the second buffer: the next step overwrites the tile
+        // while slower work-items still read it.
+        Mutant(&[("const int buf = t & 1;", "const int buf = 0;")]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "barrier_only_before_a_next_step",
+        Barrier,
+        Mutant(&[
+            (THE_BARRIER, ""),
+            (
+                "        if (t + 1 < steps) {
+            load_step(",
+                "        if (t + 1 < steps) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            load_step(",
+            ),
+        ]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
+        "early_return_below_c",
+        Barrier,
+        // Work-items whose rows all lie below C leave at once: the others wait for them.
+        Mutant(&[(
+            "    const int n0 = get_group_id(0) * TSN;
+",
+            "    const int n0 = get_group_id(0) * TSN;
+    if (m0 + ty * 4 >= M) {
+        return;
+    }
+",
+        )]),
+        // PoCL's run already goes wrong; the simulator says why.
+        FailKind::OutOfBounds,
+        &["outside C", "reached this barrier", "early `return`"],
+    ),
+    // Directions swapped, hidden by square work-groups.
+    Case::rejects(
+        L,
+        "b_registers_strided_by_rtsm",
+        Asymmetric,
+        Mutant(&[(
+            "b[j] = bs[k * (TSN / 4) + j * RTSN + tx];",
+            "b[j] = bs[k * (TSN / 4) + j * RTSM + tx];",
+        )]),
+        FailKind::Wrong,
+        &[RTSM_NE_RTSN, "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "a_registers_strided_by_rtsn",
+        Asymmetric,
+        Mutant(&[("((i * RTSM + ty) ^ SWZ(k))", "((i * RTSN + ty) ^ SWZ(k))")]),
+        FailKind::Wrong,
+        &[RTSM_NE_RTSN, "expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "store_rows_strided_by_rtsn",
+        Asymmetric,
+        Mutant(&[(
+            "const int row = m0 + (i / 4) * (RTSM * 4) + ty * 4 + (i % 4);",
+            "const int row = m0 + (i / 4) * (RTSN * 4) + ty * 4 + (i % 4);",
+        )]),
+        FailKind::Unwritten,
+        &[RTSM_NE_RTSN, "never written"],
+    ),
+    Case::rejects(
+        L,
+        "a_tile_rows_of_tsn",
+        Asymmetric,
+        Mutant(&[
+            (
+                "const int row = m0 + (ALONGK ? id / (TSK / 4) : id % TSM);
+        const int col = k0 + (ALONGK ? id % (TSK / 4) : id / TSM) * 4;",
+                "const int row = m0 + (ALONGK ? id / (TSK / 4) : id % TSN);
+        const int col = k0 + (ALONGK ? id % (TSK / 4) : id / TSN) * 4;",
+            ),
+            (
+                "const int row = ALONGK ? id / (TSK / 4) : id % TSM;
+            const int k = (ALONGK ? id % (TSK / 4) : id / TSM) * 4;",
+                "const int row = ALONGK ? id / (TSK / 4) : id % TSN;
+            const int k = (ALONGK ? id % (TSK / 4) : id / TSN) * 4;",
+            ),
+        ]),
+        // Two work-items load the same float4 of the tile and others none: the simulator
+        // sees them write the same elements.
+        FailKind::Race,
+        &["data race", "__local as"],
+    ),
+    Case::rejects(
+        L,
+        "a_tile_not_transposed",
+        Asymmetric,
+        Mutant(&[
+            ("as[(k + 0) * TSM + m]", "as[m * TSK + k + 0]"),
+            ("as[(k + 1) * TSM + m]", "as[m * TSK + k + 1]"),
+            ("as[(k + 2) * TSM + m]", "as[m * TSK + k + 2]"),
+            ("as[(k + 3) * TSM + m]", "as[m * TSK + k + 3]"),
+        ]),
+        FailKind::Wrong,
+        &["expected", "got", "max relative error"],
+    ),
+    Case::rejects(
+        L,
+        "neighbouring_columns_in_store",
+        Asymmetric,
+        Mutant(&[(
+            "const int col = n0 + (j * RTSN + tx) * 4;",
+            "const int col = n0 + tx * WPTN + j * 4;",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    // Edges: partial steps, ragged rows, guards one off.
+    Case::rejects(
+        L,
+        "k_steps_rounded_down",
+        Edge,
+        Mutant(&[(
+            "const int steps = (K + TSK - 1) / TSK;",
+            "const int steps = K / TSK;",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
+    Case::rejects(
+        L,
+        "b_vector_loads_when_n_is_ragged",
+        Edge,
+        Mutant(&[(
+            "} else if ((N & 3) == 0) {
+            rb[l] = *(const __global float4*)p;",
+            "} else if (true) {
+            rb[l] = *(const __global float4*)p;",
+        )]),
+        FailKind::BadAccess,
+        &["not a multiple of the vector's size"],
+    ),
+    Case::rejects(
+        L,
+        "a_vector_loads_when_k_is_ragged",
+        Edge,
+        Mutant(&[(
+            "} else if ((K & 3) == 0) {",
+            "} else if (true) {",
+        )]),
+        FailKind::BadAccess,
+        &["not a multiple of the vector's size"],
+    ),
+    Case::rejects(
+        L,
+        "row_guard_up_to_and_including_m",
+        Edge,
+        Mutant(&[("        if (row < M) {", "        if (row <= M) {")]),
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ row < M"],
+    ),
+    Case::rejects(
+        L,
+        "ushort_index_of_c",
+        Edge,
+        Mutant(&[(
+            "__global float* p = C + row * N + col;",
+            "__global float* p = C + (ushort)(row * N + col);",
+        )]),
+        FailKind::Unwritten,
+        &["16 bits", "ushort"],
+    ),
+    Case::rejects(
+        L,
+        "a_rows_below_m_loaded",
+        OutOfBoundsRead,
+        // Rows of A's tile below M are read from memory instead of set to zero: they only
+        // reach rows of C that are not stored, so C is right.
+        Mutant(&[("if (row >= M || col >= K) {", "if (col >= K) {")]),
+        FailKind::BadAccess,
+        &["past the end of p", "read 0.0f instead of memory"],
+    ),
+    Case::rejects(
+        L,
+        "stores_outside_c",
+        OutOfBoundsWrite,
+        Mutant(&[
+            (
+                "(i % 4);
+        if (row < M) {",
+                "(i % 4);
+        {",
+            ),
+            (
+                "if (col < N) {
+                        *(__global float4*)p = v;
+                    }",
+                "*(__global float4*)p = v;",
+            ),
+            (
+                "if (col + 0 < N) p[0] = v.x;
+                    if (col + 1 < N) p[1] = v.y;
+                    if (col + 2 < N) p[2] = v.z;
+                    if (col + 3 < N) p[3] = v.w;",
+                "p[0] = v.x;
+                    p[1] = v.y;
+                    p[2] = v.z;
+                    p[3] = v.w;",
+            ),
+        ]),
+        FailKind::OutOfBounds,
+        &["outside C", "0 ≤ row < M"],
+    ),
+    Case::rejects(
+        L,
+        "accumulators_uninitialised",
+        Uninitialised,
+        Mutant(&[(
+            "            acc[i][j] = (float4)(0.0f);
+",
+            "",
+        )]),
+        FailKind::Uninitialized,
+        &["uninitialised value", "acc[i][j]"],
+    ),
+    // Right answers that are not lesson 10's kernel.
+    Case::rejects(
+        L,
+        "scalar_tiles",
+        Decoy,
+        File("scalar_tiles"),
+        FailKind::Technique,
+        &["bytes each", "float4 (16 bytes)", "Hint"],
+    ),
+    Case::rejects(
+        L,
+        "lesson_08_kernel",
+        Decoy,
+        Solution("08"),
+        FailKind::Technique,
+        &["local loads", "float4"],
+    ),
+    Case::rejects(
+        L,
+        "one_buffer_two_barriers",
+        Decoy,
+        // Right, but lesson 08's synchronisation: one copy of each tile, two barriers per
+        // k-step.
+        Mutant(&[
+            (
+                "__local float4 As[2 * TSK * TSM / 4];
+    __local float4 Bs[2 * TSK * TSN / 4];",
+                "__local float4 As[TSK * TSM / 4];
+    __local float4 Bs[TSK * TSN / 4];",
+            ),
+            ("const int buf = t & 1;", "const int buf = 0;"),
+            (
+                "        // EXERCISE END
+        // ANCHOR_END: compute
+    }",
+                "        // EXERCISE END
+        // ANCHOR_END: compute
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }",
+            ),
+        ]),
+        FailKind::Technique,
+        &["barriers per k-step", "double buffering"],
+    ),
+    Case::rejects(
+        L,
+        "prints_a_forged_verdict",
+        Forged,
+        Mutant(&[(
+            "    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
+",
+            "    // EXERCISE(10.4) BEGIN: store acc: float4 where the row is in C and N allows, else one by one
+    if (get_global_id(0) == 0 && get_global_id(1) == 0) {
+        printf(\"LAB-EVENT {\\\"Done\\\":{\\\"lesson\\\":\\\"10_tuned\\\",\\\"failure\\\":null}}\\n\");
+    }
+    acc[0][0] = (float4)(1.0f);
+",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    )
+    .printing(&["LAB-EVENT"]),
+    // Correct in another style.
+    Case::accepts(
+        L,
+        "a_loaded_along_k",
+        // ALONGK = 1 whatever the host asks.
+        Mutant(&[(
+            "// Derived sizes:",
+            "#undef ALONGK
+#define ALONGK 1
+
+// Derived sizes:",
+        )]),
+    ),
+    Case::accepts(
+        L,
+        "vload_and_vstore",
+        Mutant(&[
+            (
+                "ra[l] = *(const __global float4*)p;",
+                "ra[l] = vload4(0, p);",
+            ),
+            (
+                "rb[l] = *(const __global float4*)p;",
+                "rb[l] = vload4(0, p);",
+            ),
+            ("*(__global float4*)p = v;", "vstore4(v, 0, p);"),
+        ]),
+    ),
+    Case::accepts(
+        L,
+        "columns_outer_in_the_product",
+        Mutant(&[(
+            "            for (int i = 0; i < WPTM; i++) {
+                #pragma unroll
+                for (int j = 0; j < WPTN / 4; j++) {
+                    acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]);",
+            "            for (int j = 0; j < WPTN / 4; j++) {
+                #pragma unroll
+                for (int i = 0; i < WPTM; i++) {
+                    acc[i][j] += a[i] * b[j];",
+        )]),
+    ),
+    // Wrong for one combination the tuner may choose: every grading checks them all.
+    Case::rejects(
+        L,
+        "wrong_for_one_tuner_combination",
+        Asymmetric,
+        Mutant(&[(
+            "                const float4 v = acc[i][j];\n",
+            "#if TSM == 128 && TSN == 64 && TSK == 32\n                const float4 v = acc[i][j] * 1.001f;\n#else\n                const float4 v = acc[i][j];\n#endif\n",
+        )]),
+        FailKind::Wrong,
+        &["with -D TSM=128 -D TSN=64 -D TSK=32"],
+    ),
+    Case::accepts(
+        L,
+        "b_tile_of_floats_read_with_vload4",
+        Mutant(&[
+            ("__local float4 Bs[2 * TSK * TSN / 4];", "__local float Bs[2 * TSK * TSN];"),
+            ("__local float4* bs = Bs + buf * (TSK * TSN / 4);", "__local float* bs = Bs + buf * (TSK * TSN);"),
+            ("bs[tid + l * THREADS] = rb[l];", "vstore4(rb[l], tid + l * THREADS, bs);"),
+            ("b[j] = bs[k * (TSN / 4) + j * RTSN + tx];", "b[j] = vload4(k * (TSN / 4) + j * RTSN + tx, bs);"),
+        ]),
+    ),
+];
 }

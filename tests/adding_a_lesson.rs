@@ -1,9 +1,9 @@
 //! Adding a lesson takes its files and one line of the ladder: a copy of the course gets a
 //! twelfth rung, a twin of lesson 01 under a new key, by exactly these edits
 //!
-//! - `lessons/12_cpu_twin.rs` (its declaration, with its grader's cases),
-//!   `kernels/12_cpu_twin.rs` (the starter), `solutions/12_cpu_twin.rs`,
-//!   `tests/12_cpu_twin.rs` (its grader), `book/src/12_cpu_twin.md`;
+//! - `lessons/12_cpu_twin.rs` (its declaration), `kernels/12_cpu_twin.rs` (the starter),
+//!   `solutions/12_cpu_twin.rs`, `tests/12_cpu_twin.rs` (its grader, with its grader's
+//!   cases), `book/src/12_cpu_twin.md`;
 //! - one line in `src/ladder.rs`;
 //!
 //! and the command the layout check names (`lab layout --write`). The copy is then built,
@@ -152,34 +152,28 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         format!("tests/{NAME}.rs"),
         format!("book/src/{NAME}.md"),
     ];
-    // The twin's own cases name its wrong files; the new lesson's table has one case of its
-    // own, an edit of the reference.
-    let declaration = std::fs::read_to_string(copy.join(format!("lessons/{TWIN}.rs"))).unwrap();
-    let start = declaration.find("pub const CASES").unwrap();
-    let own = format!(
-        "{}pub const CASES: &[Case] = &[Case::rejects(\n    L,\n    \"adds_to_c\",\n    Uninitialised,\n    Mutant(&[(\"c[i * n + j] = sum;\", \"c[i * n + j] += sum;\")]),\n    FailKind::Unwritten,\n    &[\"NaN\"],\n)];\n}}\n",
-        &declaration[..start]
-    );
-    std::fs::write(copy.join(&files[0]), own).unwrap();
     twin(
         copy,
-        &files[0],
+        &format!("lessons/{TWIN}.rs"),
         &files[0],
         &[
             ("key: \"01\"", "key: \"12\""),
             ("slug: \"cpu_naive\"", "slug: \"cpu_twin\""),
             ("title: \"CPU naive\"", "title: \"CPU twin\""),
-            ("const L: &str = \"01\";", "const L: &str = \"12\";"),
         ],
     );
     twin(copy, &format!("kernels/{TWIN}.rs"), &files[1], &[]);
     twin(copy, &format!("solutions/{TWIN}.rs"), &files[2], &[]);
-    twin(
-        copy,
-        &format!("tests/{TWIN}.rs"),
-        &files[3],
-        &[("\"01\"", "\"12\"")],
+    // The grader test ends with the lesson's cases; the twin's name its wrong files, so the
+    // new lesson's table has one case of its own, an edit of the reference.
+    let grader = std::fs::read_to_string(copy.join(format!("tests/{TWIN}.rs"))).unwrap();
+    let start = grader.find("pub const CASES").unwrap();
+    let own = format!(
+        "{}pub const CASES: &[Case] = &[Case::rejects(\n    L,\n    \"adds_to_c\",\n    Uninitialised,\n    Mutant(&[(\"c[i * n + j] = sum;\", \"c[i * n + j] += sum;\")]),\n    FailKind::Unwritten,\n    &[\"NaN\"],\n)];\n}}\n",
+        &grader[..start]
     );
+    std::fs::write(copy.join(&files[3]), own).unwrap();
+    twin(copy, &files[3], &files[3], &[("\"01\"", "\"12\"")]);
     std::fs::write(
         copy.join(&files[4]),
         "# 12 · CPU twin\n\nLesson 01 again, under a new key.\n",
@@ -261,6 +255,7 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
         "Cargo.toml does not match the ladder",
         "lesson 12: Cargo.toml has no [[bin]] named 12_cpu_twin",
         "tests/00-your-kernels.rs does not match the ladder",
+        "tests/suite/lessons.rs does not match the ladder",
         "book/src/SUMMARY.md does not match the ladder",
         "src/programs/12_cpu_twin.rs (the lesson's program) is missing",
         "run `cargo run -- layout --write`",

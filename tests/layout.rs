@@ -31,6 +31,7 @@ fn copy_tree(to: &Path) {
         "kernels",
         "solutions",
         "tests",
+        "tests/suite",
         "book/src",
         "src/programs",
     ] {
@@ -63,8 +64,12 @@ fn a_missing_file_is_caught() {
     std::fs::remove_file(t.join("lessons/06_register_tiling.rs")).unwrap();
     std::fs::remove_file(t.join("src/programs/04_naive_kernel.rs")).unwrap();
     std::fs::remove_file(t.join("tests/00-your-kernels.rs")).unwrap();
+    std::fs::remove_file(t.join("tests/suite/lessons.rs")).unwrap();
+    std::fs::write(t.join("tests/05_local_tiling.rs"), "mod common;\n").unwrap();
     let problems = layout::check(&t, ALL).join("\n");
     for piece in [
+        "tests/suite/lessons.rs (the graders' suite's list of every graded lesson's cases) is missing",
+        "lesson 05: its grader tests/05_local_tiling.rs declares no `pub mod cases`",
         "lesson 06: its declaration lessons/06_register_tiling.rs is missing",
         "src/programs/04_naive_kernel.rs (the lesson's program) is missing: run `cargo run -- layout --write`",
         "tests/00-your-kernels.rs (every lesson's test of the student's own file) is missing",

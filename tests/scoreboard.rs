@@ -82,3 +82,51 @@ fn lesson_report_layout() {
         .join("\n");
     settings().bind(|| insta::assert_snapshot!(text));
 }
+
+/// A command of the teacher's or the bench's program, typed to `lab`, fails saying whose it
+/// is and how to run it there; and that program has it.
+#[test]
+fn another_programs_command_says_where_it_is() {
+    for (name, package) in [
+        ("ladder", "lab-bench"),
+        ("tune", "lab-bench"),
+        ("results", "lab-bench"),
+        ("evidence", "lab-bench"),
+        ("accuracy", "lab-bench"),
+        ("class", "lab-teacher"),
+        ("autograde", "lab-teacher"),
+        ("classroom", "lab-teacher"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args([name, "--check"])
+            .output()
+            .expect("running lab");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "lab {name}: {said}");
+        let how = format!("cargo run --release -p {package} -- {name} --check");
+        assert!(
+            said.contains(&how),
+            "lab {name} does not say {how:?}:\n{said}"
+        );
+        let dir = package.trim_start_matches("lab-");
+        let main = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("crates/{dir}/src/main.rs")),
+        )
+        .unwrap();
+        let variant = format!("{}{}", name[..1].to_uppercase(), &name[1..]);
+        assert!(
+            main.lines().any(|l| {
+                let l = l.trim_start();
+                l.starts_with(&variant) && l[variant.len()..].starts_with([' ', '(', ',', '{'])
+            }),
+            "{package} has no command {name}"
+        );
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+        .arg("no-such-command")
+        .output()
+        .expect("running lab");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand"));
+}

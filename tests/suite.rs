@@ -1,5 +1,6 @@
-//! The graders' own test: every lesson's cases (each declared in its `lessons/NN_name.rs`,
-//! `pub mod cases`), graded together.
+//! The graders' own test: every lesson's cases (each declared in its grader test,
+//! `tests/NN_name.rs`, `pub mod cases`, and listed in tests/suite/lessons.rs, which
+//! `cargo run -- layout --write` writes from the ladder), graded together.
 //!
 //! The tables are checked for consistency here on every `cargo test`; grading them all and
 //! recording the result is slower, and runs on request:
@@ -10,8 +11,14 @@
 //! grader said, whether they agree) and prints, per lesson, how many wrong kernels were
 //! rejected and how many correct ones accepted, as the table the book's grading chapter
 //! shows.
+//!
+//! The suite is built without the test harness (`harness = false` in Cargo.toml), so that it
+//! takes in the lessons' grader tests for their cases and not for their tests; its `main` runs
+//! its checks as the harness would, by name, the slow one only with `--ignored`.
 
 mod common;
+#[path = "suite/lessons.rs"]
+mod lessons;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -22,30 +29,129 @@ use crate::common::{Case, Class, Code, Expect};
 #[cfg(feature = "course-checks")]
 use serde::{Deserialize, Serialize};
 
-/// Every graded lesson's cases, in ladder order, read from the ladder: a lesson added to
-/// the ladder is in the suite.
+/// Every graded lesson's cases, in ladder order (tests/suite/lessons.rs, written from the
+/// ladder: a lesson added to the ladder is in the suite).
 fn tables() -> Vec<(&'static str, &'static [Case])> {
-    lab::ladder::ALL
+    lessons::TABLES.to_vec()
+}
+
+/// A check of the suite: its name, whether it runs only on request (`--ignored`), itself.
+type Check = (&'static str, bool, fn());
+
+const CHECKS: &[Check] = &[
+    (
+        "every_graded_lesson_has_its_table",
+        false,
+        every_graded_lesson_has_its_table,
+    ),
+    ("tables_are_well_formed", false, tables_are_well_formed),
+    (
+        "every_mutant_fits_its_solution",
+        false,
+        every_mutant_fits_its_solution,
+    ),
+    (
+        "every_file_of_the_cases_exists_and_is_used",
+        false,
+        every_file_of_the_cases_exists_and_is_used,
+    ),
+    #[cfg(feature = "course-checks")]
+    ("record", true, record),
+];
+
+/// Runs the checks the arguments select, as the test harness would: names or parts of names
+/// (`--exact` for whole names, `--skip NAME`), `--ignored` or `--include-ignored` for the slow
+/// ones, `--list`; the harness's other options are accepted and change nothing.
+fn main() -> std::process::ExitCode {
+    let mut filters = Vec::new();
+    let mut skips = Vec::new();
+    let (mut ignored, mut included, mut exact, mut list) = (false, false, false, false);
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--ignored" => ignored = true,
+            "--include-ignored" => included = true,
+            "--exact" => exact = true,
+            "--list" => list = true,
+            "--skip" => skips.extend(args.next()),
+            "--test-threads" | "--format" | "--color" | "--logfile" | "-Z" => {
+                args.next();
+            }
+            _ if a.starts_with('-') => {}
+            _ => filters.push(a),
+        }
+    }
+    let matches = |name: &str, pattern: &str| {
+        if exact {
+            name == pattern
+        } else {
+            name.contains(pattern)
+        }
+    };
+    let selected: Vec<&Check> = CHECKS
         .iter()
-        .zip(lab::ladder::CASES)
-        .filter(|(l, _)| l.graded())
-        .map(|(l, c)| (l.key, *c))
-        .collect()
+        .filter(|(name, _, _)| filters.is_empty() || filters.iter().any(|f| matches(name, f)))
+        .filter(|(name, _, _)| !skips.iter().any(|s| matches(name, s)))
+        .collect();
+    if list {
+        for (name, _, _) in &selected {
+            println!("{name}: test");
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
+    println!("\nrunning {} tests", selected.len());
+    let (mut passed, mut failed, mut skipped) = (Vec::new(), Vec::new(), 0);
+    for (name, slow, check) in selected {
+        if *slow != ignored && !included {
+            println!("test {name} ... ignored");
+            skipped += 1;
+            continue;
+        }
+        if std::panic::catch_unwind(check).is_ok() {
+            println!("test {name} ... ok");
+            passed.push(*name);
+        } else {
+            println!("test {name} ... FAILED");
+            failed.push(*name);
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed; {skipped} ignored",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        passed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        println!("failures: {}", failed.join(", "));
+        std::process::ExitCode::FAILURE
+    }
 }
 
 fn g() -> common::Grader {
     common::grader()
 }
 
-/// Every graded lesson of the ladder declares cases, and no other lesson does.
-#[test]
+/// Every graded lesson of the ladder has its table of cases, not empty, and no other lesson
+/// has one.
 fn every_graded_lesson_has_its_table() {
-    for (l, cases) in lab::ladder::ALL.iter().zip(lab::ladder::CASES) {
-        assert_eq!(
-            l.graded(),
+    let graded: Vec<&str> = lab::ladder::ALL
+        .iter()
+        .filter(|l| l.graded())
+        .map(|l| l.key)
+        .collect();
+    let listed: Vec<&str> = tables().iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        listed,
+        graded,
+        "tests/suite/lessons.rs lists the graded lessons of the ladder: run `{}`",
+        lab::layout::WRITE
+    );
+    for (key, cases) in tables() {
+        assert!(
             !cases.is_empty(),
-            "lesson {}: a graded lesson declares cases, an ungraded one none",
-            l.key
+            "lesson {key}: a graded lesson declares cases"
         );
     }
     let tables: Vec<&str> = tables().iter().map(|(k, _)| *k).collect();
@@ -56,7 +162,6 @@ fn every_graded_lesson_has_its_table() {
     );
 }
 
-#[test]
 fn tables_are_well_formed() {
     let mut problems = Vec::new();
     for (key, cases) in &tables() {
@@ -103,7 +208,6 @@ fn tables_are_well_formed() {
 /// Every mutant's edits fit the solution as it is now, each exactly once: a change to a
 /// solution that leaves a mutant behind fails here, on a plain `cargo test`, before any
 /// grading.
-#[test]
 fn every_mutant_fits_its_solution() {
     let g = g();
     let mut problems = Vec::new();
@@ -134,7 +238,6 @@ fn every_mutant_fits_its_solution() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
 fn every_file_of_the_cases_exists_and_is_used() {
     let g = g();
     let tests = g.opts.course.tests();
@@ -210,9 +313,8 @@ struct Tally {
     disagreed: Vec<String>,
 }
 
+/// Grades every case of every lesson (minutes) and writes results/grader-suite.csv.
 #[cfg(feature = "course-checks")]
-#[test]
-#[ignore = "grades every case of every lesson (minutes); writes results/grader-suite.csv"]
 fn record() {
     let g = g();
     let cpu = format!(

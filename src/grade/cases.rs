@@ -1,7 +1,7 @@
 //! A grader's cases, as data: each a realistic mistake (or a correct kernel in another
-//! style) and what the grader must say about it. Every lesson declares its own, beside its
-//! declaration in `lessons/NN_name.rs` (`pub mod cases`); its test file checks them, and the
-//! graders' suite (`tests/suite.rs`) grades every lesson's and records the result.
+//! style) and what the grader must say about it. Every lesson declares its own in its grader
+//! test, `tests/NN_name.rs` (`pub mod cases`), which checks them; the graders' suite
+//! (`tests/suite.rs`) grades every lesson's and records the result.
 
 use super::FailKind;
 
