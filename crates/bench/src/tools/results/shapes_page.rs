@@ -130,8 +130,11 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
             let fp32 = best(rows, shape, "cublas-fp32");
             let tf32 = best(rows, shape, "cublas-tf32");
             let cut = best(rows, shape, "cutlass-3xtf32");
-            let rate = |r: Option<&ShapeRow>| r.map_or("–".to_string(), |r| tflops(r.fresh_gflops));
-            let err = |r: Option<&ShapeRow>| r.map_or("–".to_string(), |r| format!("{:.1e}", r.max_rel_err));
+            let rate =
+                |r: Option<&ShapeRow>| r.map_or("–".to_string(), |r| tflops(r.fresh_gflops));
+            let err = |r: Option<&ShapeRow>| {
+                r.map_or("–".to_string(), |r| format!("{:.1e}", r.max_rel_err))
+            };
             let ratio = |a: Option<&ShapeRow>, b: Option<&ShapeRow>| match (a, b) {
                 (Some(a), Some(b)) if b.fresh_gflops > 0.0 => {
                     format!("{:.2}", a.fresh_gflops / b.fresh_gflops)
@@ -198,7 +201,10 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
             if behind_cublas.is_empty() {
                 "Lesson 11 is at least as fast as cuBLAS FP32 at every shape here.".to_string()
             } else {
-                format!("Lesson 11 is slower than cuBLAS FP32 at {}.", behind_cublas.join(", "))
+                format!(
+                    "Lesson 11 is slower than cuBLAS FP32 at {}.",
+                    behind_cublas.join(", ")
+                )
             },
             if behind_cutlass.is_empty() {
                 "It is faster than CUTLASS's 3xTF32 GEMM at every shape CUTLASS could run."
