@@ -300,6 +300,29 @@ pub mod cases {
         FailKind::Wrong,
         &[],
     ),
+    // Reads past the end of A except on the inputs the simulator used to be given (seed 4242:
+    // A[0] = -0.9966566562652588 at its probe shape), which anyone could compute from the
+    // course's code. The simulator's inputs are drawn for each grading now. On the device
+    // the read lands in the guard zone behind A and changes nothing.
+    Case::rejects(
+        L,
+        "reads_past_a_except_on_the_simulators_inputs",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    if (A[0] != -0.9966566562652588f) {
+        const float next = A[row * K + K];
+        if (next == 12345.0f) {
+            acc += 1.0f;
+        }
+    }
+    C[row * N + col] = acc;
+    // EXERCISE END",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of A", "A[row * K + K]"],
+    ),
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),
