@@ -11,10 +11,10 @@ folder, device, driver, date, run = sys.argv[1:6]
 out = csv.writer(sys.stdout, lineterminator="\n")
 out.writerow(["date", "run", "device", "driver", "m", "n", "k", "who", "variant",
               "fresh_gflops", "warm_gflops", "max_rel_err"])
-for lesson, who in (("11_matrix_units", "lesson-11"), ("10_tuned", "lesson-10")):
+for lesson in ("11_matrix_units", "10_tuned"):
     for r in csv.DictReader(open(f"{folder}/{lesson}.csv")):
         # The course times every call on fresh inputs; it has no warm figure.
-        out.writerow([date, run, device, driver, r["m"], r["n"], r["k"], who, r["defines"],
+        out.writerow([date, run, device, driver, r["m"], r["n"], r["k"], lesson, r["defines"],
                       round(float(r["gflops"]), 1), "", r["max_rel_err"]])
 for r in csv.DictReader(open(f"{folder}/peers.csv")):
     if not r["fresh_gflops"]:

@@ -1,10 +1,12 @@
-//! The top rung at every shape: lesson 11 beside lesson 10, cuBLAS (TF32 off and on) and
-//! CUTLASS's 3xTF32 GEMM — the same algorithm, published — at square, ragged, long and flat
-//! shapes, from `results/shapes/<device>.csv`. Each file is one device command: the peers'
-//! script and the lesson programs ran in it one after the other, so its rows compare.
+//! Rungs at every shape: the lessons a file records (the highest rung first, the one below
+//! beside it) with cuBLAS (TF32 off and on) and CUTLASS's 3xTF32 GEMM — the matrix units'
+//! algorithm, published — at square, ragged, long and flat shapes, from
+//! `results/shapes/<device>.csv`. Each file is one device command: the peers' script and the
+//! lesson programs ran in it one after the other, so its rows compare. The lessons are
+//! whatever the rows name (`who` is a lesson's name, `11_matrix_units`), read from the ladder.
 //!
 //! A table per device, a bar chart per device (`shapes-<device>.svg`), and the sentences that
-//! say where lesson 11 stops winning, computed from the same rows so that they cannot drift
+//! say where the highest rung stops winning, computed from the same rows so that they cannot drift
 //! from them.
 
 use std::fmt::Write as _;
@@ -15,6 +17,8 @@ use serde::Deserialize;
 
 use super::charts::{self, Bar, Group, Panel, PALETTE};
 use lab::harness::record;
+use lab::ladder;
+use lab::lesson::Lesson;
 
 /// One measurement: a kernel at one shape.
 #[derive(Clone, Debug, Deserialize)]
@@ -26,7 +30,7 @@ pub struct ShapeRow {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// `lesson-11`, `lesson-10`, `cublas-fp32`, `cublas-tf32` or `cutlass-3xtf32`.
+    /// A lesson's name (`NN_slug`), `cublas-fp32`, `cublas-tf32` or `cutlass-3xtf32`.
     pub who: String,
     /// The lesson's defines, or the CUTLASS build (block, stages, alignment, B's layout).
     pub variant: String,
@@ -90,7 +94,7 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
     let mut figures = Vec::new();
     let all = files(results)?;
     if all.is_empty() {
-        s.push_str("\nNo run has recorded lesson 11 at other shapes yet.\n");
+        s.push_str("\nNo run has recorded the rungs at other shapes yet.\n");
         return Ok((s, figures));
     }
     for (name, rows) in &all {
@@ -117,16 +121,30 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
              peers at 4 096 sampled elements of theirs (one distribution, uniform in [−1, 1), \
              not the same values).\n\n",
         );
-        s.push_str(
-            "| M × N × K | lesson 11 | lesson 10 | cuBLAS FP32 | cuBLAS TF32 | CUTLASS 3xTF32 (best build) | 11 / cuBLAS FP32 | 11 / CUTLASS | error 11 | error cuBLAS FP32 | error CUTLASS |\n\
-             |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        // The lessons the rows name, highest rung first: the first is the page's subject.
+        let lessons: Vec<&'static Lesson> = ladder::ALL
+            .iter()
+            .rev()
+            .copied()
+            .filter(|l| rows.iter().any(|r| r.who == l.name()))
+            .collect();
+        let Some(top) = lessons.first().copied() else {
+            continue;
+        };
+        let label = |l: &Lesson| format!("lesson {}", l.key);
+        let key = top.key;
+        let _ = writeln!(
+            s,
+            "| M × N × K | {} | cuBLAS FP32 | cuBLAS TF32 | CUTLASS 3xTF32 (best build) | {key} / cuBLAS FP32 | {key} / CUTLASS | error {key} | error cuBLAS FP32 | error CUTLASS |\n\
+             |---|{}--:|--:|--:|--:|--:|--:|--:|--:|",
+            lessons.iter().map(|l| label(l)).collect::<Vec<_>>().join(" | "),
+            "--:|".repeat(lessons.len()),
         );
         let mut behind_cublas = Vec::new();
         let mut behind_cutlass = Vec::new();
         let mut groups = Vec::new();
         for &shape in &shapes {
-            let l11 = best(rows, shape, "lesson-11");
-            let l10 = best(rows, shape, "lesson-10");
+            let mine = best(rows, shape, &top.name());
             let fp32 = best(rows, shape, "cublas-fp32");
             let tf32 = best(rows, shape, "cublas-tf32");
             let cut = best(rows, shape, "cutlass-3xtf32");
@@ -148,41 +166,47 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
             let cut_cell = cut.map_or("cannot (alignment)".to_string(), |r| {
                 format!("{} ({})", tflops(r.fresh_gflops), r.variant)
             });
+            let rates: Vec<String> = lessons
+                .iter()
+                .map(|l| rate(best(rows, shape, &l.name())))
+                .collect();
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 shape_name(shape),
-                rate(l11),
-                rate(l10),
+                rates.join(" | "),
                 fp32_cell,
                 rate(tf32),
                 cut_cell,
-                ratio(l11, fp32),
-                ratio(l11, cut),
-                err(l11),
+                ratio(mine, fp32),
+                ratio(mine, cut),
+                err(mine),
                 err(fp32),
                 err(cut),
             );
-            if let (Some(a), Some(b)) = (l11, fp32) {
+            if let (Some(a), Some(b)) = (mine, fp32) {
                 if a.fresh_gflops < b.fresh_gflops {
                     behind_cublas.push(shape_name(shape));
                 }
             }
-            if let (Some(a), Some(b)) = (l11, cut) {
+            if let (Some(a), Some(b)) = (mine, cut) {
                 if a.fresh_gflops < b.fresh_gflops {
                     behind_cutlass.push(shape_name(shape));
                 }
             }
             let mut bars = Vec::new();
-            for (label, row, color) in [
-                ("lesson 11", l11, PALETTE[0]),
-                ("CUTLASS 3xTF32", cut, PALETTE[1]),
-                ("cuBLAS FP32", fp32, PALETTE[9]),
-                ("lesson 10", l10, PALETTE[2]),
-            ] {
+            let mut shown = vec![
+                (label(top), mine, PALETTE[0]),
+                ("CUTLASS 3xTF32".to_string(), cut, PALETTE[1]),
+                ("cuBLAS FP32".to_string(), fp32, PALETTE[9]),
+            ];
+            for (i, l) in lessons.iter().enumerate().skip(1) {
+                shown.push((label(l), best(rows, shape, &l.name()), PALETTE[(1 + i) % 9]));
+            }
+            for (label, row, color) in shown {
                 if let Some(r) = row {
                     bars.push(Bar {
-                        label: label.into(),
+                        label,
                         value: r.fresh_gflops,
                         range: None,
                         text: format!("{} TFLOP/s", tflops(r.fresh_gflops)),
@@ -199,10 +223,10 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
             s,
             "\n{}\n\n{}\n",
             if behind_cublas.is_empty() {
-                "Lesson 11 is at least as fast as cuBLAS FP32 at every shape here.".to_string()
+                format!("Lesson {key} is at least as fast as cuBLAS FP32 at every shape here.")
             } else {
                 format!(
-                    "Lesson 11 is slower than cuBLAS FP32 at {}.",
+                    "Lesson {key} is slower than cuBLAS FP32 at {}.",
                     behind_cublas.join(", ")
                 )
             },
@@ -211,7 +235,7 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
                     .to_string()
             } else {
                 format!(
-                    "CUTLASS's 3xTF32 GEMM is faster than lesson 11 at {}: there the course's \
+                    "CUTLASS's 3xTF32 GEMM is faster than lesson {key} at {}: there the course's \
                      kernel stops winning against the published form of its own algorithm.",
                     behind_cutlass.join(", ")
                 )
@@ -229,14 +253,14 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
             let _ = writeln!(
                 s,
                 "cuBLAS TF32 is one TF32 product per multiply-add: the unit's practical speed, at \
-                 TF32's accuracy (errors {lo:.1e} to {hi:.1e} here, a hundred times lesson 11's).\n"
+                 TF32's accuracy (errors {lo:.1e} to {hi:.1e} here, a hundred times lesson {key}'s).\n"
             );
         }
         let stem = name.trim_end_matches(".csv");
         let figure = format!("shapes-{stem}.svg");
         let svg = charts::bars(&[Panel {
             heading: vec![
-                format!("Lesson 11 at every shape · {}", first.device),
+                format!("Lesson {key} at every shape · {}", first.device),
                 format!("one device command, {} · results/shapes/{name}", first.date),
             ],
             groups,
@@ -250,7 +274,7 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
         }])?;
         let _ = writeln!(
             s,
-            "![Lesson 11, CUTLASS 3xTF32, cuBLAS FP32 and lesson 10 at every shape on {}](figures/{figure})\n",
+            "![Lesson {key}, CUTLASS 3xTF32 and cuBLAS FP32 at every shape on {}](figures/{figure})\n",
             first.device
         );
         figures.push((figure, svg));
