@@ -30,6 +30,7 @@ mod ladder_page;
 mod lesson_pages;
 mod roofline_page;
 mod suite;
+mod traffic;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
