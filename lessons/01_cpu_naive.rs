@@ -19,6 +19,7 @@ pub static LESSON: Lesson = Lesson {
     intensity: Some(lab::lesson::Intensity {
         rule: "A and B loaded per multiply-add: 2 FLOP / 8 B",
         of: |_| Some(0.25),
+        walk: |_| Some(lab::lesson::Walk::Rows),
     }),
     peers: &[Peer::Matrixmultiply],
     top: false,

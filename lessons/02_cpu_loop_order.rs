@@ -63,6 +63,13 @@ static BLOCKING: CpuCheck = CpuCheck::Caches {
 pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
     rule: "B loaded, C loaded and stored per multiply-add: 2 FLOP / 12 B",
     of: |_| Some(2.0 / 12.0),
+    // The reference's blocks (`BK`, `BN` in solutions/02_cpu_loop_order.rs).
+    walk: |_| {
+        Some(lab::lesson::Walk::KBlocked {
+            bk: 128.0,
+            bn: 128.0,
+        })
+    },
 };
 
 pub static CPU: CpuLesson = CpuLesson {

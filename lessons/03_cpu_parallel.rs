@@ -21,7 +21,11 @@ pub static LESSON: Lesson = Lesson {
     teaches: "rayon over rows of C, and how the speed scales with threads",
     hint: "in kernels/03_cpu_parallel.rs, split C into rows with `c.par_chunks_mut(n)` and run lesson 02's i-k-j loop on each row.",
     kind: Kind::Cpu(&CPU),
-    intensity: Some(lab::ladder::l02_cpu_loop_order::INTENSITY),
+    // Lesson 02's i-k-j loop, requested the same, but row by row without its blocks.
+    intensity: Some(lab::lesson::Intensity {
+        walk: |_| Some(lab::lesson::Walk::Rows),
+        ..lab::ladder::l02_cpu_loop_order::INTENSITY
+    }),
     peers: &[Peer::Matrixmultiply],
     top: false,
     program: Some(&PROGRAM),

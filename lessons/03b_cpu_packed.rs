@@ -65,6 +65,13 @@ pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
         let nr = lab::lesson::positive(d, "NR").unwrap_or(nr);
         Some(lab::lesson::register_tile(mr, nr))
     },
+    // The reference's panels (`KC`, `NC` in solutions/03b_cpu_packed.rs).
+    walk: |_| {
+        Some(lab::lesson::Walk::Packed {
+            kc: 256.0,
+            nc: 1024.0,
+        })
+    },
 };
 
 pub static CPU: CpuLesson = CpuLesson {

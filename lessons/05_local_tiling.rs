@@ -23,6 +23,10 @@ pub static LESSON: Lesson = Lesson {
     intensity: Some(lab::lesson::Intensity {
         rule: "TS×TS tiles: TS/4",
         of: |d| Some(lab::lesson::positive(d, "TS")? / 4.0),
+        walk: |d| {
+            let ts = lab::lesson::positive(d, "TS")?;
+            Some(lab::lesson::Walk::Blocks { bm: ts, bn: ts })
+        },
     }),
     peers: &[],
     top: false,

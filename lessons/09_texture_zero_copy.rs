@@ -57,6 +57,13 @@ pub const INTENSITY: lab::lesson::Intensity = lab::lesson::Intensity {
         let a_bytes = 4.0 * rm / if a_local { wgx } else { 1.0 };
         Some(2.0 * rm * 4.0 * rn / (a_bytes + 16.0 * rn))
     },
+    // A work-group's macro-tile: WGY·RM rows, WGX·RN float4 columns.
+    walk: |d| {
+        Some(lab::lesson::Walk::Blocks {
+            bm: positive(d, "WGY")? * positive(d, "RM")?,
+            bn: 4.0 * positive(d, "WGX")? * positive(d, "RN")?,
+        })
+    },
 };
 
 /// The kernel's arguments: B is an image, the rest as in every lesson.

@@ -34,6 +34,12 @@ pub static LESSON: Lesson = Lesson {
                 lab::lesson::positive(d, "BN")?,
             ))
         },
+        walk: |d| {
+            Some(lab::lesson::Walk::Blocks {
+                bm: lab::lesson::positive(d, "BM")?,
+                bn: lab::lesson::positive(d, "BN")?,
+            })
+        },
     }),
     peers: &[],
     top: false,

@@ -78,6 +78,29 @@ pub struct Intensity {
     pub rule: &'static str,
     /// The intensity for a set of numeric defines (`None`: a define it needs is missing).
     pub of: fn(&Defines) -> Option<f64>,
+    /// How the code walks the product, for counting what it moves from DRAM once a
+    /// device's cache is known (`None`: a define it needs is missing).
+    pub walk: fn(&Defines) -> Option<Walk>,
+}
+
+/// How a lesson's code walks the product, as far as DRAM traffic goes: which blocks of A,
+/// B and C it takes in which order. The roofline counts DRAM bytes from it and the size of
+/// a device's last-level cache, which is why the walk is declared here and the counting is
+/// not: the cache belongs to the device, the walk to the code.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Walk {
+    /// Row by row of C (i-j-k, i-k-j): a row of A and of C at a time, all of B per row.
+    Rows,
+    /// One work-item per element of C in a work-group the driver picks: the rows of C the
+    /// device works on at once share what they read of B.
+    RowsInFlight,
+    /// BM×BN blocks of C, K streamed, the blocks taken along a block row (work-group id 0
+    /// along N, as in every kernel of the course).
+    Blocks { bm: f64, bn: f64 },
+    /// BK×BN blocks of B, each swept by every row of C (loops p0, j0, i).
+    KBlocked { bk: f64, bn: f64 },
+    /// Packed KC×NC panels of B and MC×KC blocks of A (loops jc, pc, ic).
+    Packed { kc: f64, nc: f64 },
 }
 
 /// Numeric defines by name, as a results file records them.
@@ -98,6 +121,12 @@ pub fn register_tile(tsm: f64, tsn: f64) -> f64 {
 pub const REGISTER_TILE: Intensity = Intensity {
     rule: "TSM×TSN tiles: 2·TSM·TSN / (4·(TSM+TSN))",
     of: |d| Some(register_tile(positive(d, "TSM")?, positive(d, "TSN")?)),
+    walk: |d| {
+        Some(Walk::Blocks {
+            bm: positive(d, "TSM")?,
+            bn: positive(d, "TSN")?,
+        })
+    },
 };
 
 /// Another library measured beside a lesson.

@@ -32,6 +32,7 @@ mod lesson_pages;
 mod roofline_page;
 mod shapes_page;
 mod suite;
+mod traffic;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

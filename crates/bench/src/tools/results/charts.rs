@@ -634,7 +634,7 @@ pub fn roofline(r: &Roofline) -> Result<String> {
             .label_style(font(12.0, MUTED))
             .x_label_formatter(&|v| axis_number(*v))
             .y_label_formatter(&|v| axis_number(*v))
-            .x_desc("DRAM intensity, at least: FLOP per byte (see below)")
+            .x_desc("DRAM intensity, counted from the blocking: FLOP per byte (see below)")
             .y_desc("GFLOP/s (median device time)")
             .axis_desc_style(font(12.5, INK))
             .draw()

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
 use super::*;
 
@@ -13,10 +13,10 @@ impl Book<'_> {
         let _ = writeln!(
             s,
             "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
-             - **Requested intensity**: the FLOP the kernel does per byte of global memory it *requests*, counted from its tiling and its defines (the loads of A and B; C's single store is left out). Caches serve some requests again, so the bytes that come from DRAM are at most these, and the DRAM intensity at least this.\n\
-             - **x**, DRAM intensity, at least: the larger of the requested intensity and the speed divided by the measured bandwidth. A kernel that runs at *y* GFLOP/s with *B* GB/s of DRAM bandwidth cannot have moved more than *B*/*y* bytes a FLOP, so its DRAM intensity is at least *y*/*B*. Where that bound is the larger, the dot sits on the slanted roof, and the caches must have served the rest of what it requested: the table says at least how much.\n\
+             - **x**, DRAM intensity: the FLOP the kernel does per byte it moves between DRAM and the device's last-level cache, *counted* from the kernel's blocking, not inferred from its speed. If A, B and C fit in that cache together, each comes from DRAM once (C is written once). If not, the blocking decides: a kernel that computes C in BM×BN blocks, block row by block row, reads A's BM-row panel once if it stays in the cache along the row (else once per block), and all of B once if it stays in the cache (else once per block row). The cache size used is stated under each chart. This is a model: it leaves out any other reuse the cache finds, so it errs towards too many bytes.\n\
+             - **Requested intensity** (in the table): the FLOP the kernel does per byte it *requests* from global memory, from its tiles (the loads of A and B). The caches (L1, L2, local memory) serve the difference. Their bandwidths are not measured, so they have no roof here.\n\
              - **y**: GFLOP/s from the median device time.\n\
-             - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see {peak_lesson}'s table). They meet at the ridge point. Below the slanted roof a kernel is limited by memory, below the flat one by arithmetic. No dot can be above either.\n\
+             - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see {peak_lesson}'s table). They meet at the ridge point. A rung left of the ridge is labelled *memory*: DRAM cannot feed its arithmetic any faster. Right of it, DRAM is not what holds it back, and the roof is the arithmetic's; a dot far below it is held by something these roofs do not draw (cache bandwidth, latency, the instructions issued). A dot above its roof would mean the model counts more bytes than the kernel moved: the page says so where it happens.\n\
              - **Hollow dots**: the row did not record the kernel's defines, so its intensity uses the defines the lesson's code chooses for that device (listed under the table).\n\
              - **Dashed grey lines**: the peers at the same size, measured on the same device; their tiling is unknown, so they have no intensity.\n"
         );
@@ -86,11 +86,16 @@ impl Book<'_> {
         let (info, known) = intensity::device_info(&p.device, &p.kind, &self.tuned);
         struct Point<'r> {
             row: &'r Row,
+            shape: Shape,
             lesson: &'static Lesson,
             defines: String,
             assumed: bool,
-            x: f64,
+            /// The requested intensity, from the lesson's rule.
+            requested: f64,
+            /// The counted DRAM traffic: the dot's x.
+            traffic: traffic::Traffic,
         }
+        let cache = traffic::cache_of(&p.device, &p.kind);
         let mut points: Vec<Point> = Vec::new();
         let mut unplaced: Vec<String> = Vec::new();
         for r in &at {
@@ -112,15 +117,20 @@ impl Book<'_> {
                     true,
                 )
             };
-            match intensity::intensity(lesson.key, &defines) {
-                Some(x) => points.push(Point {
+            let shape = Shape::new(r.m, r.n, r.k);
+            let counted = traffic::count(lesson.key, &defines, &info, shape, &cache)
+                .with_context(|| format!("the DRAM traffic of lesson {}", lesson.key))?;
+            match (intensity::intensity(lesson.key, &defines), counted) {
+                (Some(requested), Some(traffic)) => points.push(Point {
                     row: r,
+                    shape,
                     lesson,
                     defines,
                     assumed,
-                    x,
+                    requested,
+                    traffic,
                 }),
-                None => unplaced.push(format!("{} {}", lesson.key, lesson.title)),
+                _ => unplaced.push(format!("{} {}", lesson.key, lesson.title)),
             }
         }
         points.sort_by_key(|pt| pt.lesson.key);
@@ -181,7 +191,7 @@ impl Book<'_> {
                         String::new()
                     }
                 ),
-                x: dram_at_least(pt.x, pt.row.gflops, p.bandwidth_gbs),
+                x: pt.traffic.intensity(pt.shape),
                 y: pt.row.gflops,
                 hollow: pt.assumed,
                 color: charts::PALETTE[i % charts::PALETTE.len()],
@@ -248,7 +258,11 @@ impl Book<'_> {
             ));
         }
         let mut footer = vec![
-            "x: DRAM intensity, at least: the larger of the FLOP per byte the kernel requests (from its tiles) and its speed over the measured bandwidth.".to_string(),
+            format!(
+                "x: DRAM intensity, counted from each kernel's blocking with a last-level cache of {}: {}; not from its speed.",
+                cache_words(&cache),
+                cache.source
+            ),
         ];
         if points.iter().any(|pt| pt.assumed) {
             footer.push(
@@ -301,22 +315,34 @@ impl Book<'_> {
         );
         let _ = writeln!(
             s,
-            "| rung | requested FLOP/byte | DRAM FLOP/byte, at least | GFLOP/s (% of peak) | roof there, GFLOP/s | caches served, at least |\n|---|--:|--:|--:|--:|--:|"
+            "DRAM traffic counted with a last-level cache of {}: {}.\n",
+            cache_words(&cache),
+            cache.source
+        );
+        let _ = writeln!(
+            s,
+            "| rung | requested FLOP/byte | DRAM MB, counted | DRAM FLOP/byte (x) | GFLOP/s (% of peak) | roof there, GFLOP/s | served by caches |\n|---|--:|--:|--:|--:|--:|--:|"
         );
         let mut counted = Vec::new();
+        let mut above = Vec::new();
         for pt in &points {
-            let x = dram_at_least(pt.x, pt.row.gflops, p.bandwidth_gbs);
+            let x = pt.traffic.intensity(pt.shape);
             let roof = (p.bandwidth_gbs * x).min(p.gflops);
-            let bound = if p.bandwidth_gbs * x < p.gflops {
+            // The label comes from the counted intensity against the ridge, never from
+            // where the dot is.
+            let bound = if x < p.ridge() {
                 "memory"
             } else if matrix {
                 "matrix unit"
             } else {
                 "FP32"
             };
+            if pt.row.gflops > roof {
+                above.push(format!("{} {}", pt.lesson.key, pt.lesson.title));
+            }
             let _ = writeln!(
                 s,
-                "| {} {}{} | {} | {} | {} ({}) | {} ({bound}) | {} |",
+                "| {} {}{} | {} | {} | {} | {} ({}) | {} ({bound}) | {} |",
                 pt.lesson.key,
                 pt.lesson.title,
                 if many_runs {
@@ -324,19 +350,20 @@ impl Book<'_> {
                 } else {
                     String::new()
                 },
-                charts::axis_number_1(pt.x),
+                charts::axis_number_1(pt.requested),
+                charts::axis_number_1(pt.traffic.bytes / 1e6),
                 charts::axis_number_1(x),
                 gflops(pt.row.gflops),
                 pct(100.0 * pt.row.gflops / p.gflops),
                 gflops(roof),
-                if x > pt.x {
-                    pct(100.0 * (1.0 - pt.x / x))
+                if x > pt.requested {
+                    pct(100.0 * (1.0 - pt.requested / x))
                 } else {
                     NONE.to_string()
                 }
             );
             counted.push(format!(
-                "{}: {}{}",
+                "{}: requested, {}{}; DRAM, {}",
                 pt.lesson.key,
                 intensity::rule(pt.lesson.key),
                 if pt.defines.is_empty() {
@@ -345,14 +372,22 @@ impl Book<'_> {
                     format!(", with `{}` (assumed)", pt.defines)
                 } else {
                     format!(", with `{}`", pt.defines)
-                }
+                },
+                pt.traffic.rule
             ));
         }
         let _ = writeln!(
             s,
-            "\nThe requested intensity, counted per rung: {}.",
+            "\nThe requested intensity has no roof of its own: the bandwidths of the caches that serve it (L1, L2, local memory) are not measured. How each rung's bytes are counted: {}.",
             counted.join("; ")
         );
+        if !above.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nAbove its roof: the traffic model overcounts for {}.",
+                above.join(", ")
+            );
+        }
         let mut notes = Vec::new();
         let top = top_lesson();
         if points.iter().any(|pt| pt.assumed) {
@@ -411,12 +446,11 @@ impl Book<'_> {
     }
 }
 
-/// The least DRAM intensity a kernel can have had: what it requested, or, where its speed
-/// is more than the bandwidth could feed at that intensity, its speed over the bandwidth.
-fn dram_at_least(requested: f64, gflops: f64, bandwidth_gbs: f64) -> f64 {
-    if bandwidth_gbs > 0.0 {
-        requested.max(gflops / bandwidth_gbs)
-    } else {
-        requested
-    }
+/// The cache, in words: "50 MiB", "8 MiB (assumed)".
+fn cache_words(cache: &traffic::Cache) -> String {
+    format!(
+        "{} MiB{}",
+        charts::axis_number_1(cache.bytes / (1024.0 * 1024.0)),
+        if cache.assumed { " (assumed)" } else { "" }
+    )
 }
