@@ -69,7 +69,8 @@ fn files(results: &Path) -> Result<Vec<(String, Vec<ShapeRow>)>> {
     Ok(out)
 }
 
-/// The fastest row of `who` at a shape (CUTLASS: its best build there).
+/// The fastest row of `who` at a shape in one run (CUTLASS: its best build there; the others
+/// have one row per shape).
 fn best<'a>(rows: &'a [ShapeRow], shape: (usize, usize, usize), who: &str) -> Option<&'a ShapeRow> {
     rows.iter()
         .filter(|r| r.shape() == shape && r.who == who)
@@ -97,7 +98,19 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
         s.push_str("\nNo run has recorded the rungs at other shapes yet.\n");
         return Ok((s, figures));
     }
-    for (name, rows) in &all {
+    for (name, recorded) in &all {
+        // A later device command replaces an earlier one, as everywhere in results/: only the
+        // newest run's rows compare with each other, and "best" below then means CUTLASS's
+        // fastest build in that run, never the luckiest of several runs.
+        let Some(newest) = recorded.last().map(|r| r.run.as_str()) else {
+            continue;
+        };
+        let rows: Vec<ShapeRow> = recorded
+            .iter()
+            .filter(|r| r.run == newest)
+            .cloned()
+            .collect();
+        let rows = rows.as_slice();
         let Some(first) = rows.first() else { continue };
         let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
         for r in rows {
@@ -105,14 +118,10 @@ pub fn page(results: &Path, note: &str) -> Result<(String, Vec<(String, String)>
                 shapes.push(r.shape());
             }
         }
-        let runs: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.run.as_str()).collect();
         let _ = writeln!(
             s,
-            "\n### {} (driver {}, {}; one device command: {})\n",
-            first.device,
-            first.driver,
-            first.date,
-            runs.into_iter().collect::<Vec<_>>().join(", ")
+            "\n### {} (driver {}, {}; one device command: {newest})\n",
+            first.device, first.driver, first.date,
         );
         s.push_str(
             "TFLOP/s, median device time on new inputs for every timed call (cuBLAS: the same \
