@@ -165,3 +165,62 @@ fn the_timed_build_has_the_machines_width_and_the_simulated_one_no_avx512() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A student's processes run only while a call of theirs is in flight: a thread its function
+/// leaves running is paused from the moment the call returns until the next call is asked
+/// for, so it cannot take the machine from the grader's checks or from the reference timed
+/// beside it.
+#[test]
+fn a_thread_left_running_is_paused_between_calls() {
+    use lab::harness::cpu_crate::Driver;
+    use lab::harness::cpu_session::Called;
+    use lab::harness::matrix::Shape;
+
+    let dir = std::env::temp_dir().join(format!("lab-paused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("spinner.rs");
+    // A thread started by the first call counts milliseconds while it runs; each call writes
+    // how many it counted since the call before returned.
+    std::fs::write(
+        &file,
+        r#"use std::sync::atomic::{AtomicU64, Ordering};
+static TICKS: AtomicU64 = AtomicU64::new(0);
+static AT_RETURN: AtomicU64 = AtomicU64::new(0);
+static STARTED: std::sync::Once = std::sync::Once::new();
+pub fn spinner(_a: &[f32], _b: &[f32], c: &mut [f32], m: usize, n: usize, _k: usize) {
+    STARTED.call_once(|| {
+        std::thread::spawn(|| loop {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            TICKS.fetch_add(1, Ordering::SeqCst);
+        });
+    });
+    let now = TICKS.load(Ordering::SeqCst);
+    c[..m * n].fill((now - AT_RETURN.load(Ordering::SeqCst)) as f32);
+    AT_RETURN.store(TICKS.load(Ordering::SeqCst), Ordering::SeqCst);
+}
+"#,
+    )
+    .unwrap();
+    let opts = g().opts;
+    let built = lab::grade::cpu::builder(&opts.course)
+        .build(&file, &["spinner"])
+        .expect("the build");
+    let mut d = Driver::start(&built, "spinner", 1).expect("a driver");
+    let mut call = |seed| match d
+        .call(Shape::new(1, 1, 1), seed, opts.step_timeout, false)
+        .1
+    {
+        Called::Done { c, .. } => c[0],
+        other => panic!("the call did not return: {other:?}"),
+    };
+    call(1);
+    // Its thread has started; a second of the grader's time passes between two calls.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let between = call(2);
+    d.finish();
+    assert!(
+        between < 500.0,
+        "the thread counted {between} ms while the grader waited 1000 ms between calls"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

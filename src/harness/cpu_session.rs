@@ -8,9 +8,11 @@
 //! moment until, after the driver's `done`, every thread of the driver and of any process it
 //! started has been paused ([`super::cpu_freeze`]). C is then read, while they are paused,
 //! from the memory the grader made for it and handed to the driver (a sealed memory file:
-//! the driver reaches nothing else of the grader's through it), and only then are they
-//! resumed. So work left running after the function returns is timed until it is stopped,
-//! and whatever it had not written by then is checked as it is. The driver's CPU time, read
+//! the driver reaches nothing else of the grader's through it), and they stay paused until the
+//! driver's next call is asked for (or it is ended). So work left running after the function
+//! returns is timed until it is stopped, whatever it had not written by then is checked as it
+//! is, and nothing of it runs between calls, while the grader checks C or other code is timed
+//! beside it. The driver's CPU time, read
 //! from outside, says whether anything beyond making the inputs ran before `go`: code that
 //! starts computing while the inputs are made is timed from the request instead.
 
@@ -118,6 +120,10 @@ pub struct Session {
     confined: bool,
     /// The driver has ended or was stopped: no more calls.
     over: bool,
+    /// The driver's processes, paused since its last call returned: they run only while a call
+    /// of theirs is in flight, so nothing a function leaves running after it returns can take
+    /// the machine from the grader's checks or from other code timed beside it.
+    paused: Option<Frozen>,
 }
 
 /// The pieces of a driver's command line.
@@ -191,6 +197,7 @@ impl Session {
             pid: None,
             confined,
             over: false,
+            paused: None,
         })
     }
 
@@ -233,6 +240,9 @@ impl Session {
     ) -> Called {
         if self.over {
             return Called::Crashed("the driver had already stopped".into());
+        }
+        if let Some(f) = self.paused.take() {
+            f.thaw();
         }
         let s = p.shape;
         let call = Call {
@@ -285,7 +295,7 @@ impl Session {
         }
         let arrived = frozen.at;
         let c = self.read_c(len);
-        frozen.thaw();
+        self.paused = Some(frozen);
         if let Ok(c) = &c {
             super::poison::remember(c);
         }
@@ -406,6 +416,9 @@ impl Session {
     /// Ends the driver (its stdin closed, then stopped if it lingers) and returns what the
     /// student's code printed, and how the driver exited where it did by itself.
     pub fn finish(mut self, grace: Duration) -> (Captured, Option<ExitStatus>) {
+        if let Some(f) = self.paused.take() {
+            f.thaw();
+        }
         self.stdin = None;
         let deadline = Instant::now() + grace;
         let mut status = None;
