@@ -242,6 +242,7 @@ mod tests {
                     },
                 )
             }),
+            beside: None,
             printed: String::new(),
             notes: Vec::new(),
             unchecked: Vec::new(),

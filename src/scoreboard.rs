@@ -8,7 +8,7 @@ use crate::grade::{self, FailKind, Options, Source, Verdict};
 use crate::harness::device::DeviceInfo;
 use crate::harness::matrix::Shape;
 use crate::harness::peak::Peak;
-use crate::harness::timing::Clock;
+use crate::harness::timing::{Beside, Clock};
 use crate::ladder::ALL;
 use crate::lesson::{Kind, Lesson};
 use crate::progress::Entry;
@@ -50,10 +50,9 @@ pub fn collect(
             });
             continue;
         }
-        // Both multiply the same problem: one timed shape, drawn for this lesson now.
-        let opts = &opts.drawing_the_timed_shape();
-        let reference = time_reference(lesson, opts);
+        let opts = &opts.beside();
         let student = grade::grade(lesson, &Source::Folder(student_dir.to_path_buf()), opts);
+        let reference = reference_for(lesson, &student, opts);
         rows.push(Row {
             lesson,
             student: Some(student),
@@ -61,6 +60,21 @@ pub fn collect(
         });
     }
     rows
+}
+
+/// The reference's verdict beside a student's: its timing from the calls interleaved with the
+/// student's ([`Verdict::beside`]), else (the student's code did not pass, or was not timed)
+/// the reference graded alone.
+pub fn reference_for(lesson: &'static Lesson, student: &Verdict, opts: &Options) -> Verdict {
+    let file = opts.course.solutions().join(lesson.file_name());
+    match (&student.beside, &student.timing) {
+        (Some(b), Some((shape, _))) if student.passed() => Verdict {
+            timing: Some((*shape, b.timing)),
+            device: student.device.clone(),
+            ..Verdict::new(lesson, &file)
+        },
+        _ => time_reference(lesson, &opts.drawing_the_timed_shape()),
+    }
 }
 
 /// The reference answer's grading, for its speed beside the student's: give both gradings the
@@ -165,10 +179,13 @@ pub fn render_with_progress(
         let name = format!("{} {}", r.lesson.key, r.lesson.title);
         let mut row = match (&r.student, &r.reference) {
             (Some(st), Some(rf)) => {
-                let reference = match &rf.failure {
+                let mut reference = match &rf.failure {
                     None => speed(rf, shape),
                     Some(f) => format!("FAILING ({})", report::short(f)),
                 };
+                if let Some(b) = st.beside.as_ref().filter(|_| st.passed()) {
+                    reference.push_str(&format!("; yours {}", ratio_words(b)));
+                }
                 if let Some(f) = &st.failure {
                     notes.push(format!("{name}:\n{}", indent(&report::failure_text(f))));
                 }
@@ -203,6 +220,16 @@ pub fn render_with_progress(
         }
     }
     s
+}
+
+/// A speed over the reference's in words: `1.04× call for call, a tie` or `0.52× call for
+/// call` (the median over the timed problems, each multiplied by both: not the ratio of the two
+/// medians beside it).
+pub fn ratio_words(b: &Beside) -> String {
+    match b.tie() {
+        true => format!("{:.2}× call for call, a tie", b.ratio),
+        false => format!("{:.2}× call for call", b.ratio),
+    }
 }
 
 fn indent(text: &str) -> String {

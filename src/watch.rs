@@ -368,13 +368,13 @@ impl Watch<'_> {
         let generation = self.generation;
         let lesson = self.lesson;
         let dir = self.dir.clone();
-        // The student's and the reference's gradings multiply the same problem.
-        let opts = self.opts.drawing_the_timed_shape();
+        // The reference is timed beside the student's code, on the same problems.
+        let opts = self.opts.beside();
         let events = self.events.clone();
         self.busy = Some(std::thread::spawn(move || {
             let v = grade::grade(lesson, &Source::Folder(dir), &opts);
             let reference = (v.passed() && v.timing.is_some())
-                .then(|| Box::new(scoreboard::time_reference(lesson, &opts)));
+                .then(|| Box::new(scoreboard::reference_for(lesson, &v, &opts)));
             let _ = events.send(Event::Graded(generation, Box::new(v), reference));
         }));
     }
@@ -397,9 +397,14 @@ impl Watch<'_> {
         let Some(kind) = v.kind() else {
             let yours = scoreboard::speed(v, self.shape);
             let beside = match reference {
-                Some(r) if r.passed() => {
-                    format!(", the reference {}", scoreboard::speed(r, self.shape))
-                }
+                Some(r) if r.passed() => match &v.beside {
+                    Some(b) => format!(
+                        ", the reference {} timed beside it (yours {})",
+                        scoreboard::speed(r, self.shape),
+                        scoreboard::ratio_words(b)
+                    ),
+                    None => format!(", the reference {}", scoreboard::speed(r, self.shape)),
+                },
                 _ => String::new(),
             };
             let timed = match &v.timing {

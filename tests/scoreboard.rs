@@ -34,6 +34,12 @@ fn settings() -> insta::Settings {
     // row: square or not, and of any width, by chance.
     s.add_filter(r" at \d+(×\d+×\d+)? +\|", " at [shape] |");
     s.add_filter(r"\d+(\.\d+)?(e-?\d+)?", "#");
+    // Whether a kernel ties with the reference timed beside it is the machine's to say.
+    // Whether a kernel ties with the reference timed beside it is the machine's to say, and so
+    // is the table's width that follows from it.
+    s.add_filter(r"; yours #× call for call(, a tie)?", "; yours [ratio]");
+    s.add_filter(r"(?m) +\|$", " |");
+    s.add_filter(r"(?m)^\+[-=]+\+$", "+[border]+");
     s
 }
 

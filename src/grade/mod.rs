@@ -15,7 +15,7 @@ use crate::harness::exec::RunOutput;
 use crate::harness::matrix::{Comparison, Shape};
 use crate::harness::paths::Course;
 use crate::harness::program::{self, Define};
-use crate::harness::timing::Timing;
+use crate::harness::timing::{Beside, Timing};
 use crate::lesson::{Kind, Lesson, OclLesson};
 
 pub mod cases;
@@ -216,6 +216,11 @@ pub struct Verdict {
     pub failure: Option<Failure>,
     /// The timing asked for with [`Options::time`], if the lesson passed.
     pub timing: Option<(Shape, Timing)>,
+    /// The reference answer timed beside the code on the same problems, interleaved call by
+    /// call ([`Options::beside`]); none where it was not asked for or could not be timed (a
+    /// note says why).
+    #[serde(default)]
+    pub beside: Option<Beside>,
     /// What the student's code printed, shortened; empty when it printed nothing.
     pub printed: String,
     /// What was not checked, or how: one line each.
@@ -234,6 +239,7 @@ impl Verdict {
             cases: Vec::new(),
             failure: None,
             timing: None,
+            beside: None,
             printed: String::new(),
             notes: Vec::new(),
             unchecked: Vec::new(),
@@ -339,6 +345,11 @@ pub struct Options {
     /// ([`Options::drawing_the_timed_shape`]).
     #[serde(default)]
     pub timed_shape: Option<Shape>,
+    /// Time the course's reference answer beside the code once it passes, on the same
+    /// problems, interleaved call by call ([`crate::harness::timing::time_beside`]): the one
+    /// way a speed is compared with the reference's.
+    #[serde(default)]
+    pub beside: bool,
     /// `-D` overrides on top of the lesson's defines.
     pub defines: Vec<Define>,
     /// Base seed of the random problems.
@@ -376,6 +387,7 @@ impl Options {
             time: None,
             time_exactly: false,
             timed_shape: None,
+            beside: false,
             defines: Vec::new(),
             seed: SEED,
             simulate: true,
@@ -401,6 +413,15 @@ impl Options {
             o.timed_shape = Some(crate::harness::timing::drawn_shape(asked));
         }
         o
+    }
+
+    /// These options with the reference timed beside the code wherever the code is timed
+    /// ([`Options::beside`]).
+    pub fn beside(&self) -> Options {
+        Options {
+            beside: self.time.is_some(),
+            ..self.clone()
+        }
     }
 
     /// The options an OpenCL lesson's kernel is built with in this grading: the lesson's own,
@@ -482,6 +503,7 @@ mod tests {
             cases: Vec::new(),
             failure: None,
             timing: None,
+            beside: None,
             printed: String::new(),
             notes: Vec::new(),
             unchecked: Vec::new(),

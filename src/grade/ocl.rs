@@ -276,8 +276,56 @@ fn grade_into(
         };
         // Lessons limited to whole tiles are timed at the nearest size they accept.
         let (shape, launch) = timing_launch(ocl, asked, &defines)?;
+        let reference = match opts.beside {
+            true => {
+                progress(format!("building the reference to time beside {shape}"));
+                match reference_kernel(&gpu, lesson, ocl, opts, &defines) {
+                    Ok(k) => Some(k),
+                    Err(e) => {
+                        verdict
+                            .notes
+                            .push(format!("the reference could not be timed beside it: {e:#}"));
+                        None
+                    }
+                }
+            }
+            false => None,
+        };
         progress(format!("timing {shape}"));
-        let t = time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?;
+        let t = match &reference {
+            Some(r) => {
+                let target = Target::device(&gpu.info);
+                let run = |k: &opencl3::kernel::Kernel, p: &Problem| {
+                    (ocl.host.run)(&gpu, k, p, &launch, &defines)
+                };
+                match timing::time_beside(
+                    shape,
+                    &target,
+                    |f| run(&kernel, f.problem),
+                    |f| run(r, f.problem),
+                    |p, out| {
+                        verify(p, out, starter)
+                            .map(|_| ())
+                            .map_err(|f| super::words::failure_text(&f))
+                    },
+                ) {
+                    Ok((t, beside)) => {
+                        verdict.beside = Some(beside);
+                        t
+                    }
+                    Err(e) => match e.downcast_ref::<timing::BesideFailed>() {
+                        Some(b) => {
+                            verdict
+                                .notes
+                                .push(format!("the reference could not be timed beside it: {b}"));
+                            time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?
+                        }
+                        None => return Err(e),
+                    },
+                }
+            }
+            None => time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?,
+        };
         if let Some(note) = timing::clock_note(&t, &gpu.info.name, &gpu.info.driver) {
             verdict.notes.push(note);
         }
@@ -287,6 +335,28 @@ fn grade_into(
         verdict.timing = Some((shape, t));
     }
     Ok(())
+}
+
+/// The course's reference answer for `lesson`, built as the code under test is (the same
+/// prelude, defines and build options), to be timed beside it.
+fn reference_kernel(
+    gpu: &Gpu,
+    lesson: &Lesson,
+    ocl: &OclLesson,
+    opts: &Options,
+    defines: &[Define],
+) -> Result<opencl3::kernel::Kernel> {
+    let file = opts.course.solutions().join(lesson.file_name());
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("reading {}", paths::display(&file)))?;
+    let program = program::build_source(
+        gpu,
+        &file,
+        &ocl.source(gpu, &text),
+        defines,
+        &opts.build_options(ocl),
+    )?;
+    program::kernel(&program, &file, ocl.kernel, ocl.args)
 }
 
 /// Builds the programs of `sets`, on as many threads as the host has cores (at most four):

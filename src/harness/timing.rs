@@ -174,6 +174,8 @@ pub struct Target<'a> {
     /// The timed calls' time together, ms: [`BUDGET_MS`] but where a tool is asked otherwise
     /// (the tuner's per-candidate time).
     pub budget_ms: f64,
+    /// The least band within which two codes timed beside each other tie on this device.
+    pub tie_floor: f64,
 }
 
 impl<'a> Target<'a> {
@@ -183,6 +185,11 @@ impl<'a> Target<'a> {
             device: &info.name,
             ceiling: Some(ceiling_gflops(info)),
             budget_ms: BUDGET_MS,
+            tie_floor: if info.is_gpu() {
+                TIE_FLOOR
+            } else {
+                CPU_TIE_FLOOR
+            },
         }
     }
 }
@@ -213,46 +220,234 @@ pub fn time_fresh(
     shape: Shape,
     target: &Target,
     mut once: impl FnMut(&Fresh) -> Result<RunOutput>,
-    mut check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
+    check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
 ) -> Result<Timing> {
+    let mut raw = run_calls(shape, target, &mut [&mut once], check)?;
+    let trusted = trusted(shape, target, &raw[0]);
+    finish(shape, target, raw.remove(0), trusted)
+}
+
+/// Another code timed beside the code under test on the same problems, interleaved call by
+/// call ([`time_beside`]): its timing, and how the two compare.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Beside {
+    /// The other code's timing, from its calls between the ones of the code under test.
+    pub timing: Timing,
+    /// The code's speed over the other's: the median, over the timed problems, of the other's
+    /// time over the code's on the same problem.
+    pub ratio: f64,
+    /// The lower and upper quartiles of those per-problem ratios: the spread of the ratio.
+    pub low: f64,
+    pub high: f64,
+    /// How far from 1 the ratio may be and still be chance, as a fraction: measured from the
+    /// other code against itself (its consecutive calls), scaled to a median of this many
+    /// problems (three standard errors).
+    pub noise: f64,
+    /// The least band a tie allows on this kind of device ([`TIE_FLOOR`], [`CPU_TIE_FLOOR`]).
+    #[serde(default = "tie_floor")]
+    pub floor: f64,
+}
+
+fn tie_floor() -> f64 {
+    TIE_FLOOR
+}
+
+/// The least band a tie allows on a GPU: two measurements of the same code differ by a few per
+/// cent from one grading to the next, so a ratio closer to 1 than this tells nothing about the
+/// code (the reference against itself read 0.997–1.015 in 80 gradings on an NVIDIA H200,
+/// `results/ties/`).
+pub const TIE_FLOOR: f64 = 0.05;
+
+/// The least band a tie allows where the code runs on the CPU's cores (CPU lessons, and OpenCL
+/// on a CPU), which it shares with the grader and the machine's other work: there two
+/// processes of the same code, or two builds of the same kernel, differ from one grading to
+/// the next by more than their calls do within one (the reference against itself read
+/// 0.82–1.15 in 30 gradings on a quiet 2-core AMD EPYC with PoCL, `results/ties/`).
+pub const CPU_TIE_FLOOR: f64 = 0.20;
+
+impl Beside {
+    /// How far from 1 a ratio is a tie: the other code's noise against itself, at least the
+    /// device's floor.
+    pub fn band(&self) -> f64 {
+        self.noise.max(self.floor)
+    }
+
+    /// The two codes are as fast as each other, as far as this machine can tell.
+    pub fn tie(&self) -> bool {
+        (self.ratio - 1.0).abs() <= self.band()
+    }
+}
+
+/// The other code's timed calls did not all give a right C, or failed: the comparison is off,
+/// not the code under test.
+#[derive(Debug)]
+pub struct BesideFailed(pub String);
+
+impl std::fmt::Display for BesideFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the code timed beside failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for BesideFailed {}
+
+/// Times `own` and `other` on the same fresh problems, call by call and in alternating order
+/// (own first, then other first), each call checked and each within the course's budget: a
+/// machine that grows busier or quieter during the measurement slows both alike, so their
+/// ratio compares the codes and not the moments they ran. An error from `other` is a
+/// [`BesideFailed`].
+pub fn time_beside(
+    shape: Shape,
+    target: &Target,
+    mut own: impl FnMut(&Fresh) -> Result<RunOutput>,
+    mut other: impl FnMut(&Fresh) -> Result<RunOutput>,
+    check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
+) -> Result<(Timing, Beside)> {
+    let mut raw = run_calls(shape, target, &mut [&mut own, &mut other], check)?;
+    // One clock for both, so that the ratio never mixes the device's with the wall's.
+    let trusted = trusted(shape, target, &raw[0]) && trusted(shape, target, &raw[1]);
+    let pick = |r: &Raw| {
+        if trusted {
+            r.dev.clone()
+        } else {
+            r.wall.clone()
+        }
+    };
+    let (mine, theirs) = (pick(&raw[0]), pick(&raw[1]));
+    let other = finish(shape, target, raw.remove(1), trusted)
+        .map_err(|e| BesideFailed(format!("{e:#}")))?;
+    let timing = finish(shape, target, raw.remove(0), trusted)?;
+    Ok((timing, compare(&mine, &theirs, other, target.tie_floor)))
+}
+
+/// The comparison of per-call times `mine` and `theirs` (the same problems, in order).
+fn compare(mine: &[f64], theirs: &[f64], other: Timing, floor: f64) -> Beside {
+    let mut ratios: Vec<f64> = theirs
+        .iter()
+        .zip(mine)
+        .map(|(t, m)| t / m.max(1e-12))
+        .collect();
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    let quartile = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    // The other against itself: the log-ratio of each of its calls to the next has the spread
+    // of one comparison of two calls, as each of the pairs above does; its robust standard
+    // deviation (1.4826 × the median absolute step) becomes the standard error of a
+    // median of n pairs (× 1.2533 / √n), three of which are chance.
+    // Its steps are centred on 0 (one code against itself), so their distance from 0 is taken.
+    let mut steps: Vec<f64> = theirs
+        .windows(2)
+        .map(|w| (w[1].max(1e-12) / w[0].max(1e-12)).ln().abs())
+        .collect();
+    let sigma = 1.4826 * median(&mut steps);
+    let n = ratios.len().max(1) as f64;
+    Beside {
+        timing: other,
+        ratio: median(&mut ratios.clone()),
+        low: quartile(0.25),
+        high: quartile(0.75),
+        noise: (3.0 * 1.2533 * sigma / n.sqrt()).exp() - 1.0,
+        floor,
+    }
+}
+
+/// One timed code: runs the product on a call's fresh problem.
+type Code<'a> = &'a mut dyn FnMut(&Fresh) -> Result<RunOutput>;
+
+/// Each timed code's per-call times, in call order.
+struct Raw {
+    dev: Vec<f64>,
+    wall: Vec<f64>,
+    host: Vec<f64>,
+}
+
+/// The loop every measurement shares: a checked warm-up call of each code, then checked timed
+/// calls, each problem fresh and given to every code in turn (the order rotating), as many as
+/// the budget allows each code.
+fn run_calls(
+    shape: Shape,
+    target: &Target,
+    codes: &mut [Code],
+    mut check: impl FnMut(&Problem, &RunOutput) -> Result<(), String>,
+) -> Result<Vec<Raw>> {
     let mut seeds = Rng::new(secret_seed());
-    let mut call = |n: usize, seeds: &mut Rng| -> Result<RunOutput> {
+    let mut round = |n: usize, seeds: &mut Rng, codes: &mut [Code]| -> Result<Vec<RunOutput>> {
         let seed = seeds.next_u64();
         let drawing = Instant::now();
         let p = Problem::random(shape, seed);
-        let fresh = Fresh {
-            problem: &p,
-            seed,
-            drawn_ms: drawing.elapsed().as_secs_f64() * 1e3,
-        };
-        let out = once(&fresh)?;
-        check(&p, &out).map_err(|why| TimedCallWrong { call: n, why })?;
-        Ok(out)
+        let drawn_ms = drawing.elapsed().as_secs_f64() * 1e3;
+        let k = codes.len();
+        let mut outs: Vec<Option<RunOutput>> = (0..k).map(|_| None).collect();
+        for turn in 0..k {
+            let i = (turn + n) % k;
+            let fresh = Fresh {
+                problem: &p,
+                seed,
+                drawn_ms,
+            };
+            let out = codes[i](&fresh);
+            let out = match (i, out) {
+                (_, Ok(o)) => o,
+                (0, Err(e)) => return Err(e),
+                (_, Err(e)) => return Err(BesideFailed(format!("{e:#}")).into()),
+            };
+            match (i, check(&p, &out)) {
+                (_, Ok(())) => {}
+                (0, Err(why)) => return Err(TimedCallWrong { call: n, why }.into()),
+                (_, Err(why)) => return Err(BesideFailed(why).into()),
+            }
+            outs[i] = Some(out);
+        }
+        Ok(outs.into_iter().flatten().collect())
     };
     let started = Instant::now();
-    call(0, &mut seeds)?;
+    round(0, &mut seeds, codes)?;
     let cycle_ms = started.elapsed().as_secs_f64() * 1e3;
-    let calls = ((target.budget_ms / cycle_ms.max(1e-3)) as usize).clamp(MIN_CALLS, MAX_CALLS);
-    let (mut dev, mut wall, mut host) = (Vec::new(), Vec::new(), Vec::new());
+    let budget = target.budget_ms * codes.len() as f64;
+    let calls = ((budget / cycle_ms.max(1e-3)) as usize).clamp(MIN_CALLS, MAX_CALLS);
+    let mut raw: Vec<Raw> = (0..codes.len())
+        .map(|_| Raw {
+            dev: Vec::new(),
+            wall: Vec::new(),
+            host: Vec::new(),
+        })
+        .collect();
     for n in 1..=calls {
-        let out = call(n, &mut seeds)?;
-        dev.push(out.kernel_ms);
-        // A host path that cannot time its launch alone is timed end to end.
-        wall.push(if out.wall_ms > 0.0 {
-            out.wall_ms
-        } else {
-            out.host_ms
-        });
-        host.push(out.host_ms);
+        for (r, out) in raw.iter_mut().zip(round(n, &mut seeds, codes)?) {
+            r.dev.push(out.kernel_ms);
+            // A host path that cannot time its launch alone is timed end to end.
+            r.wall.push(if out.wall_ms > 0.0 {
+                out.wall_ms
+            } else {
+                out.host_ms
+            });
+            r.host.push(out.host_ms);
+        }
     }
-    let fastest = |times: &[f64]| {
-        let best = times.iter().cloned().fold(f64::INFINITY, f64::min);
-        shape.flops() / (best.max(1e-9) * 1e-3) / 1e9
-    };
+    Ok(raw)
+}
+
+/// The fastest of `times` as GFLOP/s.
+fn fastest(shape: Shape, times: &[f64]) -> f64 {
+    let best = times.iter().cloned().fold(f64::INFINITY, f64::min);
+    shape.flops() / (best.max(1e-9) * 1e-3) / 1e9
+}
+
+/// Whether a code's device clock is believed for these calls.
+fn trusted(shape: Shape, target: &Target, r: &Raw) -> bool {
     // A device clock that claims more than the device can compute, where the wall clock
     // around the same launches does not, is the clock's error, not the kernel's.
-    let within_ceiling = |times: &[f64]| target.ceiling.is_none_or(|c| fastest(times) <= c);
-    let trusted = clock_believable(&dev, &wall) && (within_ceiling(&dev) || !within_ceiling(&wall));
+    let within_ceiling = |times: &[f64]| target.ceiling.is_none_or(|c| fastest(shape, times) <= c);
+    clock_believable(&r.dev, &r.wall) && (within_ceiling(&r.dev) || !within_ceiling(&r.wall))
+}
+
+/// A code's timing from its calls, on the device's clock if `trusted`.
+fn finish(shape: Shape, target: &Target, r: Raw, trusted: bool) -> Result<Timing> {
+    let Raw {
+        dev,
+        wall,
+        mut host,
+    } = r;
+    let calls = dev.len();
     let (clock, mut times) = if trusted {
         (Clock::Device, dev)
     } else {
@@ -261,7 +456,7 @@ pub fn time_fresh(
     let best_ms = times.iter().cloned().fold(f64::INFINITY, f64::min);
     let worst_ms = times.iter().cloned().fold(0.0, f64::max);
     if let Some(ceiling) = target.ceiling {
-        let fastest = fastest(&times);
+        let fastest = fastest(shape, &times);
         if fastest > ceiling {
             return Err(FasterThanPossible {
                 gflops: fastest,
@@ -348,6 +543,7 @@ mod tests {
         device: "test device",
         ceiling: Some(1e12),
         budget_ms: BUDGET_MS,
+        tie_floor: TIE_FLOOR,
     };
 
     #[test]
@@ -376,6 +572,91 @@ mod tests {
         assert_eq!(distinct.len(), seen.len(), "no two calls share inputs");
         assert_eq!(t.clock, Clock::Device);
         assert_eq!(t.device_ms, 1.0);
+    }
+
+    #[test]
+    fn codes_timed_beside_share_every_problem_in_alternating_order() {
+        let shape = Shape::new(4, 3, 2);
+        let order = std::cell::RefCell::new(Vec::new());
+        let (mine, theirs) = (
+            std::cell::RefCell::new(Vec::new()),
+            std::cell::RefCell::new(Vec::new()),
+        );
+        let (t, b) = time_beside(
+            shape,
+            &TARGET,
+            |f| {
+                order.borrow_mut().push('s');
+                mine.borrow_mut().push(f.seed);
+                Ok(output(f.problem, 2.0, 2.1))
+            },
+            |f| {
+                order.borrow_mut().push('r');
+                theirs.borrow_mut().push(f.seed);
+                Ok(output(f.problem, 1.0, 1.1))
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(mine.borrow().as_slice(), theirs.borrow().as_slice());
+        let order: String = order.borrow().iter().collect();
+        assert!(order.starts_with("srrssr"), "{order}");
+        assert_eq!(t.device_ms, 2.0);
+        assert_eq!(b.timing.device_ms, 1.0);
+        assert_eq!((b.ratio, b.low, b.high), (0.5, 0.5, 0.5));
+        assert_eq!(b.noise, 0.0, "a reference that never varies");
+    }
+
+    #[test]
+    fn the_noise_of_the_code_beside_comes_from_its_own_calls() {
+        // The other code alternates 1 and 1.2 ms: its calls differ by about 18 % in log.
+        let mut n = 0;
+        let (_, b) = time_beside(
+            Shape::square(4),
+            &TARGET,
+            |f| Ok(output(f.problem, 1.1, 1.2)),
+            |f| {
+                n += 1;
+                Ok(output(f.problem, if n % 2 == 0 { 1.0 } else { 1.2 }, 1.3))
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        assert!(b.noise > 0.05 && b.noise < 0.5, "{b:?}");
+        assert!(b.low < b.ratio && b.ratio <= b.high, "{b:?}");
+    }
+
+    #[test]
+    fn a_failing_code_beside_is_told_apart_from_the_code_under_test() {
+        let e = time_beside(
+            Shape::square(4),
+            &TARGET,
+            |f| Ok(output(f.problem, 1.0, 1.0)),
+            |f| Ok(output(f.problem, 1.0, 1.0)),
+            |_, out| match out.kernel_ms {
+                _ if out.c.is_empty() => Err("empty".into()),
+                _ => Ok(()),
+            },
+        );
+        assert!(e.is_ok());
+        let e = time_beside(
+            Shape::square(4),
+            &TARGET,
+            |f| Ok(output(f.problem, 1.0, 1.0)),
+            |_| anyhow::bail!("no reference"),
+            |_, _| Ok(()),
+        )
+        .unwrap_err();
+        assert!(e.downcast_ref::<BesideFailed>().is_some(), "{e}");
+        let e = time_beside(
+            Shape::square(4),
+            &TARGET,
+            |_| anyhow::bail!("the student's crash"),
+            |f| Ok(output(f.problem, 1.0, 1.0)),
+            |_, _| Ok(()),
+        )
+        .unwrap_err();
+        assert!(e.downcast_ref::<BesideFailed>().is_none(), "{e}");
     }
 
     #[test]
@@ -420,6 +701,7 @@ mod tests {
             device: "a small device",
             ceiling: Some(10.0),
             budget_ms: BUDGET_MS,
+            tie_floor: TIE_FLOOR,
         };
         let t = time_checked(
             Shape::square(64),
@@ -438,6 +720,7 @@ mod tests {
             device: "a small device",
             ceiling: Some(1.0),
             budget_ms: BUDGET_MS,
+            tie_floor: TIE_FLOOR,
         };
         // 2·64³ flops in 1 µs of device time and wall time alike: 524 GFLOP/s.
         let e = time_checked(

@@ -20,18 +20,13 @@ use lab::scoreboard::{selected, status};
 
 pub mod journal;
 
-/// One student's verdicts, in ladder order.
+/// One student's verdicts, in ladder order; each verdict that passed with a timing carries the
+/// reference timed beside it ([`Verdict::beside`]).
 #[derive(Clone, Debug)]
 pub struct Student {
     pub name: String,
     pub folder: PathBuf,
     pub verdicts: Vec<Verdict>,
-    /// For each verdict, the reference's GFLOP/s timed right after it on the same machine
-    /// (only for verdicts that passed with a timing).
-    pub beside: Vec<Option<f64>>,
-    /// For each verdict, how far the reference's two timings differ, over their mean: the
-    /// reference against itself (`None` where it was not timed twice).
-    pub spread: Vec<Option<f64>>,
 }
 
 /// The student folders in `dir`: its subfolders, by name.
@@ -63,10 +58,10 @@ pub fn lessons(only: &[&'static Lesson]) -> Vec<&'static Lesson> {
         .collect()
 }
 
-/// Grades one student's folder on `lessons`, and times the reference beside each verdict that
-/// passed with a timing (before and after it), so that a machine busier for one student than
-/// for the next does not reorder the class. The one grading path of `class` and of the
-/// autograders.
+/// Grades one student's folder on `lessons`, each lesson with the reference timed beside it on
+/// the same problems, interleaved call by call ([`Options::beside`]), so that a machine busier
+/// for one student than for the next, or busier during one call than the next, does not
+/// reorder the class. The one grading path of `class` and of the autograders.
 pub fn grade_student(
     name: &str,
     folder: &Path,
@@ -74,55 +69,23 @@ pub fn grade_student(
     opts: &Options,
     mut progress: impl FnMut(&Lesson),
 ) -> Student {
-    // The reference is the course's own and proven by `cargo test`: here it is only timed.
-    let quick = Options {
-        simulate: false,
-        strict: false,
+    let opts = Options {
+        beside: opts.time.is_some(),
         ..opts.clone()
     };
-    let reference = |lesson: &Lesson, quick: &Options| {
-        gflops_of(&grade::grade(
-            lesson,
-            &Source::Folder(opts.course.solutions()),
-            quick,
-        ))
-    };
     let mut verdicts = Vec::new();
-    let mut beside = Vec::new();
-    let mut spread = Vec::new();
     for &lesson in lessons {
         progress(lesson);
-        // All three gradings multiply the same problem: one timed shape, drawn now.
-        let opts = &opts.drawing_the_timed_shape();
-        let quick = Options {
-            timed_shape: opts.timed_shape,
-            ..quick.clone()
-        };
-        // The reference is timed just before and just after the student's code, and their
-        // mean taken: a machine that grew busier or quieter during the student's timing
-        // moves both sides alike. How far the two differ is the reference against itself:
-        // a student's ratio within it is a tie.
-        let before = match opts.time {
-            Some(_) => reference(lesson, &quick),
-            None => None,
-        };
-        let v = grade::grade(lesson, &Source::Folder(folder.to_path_buf()), opts);
-        let both = match (&v.timing, before) {
-            (Some(_), Some(before)) if v.passed() => {
-                reference(lesson, &quick).map(|after| (before, after))
-            }
-            _ => None,
-        };
-        verdicts.push(v);
-        beside.push(both.map(|(b, a)| (b + a) / 2.0));
-        spread.push(both.map(|(b, a)| (b - a).abs() / ((b + a) / 2.0)));
+        verdicts.push(grade::grade(
+            lesson,
+            &Source::Folder(folder.to_path_buf()),
+            &opts,
+        ));
     }
     Student {
         name: name.to_string(),
         folder: folder.to_path_buf(),
         verdicts,
-        beside,
-        spread,
     }
 }
 
@@ -229,20 +192,14 @@ pub struct GradeRow {
     /// Why a passing kernel was not ranked; empty when it was, or failed.
     #[serde(default)]
     pub not_ranked: String,
-    /// The speed over the reference's is within the reference's spread against itself: as fast
-    /// as the reference, as far as this machine can tell ([`tie`]).
+    /// How far from 1 the speed over the reference's is a tie, as a fraction: the reference's
+    /// noise against itself, at least 5 % on a GPU and 20 % on a CPU's cores.
+    #[serde(default)]
+    pub tie_band: Option<f64>,
+    /// The speed over the reference's is within the reference's noise against itself: as fast
+    /// as the reference, as far as this machine can tell ([`lab::harness::timing::Beside::tie`]).
     #[serde(default)]
     pub tie: bool,
-}
-
-/// The least spread a tie allows: two timings of the same code on a quiet machine differ by a
-/// few per cent (median of the timed calls), so a ratio closer to 1 than this tells nothing.
-pub const TIE_FLOOR: f64 = 0.05;
-
-/// Whether a speed `ratio` over the reference's is a tie: within the reference's own spread
-/// (how far its timings before and after the student's differ), and at least [`TIE_FLOOR`].
-pub fn tie(ratio: f64, spread: Option<f64>) -> bool {
-    (ratio - 1.0).abs() <= spread.unwrap_or(0.0).max(TIE_FLOOR)
 }
 
 fn gflops_of(v: &Verdict) -> Option<f64> {
@@ -253,11 +210,11 @@ fn gflops_of(v: &Verdict) -> Option<f64> {
 }
 
 /// What ranks a class, said once under its table.
-pub const RANKED_BY: &str = "ranked by speed over the reference timed just before and just after each student on the same machine and the same shape, drawn for each lesson (each the median of its timed calls, every one checked), among kernels that passed with their speed checked and their code sandboxed; a speed within the reference's own spread (how far its two timings differ, at least 5 %) is a tie";
+pub const RANKED_BY: &str = "ranked by speed over the reference, timed beside each student's code on the same machine and the same problems, one call of each in turn, at a shape drawn for each grading (the median over the timed problems of the reference's time over the student's, every call checked), among kernels that passed with their speed checked and their code sandboxed; a ratio within the reference's own noise against itself (at least 5 % on a GPU, 20 % where the code runs on the CPU's cores) is a tie";
 
 /// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
 /// sandbox could not be checked is not ranked unless `rank_unchecked`.
-pub fn why_not_ranked(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<String> {
+pub fn why_not_ranked(v: &Verdict, rank_unchecked: bool) -> Option<String> {
     if !v.passed() {
         return Some("failed".into());
     }
@@ -273,39 +230,38 @@ pub fn why_not_ranked(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) ->
     if !doubtful.is_empty() && !rank_unchecked {
         return Some(format!("{} not checked", doubtful.join(" and ")));
     }
-    if beside.is_none() {
+    if v.beside.is_none() {
         return Some("the reference could not be timed beside it".into());
     }
     None
 }
 
 /// A verdict's speed over the reference timed beside it, when it takes a rank.
-pub fn rank_value(v: &Verdict, beside: Option<f64>, rank_unchecked: bool) -> Option<f64> {
-    if why_not_ranked(v, beside, rank_unchecked).is_some() {
+pub fn rank_value(v: &Verdict, rank_unchecked: bool) -> Option<f64> {
+    if why_not_ranked(v, rank_unchecked).is_some() {
         return None;
     }
-    Some(gflops_of(v)? / beside?)
+    ratio(v)
 }
 
-fn ratio(v: &Verdict, beside: Option<f64>) -> Option<f64> {
-    Some(gflops_of(v)? / beside.filter(|r| *r > 0.0)?)
+fn ratio(v: &Verdict) -> Option<f64> {
+    v.beside.filter(|_| v.passed()).map(|b| b.ratio)
 }
 
 /// The gradebook: one row per student and lesson, with each lesson's speed ranks.
 pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
     let mut rows = Vec::new();
     for s in students {
-        for (i, (v, beside)) in s.verdicts.iter().zip(&s.beside).enumerate() {
-            let spread = s.spread.get(i).copied().flatten();
+        for v in &s.verdicts {
             let lesson = v.lesson.clone();
-            let value = rank_value(v, *beside, rank_unchecked);
+            let value = rank_value(v, rank_unchecked);
             // Rank: how many ranked kernels of this lesson are faster, plus one.
             let rank = value.map(|g| {
                 1 + students
                     .iter()
                     .filter_map(|o| {
                         let i = o.verdicts.iter().position(|x| x.lesson == lesson)?;
-                        rank_value(&o.verdicts[i], o.beside[i], rank_unchecked)
+                        rank_value(&o.verdicts[i], rank_unchecked)
                     })
                     .filter(|&o| o > g)
                     .count()
@@ -329,12 +285,13 @@ pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
                     .map(|p| p.word())
                     .collect::<Vec<_>>()
                     .join(" "),
-                vs_reference: ratio(v, *beside).map(|r| (r * 1000.0).round() / 1000.0),
+                vs_reference: ratio(v).map(|r| (r * 1000.0).round() / 1000.0),
                 not_ranked: match v.passed() {
-                    true => why_not_ranked(v, *beside, rank_unchecked).unwrap_or_default(),
+                    true => why_not_ranked(v, rank_unchecked).unwrap_or_default(),
                     false => String::new(),
                 },
-                tie: value.is_some_and(|r| tie(r, spread)),
+                tie_band: v.beside.map(|b| (b.band() * 1000.0).round() / 1000.0),
+                tie: value.is_some() && v.beside.is_some_and(|b| b.tie()),
             });
         }
     }
@@ -456,7 +413,7 @@ fn cell(v: &Verdict, shape: Shape) -> String {
 mod tests {
     use super::*;
     use lab::grade::{FailKind, Failure};
-    use lab::harness::timing::Timing;
+    use lab::harness::timing::{Beside, Timing};
 
     fn verdict(lesson: &str, ms: Option<f64>, unchecked: &[Part]) -> Verdict {
         let l = lab::ladder::find(lesson).unwrap();
@@ -479,13 +436,24 @@ mod tests {
         v
     }
 
-    fn student(name: &str, verdicts: Vec<Verdict>, beside: Vec<Option<f64>>) -> Student {
+    /// A student whose verdicts had the reference timed beside them at `speeds` GFLOP/s
+    /// (none: not timed beside).
+    fn student(name: &str, mut verdicts: Vec<Verdict>, speeds: Vec<Option<f64>>) -> Student {
+        for (v, speed) in verdicts.iter_mut().zip(speeds) {
+            let mine = v.timing.map(|(s, t)| t.gflops(s));
+            v.beside = speed.zip(mine).map(|(theirs, mine)| Beside {
+                timing: Timing::default(),
+                ratio: mine / theirs,
+                low: mine / theirs,
+                high: mine / theirs,
+                noise: 0.01,
+                floor: lab::harness::timing::TIE_FLOOR,
+            });
+        }
         Student {
             name: name.into(),
             folder: PathBuf::from(name),
-            spread: vec![Some(0.01); verdicts.len()],
             verdicts,
-            beside,
         }
     }
 

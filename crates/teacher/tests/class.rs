@@ -103,6 +103,13 @@ fn a_class_is_graded_as_each_folder_alone() {
             alone.kind().map(lab::report::kind_word).unwrap_or_default()
         );
     }
+    // Every passing kernel was timed with the reference beside it: a ratio, and the band
+    // within which it is a tie (at least 5 %).
+    for row in rows.iter().filter(|r| r.result == "pass") {
+        let ratio = row.vs_reference.expect("a ratio to the reference");
+        assert!(ratio > 0.0, "{row:?}");
+        assert!(row.tie_band.is_some_and(|b| b >= 0.05), "{row:?}");
+    }
     let brian_01 = rows
         .iter()
         .find(|r| r.student == "brian" && r.lesson == "01_cpu_naive")

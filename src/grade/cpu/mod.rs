@@ -237,8 +237,38 @@ pub(super) fn grade(
     }
     if let Some(shape) = opts.timed_shape.or(opts.time) {
         let function = cpu.functions.last().expect("a CPU lesson has a function");
+        let reference = match opts.beside {
+            true => {
+                progress(format!(
+                    "building the reference to time beside `{function}`"
+                ));
+                let file = opts.course.solutions().join(lesson.file_name());
+                match builder(&opts.course).build(&file, cpu.functions) {
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        verdict
+                            .notes
+                            .push(format!("the reference could not be timed beside it: {e:#}"));
+                        None
+                    }
+                }
+            }
+            false => None,
+        };
         progress(format!("timing `{function}` at {shape}"));
-        match time_at(&built, function, shape, 0, limit) {
+        let timed = match &reference {
+            Some(r) => time_beside(&built, r, function, shape, limit).map(|(t, b)| {
+                match b {
+                    Ok(b) => verdict.beside = Some(b),
+                    Err(why) => verdict
+                        .notes
+                        .push(format!("the reference could not be timed beside it: {why}")),
+                }
+                t
+            }),
+            None => time_at(&built, function, shape, 0, limit),
+        };
+        match timed {
             Ok(t) => {
                 let (isa, bits) = cpu_crate::simd();
                 verdict.notes.push(format!(
@@ -256,6 +286,73 @@ pub(super) fn grade(
         }
     }
     verdict
+}
+
+/// [`time_at`] with the reference's `function` (`reference`) timed beside it on the same
+/// problems, interleaved call by call ([`timing::time_beside`]). A reference that fails is a
+/// note and no comparison, never the student's failure: the student is then timed alone.
+fn time_beside(
+    built: &cpu_crate::Built,
+    reference: &cpu_crate::Built,
+    function: &str,
+    shape: Shape,
+    limit: Duration,
+) -> Result<(Timing, Result<timing::Beside, String>), Failure> {
+    let mut mine = start(built, function, 0)?;
+    let mut theirs = match start(reference, function, 0) {
+        Ok(d) => d,
+        Err(f) => {
+            drop(mine.finish());
+            return time_at(built, function, shape, 0, limit).map(|t| (t, Err(f.message)));
+        }
+    };
+    let call = |driver: &mut Driver, fresh: &timing::Fresh| {
+        let called = driver.call_on(fresh.problem, fresh.seed, fresh.drawn_ms, limit, false);
+        let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+        Ok(RunOutput::plain(r.c, r.ms))
+    };
+    let timed = timing::time_beside(
+        shape,
+        &cpu_target(),
+        |fresh| call(&mut mine, fresh),
+        |fresh| call(&mut theirs, fresh),
+        |p, out| {
+            checked(p, out.c.clone(), out.kernel_ms, secret_seed(), None)
+                .map(|_| ())
+                .map_err(|f| f.message)
+        },
+    );
+    drop(mine.finish());
+    drop(theirs.finish());
+    match timed {
+        Ok((t, b)) => Ok((t, Ok(b))),
+        Err(e) if e.downcast_ref::<timing::BesideFailed>().is_some() => {
+            time_at(built, function, shape, 0, limit).map(|t| (t, Err(e.to_string())))
+        }
+        Err(e) => Err(timing_failure(e, function, shape)),
+    }
+}
+
+/// What this CPU can be timed against: its ceiling and the course's budget.
+fn cpu_target() -> Target<'static> {
+    Target {
+        device: "this CPU",
+        ceiling: Some(honest::ceiling_gflops()),
+        budget_ms: timing::BUDGET_MS,
+        tie_floor: timing::CPU_TIE_FLOOR,
+    }
+}
+
+/// A timing's error as the student's failure, naming the function and the shape.
+fn timing_failure(e: anyhow::Error, function: &str, shape: Shape) -> Failure {
+    let mut f = match e.downcast::<Failure>() {
+        Ok(f) => f,
+        Err(e) => super::ocl::classify(e),
+    };
+    if !f.message.starts_with('`') {
+        f.message = format!("`{function}` at {shape}: {}", f.message);
+    }
+    f
 }
 
 /// Times a built function at `p`'s shape (its values are not used: every call gets fresh
@@ -283,14 +380,9 @@ pub fn time_at(
     limit: Duration,
 ) -> Result<Timing, Failure> {
     let mut driver = start(built, function, threads)?;
-    let target = Target {
-        device: "this CPU",
-        ceiling: Some(honest::ceiling_gflops()),
-        budget_ms: timing::BUDGET_MS,
-    };
     let timed = timing::time_fresh(
         shape,
-        &target,
+        &cpu_target(),
         |fresh| {
             let called = driver.call_on(fresh.problem, fresh.seed, fresh.drawn_ms, limit, false);
             let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
@@ -304,14 +396,5 @@ pub fn time_at(
         },
     );
     drop(driver.finish());
-    timed.map_err(|e| {
-        let mut f = match e.downcast::<Failure>() {
-            Ok(f) => f,
-            Err(e) => super::ocl::classify(e),
-        };
-        if !f.message.starts_with('`') {
-            f.message = format!("`{function}` at {shape}: {}", f.message);
-        }
-        f
-    })
+    timed.map_err(|e| timing_failure(e, function, shape))
 }

@@ -53,8 +53,7 @@ pub fn results(student: &Student, config: &Config, device: &str) -> Results {
     let mut tests = Vec::new();
     let mut leaderboard = Vec::new();
     let mut unchecked = serde_json::Map::new();
-    for (i, (v, beside)) in student.verdicts.iter().zip(&student.beside).enumerate() {
-        let spread = student.spread.get(i).copied().flatten();
+    for v in &student.verdicts {
         let score = config.score(v);
         let mut output = report::verdict(v);
         for (part, cost) in &score.costs {
@@ -65,22 +64,23 @@ pub fn results(student: &Student, config: &Config, device: &str) -> Results {
                 points(score.max)
             ));
         }
-        let ranked = class::rank_value(v, *beside, config.rank_unchecked);
-        match (
-            ranked,
-            class::why_not_ranked(v, *beside, config.rank_unchecked),
-        ) {
+        let ranked = class::rank_value(v, config.rank_unchecked);
+        match (ranked, class::why_not_ranked(v, config.rank_unchecked)) {
             (Some(r), _) => {
-                let tie = if class::tie(r, spread) {
+                let beside = v
+                    .beside
+                    .expect("a ranked verdict was timed beside the reference");
+                let tie = if beside.tie() {
                     format!(
-                        ": a tie, within the reference's own spread on this machine (±{:.0} %)",
-                        100.0 * spread.unwrap_or(0.0).max(class::TIE_FLOOR)
+                        ": a tie, within the reference's own noise on this machine (±{:.0} %)",
+                        100.0 * beside.band()
                     )
                 } else {
                     String::new()
                 };
                 output.push_str(&format!(
-                    "\nLeaderboard: {r:.2}× the reference's speed{tie}, timed beside it on this machine at the same shape."
+                    "\nLeaderboard: {r:.2}× the reference's speed{tie} (half the timed problems between {:.2}× and {:.2}×), timed beside it on this machine on the same problems, one call of each in turn.",
+                    beside.low, beside.high
                 ));
                 leaderboard.push(Entry {
                     name: column(&v.lesson),
@@ -122,7 +122,7 @@ pub fn results(student: &Student, config: &Config, device: &str) -> Results {
                 "kind": v.kind().map(report::kind_word).unwrap_or_default(),
                 "unchecked": words,
                 "gflops": v.timing.as_ref().filter(|_| v.passed()).map(|(s, t)| t.gflops(*s)),
-                "reference_gflops_beside": beside,
+                "reference_gflops_beside": v.beside.zip(v.timing).map(|(b, (s, _))| b.timing.gflops(s)),
             }),
         });
     }

@@ -22,9 +22,6 @@ struct Entry {
     name: String,
     folder: PathBuf,
     verdicts: Vec<Verdict>,
-    beside: Vec<Option<f64>>,
-    #[serde(default)]
-    spread: Vec<Option<f64>>,
 }
 
 /// A class folder's journal.
@@ -54,14 +51,10 @@ impl Journal {
     pub fn load(&self, name: &str, key: &str) -> Option<Student> {
         let text = std::fs::read_to_string(self.file(name)).ok()?;
         let e: Entry = serde_json::from_str(&text).ok()?;
-        (e.key == key && e.name == name && e.verdicts.len() == e.beside.len()).then_some(Student {
+        (e.key == key && e.name == name).then_some(Student {
             name: e.name,
             folder: e.folder,
-            spread: (0..e.verdicts.len())
-                .map(|i| e.spread.get(i).copied().flatten())
-                .collect(),
             verdicts: e.verdicts,
-            beside: e.beside,
         })
     }
 
@@ -73,8 +66,6 @@ impl Journal {
             name: s.name.clone(),
             folder: s.folder.clone(),
             verdicts: s.verdicts.clone(),
-            beside: s.beside.clone(),
-            spread: s.spread.clone(),
         };
         let path = self.file(&s.name);
         let part = self.dir.join(format!(".{}.json.part", s.name));
@@ -201,16 +192,23 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let j = Journal::open(&dir).unwrap();
         let l = lab::ladder::find("4").unwrap();
+        let mut v = Verdict::new(l, Path::new("x.cl"));
+        v.beside = Some(lab::harness::timing::Beside {
+            timing: Default::default(),
+            ratio: 2.0,
+            low: 1.9,
+            high: 2.1,
+            noise: 0.01,
+            floor: lab::harness::timing::TIE_FLOOR,
+        });
         let s = Student {
             name: "ada".into(),
             folder: dir.join("ada"),
-            verdicts: vec![Verdict::new(l, Path::new("x.cl"))],
-            beside: vec![Some(2.0)],
-            spread: vec![Some(0.01)],
+            verdicts: vec![v],
         };
         j.save("k1", &s).unwrap();
         let back = j.load("ada", "k1").expect("saved");
-        assert_eq!(back.beside, vec![Some(2.0)]);
+        assert_eq!(back.verdicts[0].beside.map(|b| b.ratio), Some(2.0));
         assert_eq!(back.verdicts[0].lesson, "04_naive_kernel");
         assert!(j.load("ada", "k2").is_none());
         std::fs::write(j.file("ada"), "{ half a fi").unwrap();
