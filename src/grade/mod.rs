@@ -271,6 +271,13 @@ impl Verdict {
         self.unchecked.extend(notes.unchecked);
     }
 
+    /// Notes why the reference could not be timed beside the code: a note, never the code's
+    /// failure (the code is then timed alone and takes no rank).
+    pub fn not_beside(&mut self, why: impl std::fmt::Display) {
+        self.notes
+            .push(format!("the reference could not be timed beside it: {why}"));
+    }
+
     /// Records a part that was not checked, with its line.
     pub fn not_checked(&mut self, part: Part, line: String) {
         let mut n = Notes::default();

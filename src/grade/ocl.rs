@@ -279,15 +279,9 @@ fn grade_into(
         let reference = match opts.beside {
             true => {
                 progress(format!("building the reference to time beside {shape}"));
-                match reference_kernel(&gpu, lesson, ocl, opts, &defines) {
-                    Ok(k) => Some(k),
-                    Err(e) => {
-                        verdict
-                            .notes
-                            .push(format!("the reference could not be timed beside it: {e:#}"));
-                        None
-                    }
-                }
+                reference_kernel(&gpu, lesson, ocl, opts, &defines)
+                    .map_err(|e| verdict.not_beside(format!("{e:#}")))
+                    .ok()
             }
             false => None,
         };
@@ -315,9 +309,7 @@ fn grade_into(
                     }
                     Err(e) => match e.downcast_ref::<timing::BesideFailed>() {
                         Some(b) => {
-                            verdict
-                                .notes
-                                .push(format!("the reference could not be timed beside it: {b}"));
+                            verdict.not_beside(b);
                             time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?
                         }
                         None => return Err(e),

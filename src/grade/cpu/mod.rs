@@ -243,15 +243,10 @@ pub(super) fn grade(
                     "building the reference to time beside `{function}`"
                 ));
                 let file = opts.course.solutions().join(lesson.file_name());
-                match builder(&opts.course).build(&file, cpu.functions) {
-                    Ok(b) => Some(b),
-                    Err(e) => {
-                        verdict
-                            .notes
-                            .push(format!("the reference could not be timed beside it: {e:#}"));
-                        None
-                    }
-                }
+                builder(&opts.course)
+                    .build(&file, cpu.functions)
+                    .map_err(|e| verdict.not_beside(format!("{e:#}")))
+                    .ok()
             }
             false => None,
         };
@@ -260,9 +255,7 @@ pub(super) fn grade(
             Some(r) => time_beside(&built, r, function, shape, limit).map(|(t, b)| {
                 match b {
                     Ok(b) => verdict.beside = Some(b),
-                    Err(why) => verdict
-                        .notes
-                        .push(format!("the reference could not be timed beside it: {why}")),
+                    Err(why) => verdict.not_beside(why),
                 }
                 t
             }),
