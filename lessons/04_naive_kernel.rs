@@ -5,7 +5,6 @@
 //! cargo run --release --bin 04_naive_kernel [-- --solution --size 1024]
 //! ```
 
-use std::path::Path;
 
 use anyhow::Result;
 use lab::harness::device::Gpu;
@@ -13,7 +12,7 @@ use lab::harness::exec::Launch;
 use lab::harness::timing::Timing;
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
-use lab::harness::program;
+use lab::prepared::Prepared;
 use lab::lesson::{
     require_nonempty, Kind, Lesson, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
@@ -88,8 +87,7 @@ const ROW_AS_DIM0: &str = include_str!("04_naive_kernel/row_as_dim0.cl");
 /// Checks and times the swapped mapping: global size (M, N) so that dimension 0 is the row.
 fn row_as_dim0(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
     let path = course.lessons().join("04_naive_kernel/row_as_dim0.cl");
-    let program = program::build_source(gpu, Path::new(&path), ROW_AS_DIM0, &[], "")?;
-    let kernel = program::kernel(&program, &path, "matmul", STANDARD_ARGS)?;
+    let kernel = Prepared::build_as(gpu, &NAIVE, &path, ROW_AS_DIM0, &[], "")?.kernel;
     let launch = Launch {
         global: [shape.m, shape.n],
         local: None,

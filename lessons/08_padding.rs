@@ -16,8 +16,9 @@ use lab::harness::exec::{self, event_ms, Launch, RunOutput};
 use lab::harness::timing::Timing;
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
-use lab::harness::program::{self, Define};
+use lab::harness::program::Define;
 use lab::harness::timing;
+use lab::prepared::{self, Prepared};
 use lab::ladder::l07_vectorization::{check_vectors, vector_defines};
 use lab::lesson::{
     define, probe_define, require_nonempty, round_up, Behaviour, Ctx, Kind, Lesson, Measured,
@@ -210,14 +211,13 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
         info: &gpu.info,
         course,
     };
-    let d = (ocl.defines)(&ctx);
+    let d = prepared::defines(ocl, &ctx, None, &[]).map_err(anyhow::Error::msg)?;
     let get = |name| define(&d, name).map_err(anyhow::Error::msg);
     let (tsm, tsn, tsk) = (get("TSM")?, get("TSN")?, get("TSK")?);
     let pad = Shape::new(round_up(s.m, tsm), round_up(s.n, tsn), round_up(s.k, tsk));
     let launch = (ocl.launch)(pad, &d).map_err(|why| anyhow::anyhow!(why))?;
     let file = course.solutions().join(l07.file_name());
-    let program = program::build_file(gpu, &file, &d, ocl.build_options)?;
-    let kernel = program::kernel(&program, &file, ocl.kernel, ocl.args)?;
+    let kernel = Prepared::read(gpu, ocl, &file, &d, ocl.build_options)?.kernel;
 
     let device = |len: usize| -> Result<Buffer<f32>> {
         unsafe { Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }

@@ -23,6 +23,7 @@ use lab::lesson::{
     define, per_mad, positive, probe_define, require_nonempty, with_overrides, Behaviour, Host, Kind, Lesson,
     Measured, OclLesson, Probe, Program, Sanitize, Session, Variant,
 };
+use lab::prepared::Prepared;
 use lab::report;
 
 #[path = "09_texture_zero_copy/texture.rs"]
@@ -246,8 +247,7 @@ fn time_path(
 ) -> Result<(f64, f64)> {
     (TEXTURE.check_defines)(defines).map_err(anyhow::Error::msg)?;
     let l = launch(shape, defines).map_err(anyhow::Error::msg)?;
-    let prog = program::build_file(gpu, file, defines, BUILD_OPTIONS)?;
-    let kernel = program::kernel(&prog, file, TEXTURE.kernel, ARGS)?;
+    let kernel = Prepared::read(gpu, &TEXTURE, file, defines, BUILD_OPTIONS)?.kernel;
     let p = Problem::random(shape, 7);
     let setup = Setup {
         transfer,
@@ -333,8 +333,7 @@ fn measure_copy(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timin
     (TEXTURE.check_defines)(&defines).map_err(anyhow::Error::msg)?;
     let l = launch(shape, &defines).map_err(anyhow::Error::msg)?;
     let file = course.solutions().join(LESSON.file_name());
-    let prog = program::build_file(gpu, &file, &defines, BUILD_OPTIONS)?;
-    let kernel = program::kernel(&prog, &file, TEXTURE.kernel, ARGS)?;
+    let kernel = Prepared::read(gpu, &TEXTURE, &file, &defines, BUILD_OPTIONS)?.kernel;
     let p = Problem::random(shape, 7);
     let run = texture::run(gpu, &kernel, &p, &l, &defines, Setup::COPY)?;
     check(&p, run, "the copy path")?;

@@ -457,8 +457,8 @@ impl OclLesson {
 
     /// The source built for the device: the prelude, if any, then the kernel's own text,
     /// numbered from its line 1 so that the compiler's and the simulator's lines are the
-    /// file's own.
-    pub fn source(&self, gpu: &Gpu, text: &str) -> String {
+    /// file's own. Only [`crate::prepared`] puts it together.
+    pub(crate) fn source(&self, gpu: &Gpu, text: &str) -> String {
         match self.host.prelude {
             Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
             None => text.to_string(),
@@ -468,13 +468,6 @@ impl OclLesson {
     /// The prelude on this device, if there is one.
     pub fn prelude(&self, gpu: &Gpu) -> Option<Prelude> {
         self.host.prelude.map(|p| p(gpu))
-    }
-
-    /// The lesson's defines for a device with `-D` overrides applied, checked.
-    pub fn defines_for(&self, ctx: &Ctx, overrides: &[Define]) -> Result<Vec<Define>, String> {
-        let d = with_overrides((self.defines)(ctx), overrides);
-        (self.check_defines)(&d)?;
-        Ok(d)
     }
 }
 

@@ -30,6 +30,7 @@ pub mod lesson;
 
 pub mod grade;
 pub mod measure;
+pub mod prepared;
 pub mod progress;
 pub mod report;
 

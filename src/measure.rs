@@ -16,6 +16,7 @@ use crate::harness::paths;
 use crate::harness::program::{self, Define};
 use crate::harness::timing::Timing;
 use crate::lesson::{Lesson, OclLesson};
+use crate::prepared::Prepared;
 
 /// Runs a kernel once guarded with the lesson's host code, judges it, then times it with the
 /// course's one protocol (every timed call checked).
@@ -48,22 +49,14 @@ pub fn measure_file(
     let Ok(launch) = (ocl.launch)(shape, defines) else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("reading the kernel file {}", paths::display(file)))?;
-    let program = program::build_source(
-        gpu,
-        file,
-        &ocl.source(gpu, &text),
-        defines,
-        ocl.build_options,
-    )?;
-    let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
-    let (t, _) = checked_time(gpu, ocl, &kernel, shape, &launch, defines).with_context(|| {
-        format!(
-            "{} with {}",
-            paths::display(file),
-            program::options(defines, "")
-        )
-    })?;
+    let prepared = Prepared::read(gpu, ocl, file, defines, ocl.build_options)?;
+    let (t, _) =
+        checked_time(gpu, ocl, &prepared.kernel, shape, &launch, defines).with_context(|| {
+            format!(
+                "{} with {}",
+                paths::display(file),
+                program::options(defines, "")
+            )
+        })?;
     Ok(Some(t))
 }

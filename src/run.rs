@@ -17,7 +17,8 @@ use crate::harness::program::Define;
 use crate::harness::record::{self, LadderRow};
 use crate::harness::timing::Timing;
 use crate::ladder;
-use crate::lesson::{with_overrides, Ctx, Kind, Lesson};
+use crate::lesson::{Ctx, Kind, Lesson};
+use crate::prepared;
 use crate::report::{gflops, ms};
 
 /// One measured run of a lesson's code.
@@ -148,12 +149,7 @@ pub fn measure(
                 info: &info,
                 course: &edge.course,
             };
-            let mut defines = (ocl.defines)(&ctx);
-            if let Some(tuned) = ocl.sized.and_then(|f| f(&ctx, shape)) {
-                defines = with_overrides(defines, &tuned);
-            }
-            let defines = with_overrides(defines, overrides);
-            (ocl.check_defines)(&defines)
+            let defines = prepared::defines(ocl, &ctx, Some(shape), overrides)
                 .map_err(|why| failed(Failure::new(FailKind::Setup, why)))?;
             // A full set of defines: the grading builds with exactly these, and only these.
             opts.defines = defines.clone();

@@ -10,10 +10,11 @@ use std::sync::{Mutex, MutexGuard};
 use lab::grade::{self, judge, FailKind, Options, Source};
 use lab::harness::device::Gpu;
 use lab::harness::matrix::{self, Problem, Shape};
-use lab::harness::program::{self, Define};
+use lab::harness::program::Define;
 use lab::ladder;
 use lab::ladder::l09_texture_zero_copy::texture::{self, Op, Order, RowPitch, Setup, Transfer};
 use lab::lesson::Ctx;
+use lab::prepared::{self, Prepared};
 use lab::report;
 
 fn g() -> common::Grader {
@@ -111,16 +112,15 @@ fn bench(source: &str, defines: Option<Vec<Define>>) -> Bench {
         info: &gpu.info,
         course: &course,
     };
-    let defines = defines.unwrap_or_else(|| (ocl.defines)(&ctx));
+    let defines = defines.unwrap_or_else(|| prepared::defines(ocl, &ctx, None, &[]).unwrap());
     let path = course.solutions().join("09_texture_zero_copy.cl");
-    let prog = program::build_source(&gpu, &path, source, &defines, ocl.build_options)
+    let prepared = Prepared::build(&gpu, ocl, &path, source, &defines, ocl.build_options)
         .unwrap_or_else(|e| panic!("{e:#}"));
-    let kernel = program::kernel(&prog, &path, "matmul", ocl.args).unwrap();
     Bench {
         gpu,
-        kernel,
+        kernel: prepared.kernel,
         defines,
-        _program: prog,
+        _program: prepared.program,
     }
 }
 

@@ -189,6 +189,7 @@ fn the_tools_name_no_lesson() {
 const FLOORS: &[&[&str]] = &[
     &["harness"],
     &["lesson"],
+    &["prepared"],
     &["grade"],
     &["report", "measure", "progress"],
     &["ladder"],

@@ -1,5 +1,6 @@
 //! One of each: the course has one run-and-time loop (`harness::timing`), one place that
-//! starts a grading worker (`grade::request::spawn`) and one time budget (`timing::BUDGET_MS`).
+//! starts a grading worker (`grade::request::spawn`), one time budget (`timing::BUDGET_MS`),
+//! and one place that resolves a lesson's defines and builds its kernel (`prepared`).
 //! A second of any of them, written beside the first, fails here with the file that holds it.
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,25 @@ const RULES: &[Rule] = &[
             })
         },
         owners: &["src/harness/timing.rs"],
+    },
+    Rule {
+        what: "a lesson's defines laid from their layers (the device's own, tuned by size)",
+        sign: |c| c.contains(".defines)(") || c.contains(".sized"),
+        // `prepared::defines`: the device's own, then the tuned set, then the overrides.
+        owners: &["src/prepared.rs"],
+    },
+    Rule {
+        what: "a kernel built from source (`program::build_source`, `build_file`)",
+        sign: |c| c.contains("build_source(") || c.contains("build_file("),
+        owners: &[
+            "src/harness/program.rs", // where the build is defined
+            "src/prepared.rs",        // a lesson's kernel, ready to run
+            // The device's micro-benchmarks, which are no lesson's kernel.
+            "lessons/00_your_device/microbench.rs",
+            "lessons/00_your_device/matrix_unit.rs",
+            // Lesson 09's peers with other signatures (B as a buffer, the Adreno blog's).
+            "lessons/09_texture_zero_copy.rs",
+        ],
     },
     Rule {
         what: "a grading worker started (`lab worker`)",
@@ -170,6 +190,14 @@ fn a_second_of_each_is_found() {
         file(
             "src/grade/simulate.rs",
             "let mut cmd = Command::new(w); cmd.arg(\"worker\");",
+        ),
+        file(
+            "crates/bench/src/tools/accuracy.rs",
+            "let d = with_overrides((ocl.defines)(&ctx), &tuned);",
+        ),
+        file(
+            "lessons/12_new.rs",
+            "let p = program::build_source(gpu, &file, &text, &d, \"\")?;",
         ),
         file(
             "src/grade/simulate.rs",

@@ -16,6 +16,7 @@ use lab::harness::matrix::{self, Problem, Shape};
 use lab::harness::paths::{self, Course};
 use lab::harness::program::{self, Define};
 use lab::harness::record;
+use lab::prepared::Prepared;
 
 /// A tuning winner: a row of `results/tuned.csv`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -583,7 +584,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
         bar.set_message(format!("{params}"));
         out.tried += 1;
         let defines = params.defines();
-        let program = match program::build_source(&gpu, &file, &source, &defines, ocl.build_options)
+        let prepared = match Prepared::build(&gpu, ocl, &file, &source, &defines, ocl.build_options)
         {
             Ok(prog) => prog,
             Err(e) => {
@@ -594,7 +595,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
                 continue;
             }
         };
-        match try_one(&gpu, &program, &file, params, &p, &points, &a, &b, opts) {
+        match try_one(&gpu, &prepared.kernel, params, &p, &points, &a, &b, opts) {
             Ok(c) => {
                 if *params == defaults {
                     out.defaults = Some(c.clone());
@@ -622,8 +623,7 @@ pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
 #[allow(clippy::too_many_arguments)]
 fn try_one(
     gpu: &Gpu,
-    program: &opencl3::program::Program,
-    file: &Path,
+    kernel: &opencl3::kernel::Kernel,
     params: &Params,
     p: &Problem,
     points: &[(usize, usize)],
@@ -632,12 +632,11 @@ fn try_one(
     opts: &TuneOptions,
 ) -> Result<Candidate> {
     let ocl = &super::TUNED;
-    let kernel = program::kernel(program, file, ocl.kernel, ocl.args)?;
     let launch: Launch =
         (ocl.launch)(p.shape, &params.defines()).map_err(|why| anyhow::anyhow!(why))?;
     let c = GuardedC::new(gpu, &p.poison, 0)?;
-    exec::set_standard_args(&kernel, p.shape, a, b, &c.c)?;
-    let (first, wall_ms) = exec::launch_timed(gpu, &kernel, &launch)?;
+    exec::set_standard_args(kernel, p.shape, a, b, &c.c)?;
+    let (first, wall_ms) = exec::launch_timed(gpu, kernel, &launch)?;
     let (got, guard) = c.read(gpu)?;
     let out = RunOutput {
         c: got,
@@ -658,7 +657,7 @@ fn try_one(
     let t = lab::grade::ocl::time_within(
         gpu,
         ocl,
-        &kernel,
+        kernel,
         p.shape,
         &launch,
         &defines,

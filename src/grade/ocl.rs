@@ -12,6 +12,7 @@ use crate::harness::paths;
 use crate::harness::program::{self, BuildFailed, Define, SignatureMismatch};
 use crate::harness::timing::{self, FasterThanPossible, Target, TimedCallWrong, Timing};
 use crate::lesson::{round_up, with_overrides, Ctx, Lesson, OclLesson};
+use crate::prepared::{self, Prepared};
 
 use super::{is_starter, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
 
@@ -99,7 +100,6 @@ fn grade_into(
         ));
         return Ok(());
     }
-    let text = ocl.source(&gpu, &text);
     if let Err(why) = ocl.supports(&gpu.info) {
         verdict.failure = Some(Failure::new(FailKind::Unsupported, format!("{why:#}")));
         return Ok(());
@@ -108,7 +108,7 @@ fn grade_into(
         info: &gpu.info,
         course: &opts.course,
     };
-    let defines = match ocl.defines_for(&ctx, &opts.defines) {
+    let defines = match prepared::defines(ocl, &ctx, None, &opts.defines) {
         Ok(d) => d,
         Err(why) => {
             verdict.failure = Some(Failure::new(FailKind::Setup, why));
@@ -148,7 +148,7 @@ fn grade_into(
     let secret = timing::secret_seed();
     // The program of the device's own defines, kept for the timing.
     let mut own = None;
-    let mut built: Vec<Option<Result<opencl3::program::Program>>> = Vec::new();
+    let mut built: Vec<Option<Result<Prepared>>> = Vec::new();
     for (n, set) in sets.iter().enumerate() {
         let shapes = match &opts.shapes {
             Some(s) => s.clone(),
@@ -189,11 +189,11 @@ fn grade_into(
                 .join(" ")
         };
         progress(format!("building {} {with}", paths::display(file)));
-        let program = match built.get_mut(n).and_then(Option::take) {
+        let prepared = match built.get_mut(n).and_then(Option::take) {
             Some(p) => p?,
-            None => program::build_source(&gpu, file, &text, set, &opts.build_options(ocl))?,
+            None => Prepared::build(&gpu, ocl, file, &text, set, &opts.build_options(ocl))?,
         };
-        let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
+        let kernel = &prepared.kernel;
         for (case, &shape) in shapes.iter().enumerate() {
             let launch: Launch = match (ocl.launch)(shape, set) {
                 Ok(l) => l,
@@ -207,7 +207,7 @@ fn grade_into(
                 launch.global, launch.local
             ));
             let p = Problem::random(shape, opts.problem_seed(case) ^ secret);
-            let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, set)?;
+            let out = (ocl.host.run)(&gpu, kernel, &p, &launch, set)?;
             // A lesson's own judgement of accuracy replaces the generic message, or fails a
             // result the per-element allowance let through.
             let verified = verify(&p, &out, starter);
@@ -236,7 +236,7 @@ fn grade_into(
             }
         }
         if n == 0 {
-            own = Some(kernel);
+            own = Some(prepared);
         }
         // The next sets are built once this one passed (a file that is wrong fails before
         // building more), side by side on the host's cores: the lesson's fixed sets, then
@@ -256,6 +256,7 @@ fn grade_into(
             built.resize_with(sets.len(), || None);
             for (i, p) in build_all(
                 &gpu,
+                ocl,
                 file,
                 &text,
                 &sets[next..end],
@@ -268,7 +269,8 @@ fn grade_into(
             }
         }
     }
-    if let (Some(asked), Some(kernel)) = (opts.time, own) {
+    if let (Some(asked), Some(own)) = (opts.time, own) {
+        let kernel = &own.kernel;
         let asked = match opts.timed_shape {
             Some(shared) => shared,
             None if opts.time_exactly => asked,
@@ -295,8 +297,8 @@ fn grade_into(
                 match timing::time_beside(
                     shape,
                     &target,
-                    |f| run(&kernel, f.problem),
-                    |f| run(r, f.problem),
+                    |f| run(kernel, f.problem),
+                    |f| run(&r.kernel, f.problem),
                     |p, out| {
                         verify(p, out, starter)
                             .map(|_| ())
@@ -310,13 +312,13 @@ fn grade_into(
                     Err(e) => match e.downcast_ref::<timing::BesideFailed>() {
                         Some(b) => {
                             verdict.not_beside(b);
-                            time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?
+                            time(&gpu, ocl, kernel, shape, &launch, &defines, starter)?
                         }
                         None => return Err(e),
                     },
                 }
             }
-            None => time(&gpu, ocl, &kernel, shape, &launch, &defines, starter)?,
+            None => time(&gpu, ocl, kernel, shape, &launch, &defines, starter)?,
         };
         if let Some(note) = timing::clock_note(&t, &gpu.info.name, &gpu.info.driver) {
             verdict.notes.push(note);
@@ -337,29 +339,21 @@ fn reference_kernel(
     ocl: &OclLesson,
     opts: &Options,
     defines: &[Define],
-) -> Result<opencl3::kernel::Kernel> {
+) -> Result<Prepared> {
     let file = opts.course.solutions().join(lesson.file_name());
-    let text = std::fs::read_to_string(&file)
-        .with_context(|| format!("reading {}", paths::display(&file)))?;
-    let program = program::build_source(
-        gpu,
-        &file,
-        &ocl.source(gpu, &text),
-        defines,
-        &opts.build_options(ocl),
-    )?;
-    program::kernel(&program, &file, ocl.kernel, ocl.args)
+    Prepared::read(gpu, ocl, &file, defines, &opts.build_options(ocl))
 }
 
 /// Builds the programs of `sets`, on as many threads as the host has cores (at most four):
 /// each set's build, in order.
 fn build_all(
     gpu: &Gpu,
+    ocl: &OclLesson,
     file: &Path,
     text: &str,
     sets: &[Vec<Define>],
     options: &str,
-) -> Vec<Result<opencl3::program::Program>> {
+) -> Vec<Result<Prepared>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::Mutex::new(Vec::new());
@@ -368,7 +362,7 @@ fn build_all(
             scope.spawn(|| loop {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(set) = sets.get(n) else { break };
-                let p = program::build_source(gpu, file, text, set, options);
+                let p = Prepared::build(gpu, ocl, file, text, set, options);
                 done.lock()
                     .expect("no thread panics holding it")
                     .push((n, p));
@@ -460,4 +454,42 @@ pub fn timing_launch(ocl: &OclLesson, asked: Shape, defines: &[Define]) -> Resul
         }
     }
     Err(anyhow::anyhow!(why))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::child::Scratch;
+    use crate::harness::paths::Course;
+
+    /// One verdict builds the student's kernel once per define set it grades, and the
+    /// reference once to time beside it: the checks, the timing and the comparison all run
+    /// the same builds.
+    #[test]
+    fn one_verdict_builds_each_define_set_once() {
+        let course = Course::from_env();
+        let lesson = crate::ladder::get("06");
+        let ocl = lesson.ocl().unwrap();
+        let dir = Scratch::new("builds").unwrap();
+        let file = dir.dir.join(lesson.file_name());
+        std::fs::copy(course.solutions().join(lesson.file_name()), &file).unwrap();
+        let mut opts = Options::new(course, std::path::PathBuf::from("unused"));
+        opts.time = Some(Shape::square(64));
+        opts.beside = true;
+        opts.simulate = false;
+        opts.technique = false;
+        let v = grade(lesson, ocl, &file, &opts, &mut |_| {});
+        assert!(v.failure.is_none(), "{:?}", v.failure);
+        assert!(
+            v.timing.is_some() && v.beside.is_some(),
+            "timed beside the reference"
+        );
+        let builds = crate::prepared::builds_of(&file);
+        assert_eq!(
+            builds.len(),
+            1 + ocl.define_sets.len(),
+            "one build per define set: {builds:?}"
+        );
+        assert!(builds.iter().all(|(_, n)| *n == 1), "{builds:?}");
+    }
 }

@@ -20,8 +20,8 @@ use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
-use crate::harness::program;
 use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
+use crate::prepared::Prepared;
 
 use super::request::Request;
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
@@ -72,25 +72,23 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let gpu = Gpu::open(None)?;
         let defines = probe.defines();
         let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
-        let text = ocl.source(&gpu, &text);
         let build_options = opts.build_options(ocl);
-        let prog = program::build_source(&gpu, &file, &text, &defines, &build_options)?;
-        let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
-        let local_bytes = local_bytes(&kernel, &gpu);
+        let prepared = Prepared::build(&gpu, ocl, &file, &text, &defines, &build_options)?;
+        let kernel = &prepared.kernel;
+        let local_bytes = local_bytes(kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
             (Some(b), Look::Metrics) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
-                program::build_source(&gpu, &file, &text, &both, &build_options)
+                Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
                     .ok()
-                    .and_then(|prog| program::kernel(&prog, &file, ocl.kernel, ocl.args).ok())
-                    .map(|k| self::local_bytes(&k, &gpu))
+                    .map(|k| self::local_bytes(&k.kernel, &gpu))
             }
             _ => None,
         };
         // Inputs drawn for this run from a seed the kernel cannot know: a kernel that behaves
         // only on the simulator's inputs (recognised by a value of A, say) behaves badly here.
         let p = Problem::random(probe.shape, matrix::secret_seed());
-        let out = (ocl.host.exact)(&gpu, &kernel, &p, &launch, &defines)?;
+        let out = (ocl.host.exact)(&gpu, kernel, &p, &launch, &defines)?;
         let right = matrix::check(&p, &out.c).passed();
         Ok(Probed {
             right,

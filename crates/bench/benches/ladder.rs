@@ -23,9 +23,10 @@ use lab::harness::device::Gpu;
 use lab::harness::exec::{self, Launch};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
-use lab::harness::program::{self, Define};
+use lab::harness::program::Define;
 use lab::ladder;
 use lab::lesson::{Ctx, Kind, Lesson, OclLesson, STANDARD_ARGS};
+use lab::prepared::{self, Prepared};
 use lab_bench::peers;
 use opencl3::kernel::Kernel;
 
@@ -137,20 +138,12 @@ fn prepare(
         info: &gpu.info,
         course,
     };
-    let defines = ocl.defines_for(&ctx, &[])?;
+    let defines = prepared::defines(ocl, &ctx, None, &[])?;
     let launch = (ocl.launch)(p.shape, &defines)?;
     let file = course.solutions().join(lesson.file_name());
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let prog = program::build_source(
-        gpu,
-        &file,
-        &ocl.source(gpu, &text),
-        &defines,
-        ocl.build_options,
-    )
-    .map_err(|e| format!("{e:#}"))?;
-    let kernel =
-        program::kernel(&prog, &file, ocl.kernel, ocl.args).map_err(|e| format!("{e:#}"))?;
+    let kernel = Prepared::read(gpu, ocl, &file, &defines, ocl.build_options)
+        .map_err(|e| format!("{e:#}"))?
+        .kernel;
     let out = (ocl.host.run)(gpu, &kernel, p, &launch, &defines).map_err(|e| format!("{e:#}"))?;
     verify(p, &out, None).map_err(|f| f.message)?;
     Ok(Rung {

@@ -61,7 +61,7 @@ fn grading_options(key: &str) -> String {
         info: &gpu.info,
         course: &edge.course,
     };
-    let defines = ocl.defines_for(&ctx, &[]).unwrap();
+    let defines = lab::prepared::defines(ocl, &ctx, None, &[]).unwrap();
     program::options(&defines, ocl.build_options)
 }
 

@@ -18,7 +18,8 @@ use lab::harness::device::Gpu;
 use lab::harness::matrix::{compare_sampled, sample_points, Problem, Shape};
 use lab::harness::program;
 use lab::ladder;
-use lab::lesson::{with_overrides, Ctx};
+use lab::lesson::Ctx;
+use lab::prepared::{self, Prepared};
 
 /// The seed of the points where C is compared, as in `scripts/cublas_sgemm.py`'s `lab_points`.
 const POINTS_SEED: u64 = 11;
@@ -87,23 +88,13 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         };
         for &size in &args.sizes {
             let shape = Shape::square(size);
-            let mut defines = (ocl.defines)(&ctx);
-            if let Some(tuned) = ocl.sized.and_then(|f| f(&ctx, shape)) {
-                defines = with_overrides(defines, &tuned);
-            }
-            (ocl.check_defines)(&defines).map_err(anyhow::Error::msg)?;
+            let defines =
+                prepared::defines(ocl, &ctx, Some(shape), &[]).map_err(anyhow::Error::msg)?;
             let launch = (ocl.launch)(shape, &defines)
                 .map_err(|why| anyhow::anyhow!("lesson {} at {shape}: {why}", lesson.key))?;
-            let prog = program::build_source(
-                &gpu,
-                &file,
-                &ocl.source(&gpu, &text),
-                &defines,
-                ocl.build_options,
-            )?;
-            let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
+            let prepared = Prepared::build(&gpu, ocl, &file, &text, &defines, ocl.build_options)?;
             let p = Problem::random(shape, args.seed);
-            let out = (ocl.host.run)(&gpu, &kernel, &p, &launch, &defines)
+            let out = (ocl.host.run)(&gpu, &prepared.kernel, &p, &launch, &defines)
                 .with_context(|| format!("running lesson {} at {shape}", lesson.key))?;
             let points = sample_points(shape, 4096, POINTS_SEED);
             let err = relative_error(&p, &out.c, &points);

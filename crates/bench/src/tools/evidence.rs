@@ -16,7 +16,8 @@ use lab::harness::device::{DeviceInfo, Gpu};
 use lab::harness::matrix::Shape;
 use lab::harness::{paths, program};
 use lab::ladder;
-use lab::lesson::{with_overrides, Ctx, Lesson, OclLesson};
+use lab::lesson::{Ctx, Lesson, OclLesson};
+use lab::prepared::{self, Prepared};
 
 /// What to build, and where to write.
 #[derive(Clone, Debug, clap::Args)]
@@ -148,11 +149,8 @@ fn one(
     };
     // As a grading chooses them: the device's own defines, or at a size those the lesson's
     // program grades with there (the tuned ones, where recorded).
-    let mut defines = (ocl.defines)(&ctx);
-    if let Some(tuned) = shape.and_then(|s| ocl.sized.and_then(|f| f(&ctx, s))) {
-        defines = with_overrides(defines, &tuned);
-    }
-    (ocl.check_defines)(&defines).map_err(|why| anyhow::anyhow!("lesson {}: {why}", lesson.key))?;
+    let defines = prepared::defines(ocl, &ctx, shape, &[])
+        .map_err(|why| anyhow::anyhow!("lesson {}: {why}", lesson.key))?;
     let nvidia = is_nvidia(&gpu.info);
     let extra = if nvidia {
         format!("{} -cl-nv-verbose", ocl.build_options)
@@ -162,8 +160,8 @@ fn one(
     let file = dir.join(lesson.file_name());
     let text = std::fs::read_to_string(&file)
         .with_context(|| format!("reading the kernel file {}", paths::display(&file)))?;
-    let source = ocl.source(gpu, &text);
-    let prog = program::build_source(gpu, &file, &source, &defines, extra.trim())?;
+    let prepared = Prepared::build(gpu, ocl, &file, &text, &defines, extra.trim())?;
+    let prog = &prepared.program;
     let opts = program::options(&defines, extra.trim());
     let name = lesson.name();
     let starter = if lab::grade::is_starter(&text) {
@@ -199,7 +197,7 @@ fn one(
         )
         .as_bytes(),
     )?;
-    let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
+    let kernel = &prepared.kernel;
     let id = gpu.device.id();
     fn bytes<E>(r: std::result::Result<u64, E>) -> String {
         r.map_or("not reported".to_string(), |b| format!("{b} bytes"))

@@ -94,17 +94,18 @@ fn parse_signature(text: &str) -> Option<(String, String, u32, u64, usize)> {
     ))
 }
 
-/// The defines a lesson's reference picks on a device at a size, as its host code decides
-/// them (lesson 10: the winner tuned nearest that size in `results/tuned.csv`).
+/// The defines a lesson's reference picks on a device at a size, as its program resolves
+/// them (lesson 10: its defaults with the winner tuned nearest that size in
+/// `results/tuned.csv` laid over them).
 pub fn lesson_defines(course: &Course, lesson: &Lesson, info: &DeviceInfo, shape: Shape) -> String {
     let Some(ocl) = lesson.ocl() else {
         return String::new();
     };
     let ctx = Ctx { info, course };
-    let d = ocl
-        .sized
-        .and_then(|f| f(&ctx, shape))
-        .unwrap_or_else(|| (ocl.defines)(&ctx));
+    let d = match lab::prepared::defines(ocl, &ctx, Some(shape), &[]) {
+        Ok(d) => d,
+        Err(why) => return format!("(its defines are not legal: {why})"),
+    };
     d.iter()
         .map(|d| format!("{}={}", d.name, d.value))
         .collect::<Vec<_>>()

@@ -1,0 +1,125 @@
+//! A lesson's kernel, ready to run: the one place that resolves a lesson's defines, reads a
+//! kernel file, puts the lesson's prelude before it, builds it for the device and checks its
+//! signature. Grading, the simulator's probes, the lesson programs, the bench's tools, the
+//! tuner and the chapters' variants all prepare kernels here, so that a kernel is built the
+//! same way wherever it runs, and a test can count how often it was built.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context as _, Result};
+use opencl3::kernel::Kernel;
+use opencl3::program::Program;
+
+use crate::harness::device::Gpu;
+use crate::harness::matrix::Shape;
+use crate::harness::paths;
+use crate::harness::program::{self, Define};
+use crate::lesson::{with_overrides, Ctx, OclLesson};
+
+/// A lesson's defines, resolved: the device's own, then the tuned set recorded for `at` (a
+/// lesson program, the ladder or the bench at one size; grading passes `None` and keeps the
+/// device's own), then the `-D` overrides, checked against the lesson's rules. The only place
+/// the three layers meet; `tests/one_pipeline.rs` checks that nothing else lays them.
+pub fn defines(
+    ocl: &OclLesson,
+    ctx: &Ctx,
+    at: Option<Shape>,
+    overrides: &[Define],
+) -> Result<Vec<Define>, String> {
+    let mut d = (ocl.defines)(ctx);
+    if let Some(tuned) = at.and_then(|s| ocl.sized.and_then(|f| f(ctx, s))) {
+        d = with_overrides(d, &tuned);
+    }
+    let d = with_overrides(d, overrides);
+    (ocl.check_defines)(&d)?;
+    Ok(d)
+}
+
+/// A kernel built for a device: its program (kept alive for the kernel), the kernel with its
+/// signature checked, and the defines it was built with.
+pub struct Prepared {
+    pub file: PathBuf,
+    pub defines: Vec<Define>,
+    pub kernel: Kernel,
+    /// The built program (its build log and binaries are what `lab-bench evidence` keeps).
+    /// Declared after the kernel, so that the kernel is released first.
+    pub program: Program,
+}
+
+impl Prepared {
+    /// Builds `text`, the kernel's own source as read from `file`, for the lesson: the prelude
+    /// the device needs goes first (lines still numbered from the file's own line 1), then the
+    /// build with `defines` and `options`, then the kernel's signature is checked.
+    pub fn build(
+        gpu: &Gpu,
+        ocl: &OclLesson,
+        file: &Path,
+        text: &str,
+        defines: &[Define],
+        options: &str,
+    ) -> Result<Prepared> {
+        Self::build_as(gpu, ocl, file, &ocl.source(gpu, text), defines, options)
+    }
+
+    /// Reads `file` and builds it as [`Prepared::build`] does.
+    pub fn read(
+        gpu: &Gpu,
+        ocl: &OclLesson,
+        file: &Path,
+        defines: &[Define],
+        options: &str,
+    ) -> Result<Prepared> {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("reading the kernel file {}", paths::display(file)))?;
+        Self::build(gpu, ocl, file, &text, defines, options)
+    }
+
+    /// Builds source that is already whole (a chapter's variant made from the lesson's file,
+    /// the prelude already in it or not needed), under the lesson's kernel name and arguments.
+    pub fn build_as(
+        gpu: &Gpu,
+        ocl: &OclLesson,
+        file: &Path,
+        source: &str,
+        defines: &[Define],
+        options: &str,
+    ) -> Result<Prepared> {
+        count(file, defines, options);
+        let program = program::build_source(gpu, file, source, defines, options)?;
+        let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
+        Ok(Prepared {
+            file: file.to_path_buf(),
+            defines: defines.to_vec(),
+            kernel,
+            program,
+        })
+    }
+}
+
+/// How often each (file, build options) was built in this process: a test grades a kernel
+/// and asks that none was built twice for one verdict.
+static BUILDS: Mutex<Option<HashMap<(PathBuf, String), usize>>> = Mutex::new(None);
+
+fn count(file: &Path, defines: &[Define], options: &str) {
+    let key = (file.to_path_buf(), program::options(defines, options));
+    let mut builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    *builds
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_default() += 1;
+}
+
+/// Every build of `file` in this process so far: its build options and how often.
+pub fn builds_of(file: &Path) -> Vec<(String, usize)> {
+    let builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out: Vec<(String, usize)> = builds
+        .iter()
+        .flatten()
+        .filter(|((f, _), _)| f == file)
+        .map(|((_, o), &n)| (o.clone(), n))
+        .collect();
+    out.sort();
+    out
+}
