@@ -179,7 +179,8 @@ pub struct GradeRow {
     pub kind: String,
     /// Speed at the class's timing size, when passed.
     pub gflops: Option<f64>,
-    /// Rank among the ranked kernels of this lesson (1 = fastest).
+    /// Rank among the ranked kernels of this lesson (1 = fastest): one plus the number of
+    /// kernels faster by more than the noise of both gradings; kernels within it share a rank.
     pub rank: Option<usize>,
     /// The first line of the failure's message.
     pub why: String,
@@ -210,7 +211,7 @@ fn gflops_of(v: &Verdict) -> Option<f64> {
 }
 
 /// What ranks a class, said once under its table.
-pub const RANKED_BY: &str = "ranked by speed over the reference, timed beside each student's code on the same machine and the same problems, one call of each in turn, at a shape drawn for each grading (the median over the timed problems of the reference's time over the student's, every call checked), among kernels that passed with their speed checked and their code sandboxed; a ratio within the reference's own noise against itself (at least 5 % on a GPU, 20 % where the code runs on the CPU's cores) is a tie";
+pub const RANKED_BY: &str = "ranked by speed over the reference, timed beside each student's code on the same machine and the same problems, one call of each in turn, at a shape drawn for each grading (the median over the timed problems of the reference's time over the student's, every call checked), among kernels that passed with their speed checked and their code sandboxed; a ratio within the reference's own noise against itself (at least 5 % on a GPU, 20 % where the code runs on the CPU's cores) is a tie, and kernels whose ratios differ by less than the noise of both gradings share a rank";
 
 /// Why a verdict takes no rank, or `None` when it does. A passing verdict whose speed or
 /// sandbox could not be checked is not ranked unless `rank_unchecked`.
@@ -244,6 +245,17 @@ pub fn rank_value(v: &Verdict, rank_unchecked: bool) -> Option<f64> {
     ratio(v)
 }
 
+/// A ranked verdict's speed over the reference and the noise of that figure (its tie band).
+fn ranked_speed(v: &Verdict) -> Option<(f64, f64)> {
+    v.beside.map(|b| (b.ratio, b.band()))
+}
+
+/// Whether `a` is faster than `b` by more than their noise: each ratio was measured against
+/// the reference in its own grading, so the noise of the comparison is both bands together.
+fn clearly_faster(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0 / b.0 - 1.0 > a.1.hypot(b.1)
+}
+
 fn ratio(v: &Verdict) -> Option<f64> {
     v.beside.filter(|_| v.passed()).map(|b| b.ratio)
 }
@@ -255,15 +267,18 @@ pub fn gradebook(students: &[Student], rank_unchecked: bool) -> Vec<GradeRow> {
         for v in &s.verdicts {
             let lesson = v.lesson.clone();
             let value = rank_value(v, rank_unchecked);
-            // Rank: how many ranked kernels of this lesson are faster, plus one.
-            let rank = value.map(|g| {
+            // Rank: how many ranked kernels of this lesson are clearly faster, plus one;
+            // kernels whose speeds differ by less than the noise of the two gradings share a
+            // rank, as a kernel within the noise of the reference ties with it.
+            let rank = value.and(ranked_speed(v)).map(|me| {
                 1 + students
                     .iter()
                     .filter_map(|o| {
                         let i = o.verdicts.iter().position(|x| x.lesson == lesson)?;
-                        rank_value(&o.verdicts[i], rank_unchecked)
+                        rank_value(&o.verdicts[i], rank_unchecked)?;
+                        ranked_speed(&o.verdicts[i])
                     })
-                    .filter(|&o| o > g)
+                    .filter(|&other| clearly_faster(other, me))
                     .count()
             });
             let speed = gflops_of(v);
@@ -488,6 +503,28 @@ mod tests {
         let text = render(&class, Shape::square(64), false);
         assert!(text.contains("not ranked in 04_naive_kernel: cy (sandbox not checked)"));
         assert!(text.contains("How it ranks: "), "{text}");
+    }
+
+    #[test]
+    fn kernels_within_the_noise_of_each_other_share_a_rank() {
+        // Speeds over the reference of 1.30, 1.03 and 1.00, each within 5 %: the two
+        // slower ones differ by less than the noise of two gradings and share second place.
+        let at = |name: &str, ratio: f64| {
+            let v = verdict("4", Some(1.0), &[]);
+            let mine = v.timing.map(|(s, t)| t.gflops(s)).unwrap();
+            student(name, vec![v], vec![Some(mine / ratio)])
+        };
+        let class = [at("ada", 1.03), at("bo", 1.30), at("cy", 1.00)];
+        let book = gradebook(&class, false);
+        let rank = |n: &str| book.iter().find(|r| r.student == n).unwrap().rank;
+        assert_eq!(rank("bo"), Some(1));
+        assert_eq!(rank("ada"), Some(2));
+        assert_eq!(rank("cy"), Some(2));
+        // Apart by more than the noise, they are ranked apart.
+        let class = [at("ada", 1.10), at("cy", 1.00)];
+        let book = gradebook(&class, false);
+        let rank = |n: &str| book.iter().find(|r| r.student == n).unwrap().rank;
+        assert_eq!((rank("ada"), rank("cy")), (Some(1), Some(2)));
     }
 
     #[test]
