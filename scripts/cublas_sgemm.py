@@ -9,6 +9,14 @@ By default the rows go to results/<device>.csv, the file `cargo run --release -p
 writes for the same GPU (the device name in the ladder's file-name form), so the peer appears
 in that device's table. Give it the ladder's `--run` value when both are measured in one
 device session: rows with the same run were measured together.
+
+By default every timed call multiplies the same A and B, back to back (variant
+`sgemm-fp32`: warm, as a library is usually benchmarked). `--inputs fresh` times cuBLAS the
+way the course times its lessons (src/harness/timing.rs): every call, warm-up included, on
+a new A and B drawn on the host and copied to the GPU, into a C filled with NaN, its result
+checked before the next call (variant `sgemm-fp32-fresh`). `--inputs rotating` runs back to
+back over a pool of A and B larger than four L2 caches, so that no call finds its inputs
+in L2 (variant `sgemm-fp32-rotating`).
 """
 
 import argparse
@@ -144,6 +152,65 @@ def lab_products(torch, folder, size, dev):
     return found
 
 
+VARIANT = {"same": "sgemm-fp32", "fresh": "sgemm-fp32-fresh", "rotating": "sgemm-fp32-rotating"}
+
+
+def timed_call(torch, a, b, c):
+    """One cuBLAS call between two CUDA events: its time in ms."""
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.matmul(a, b, out=c)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def measure_fresh(torch, size, reps, warmup):
+    """Every call on a new A and B drawn on the host (uniform in [-1, 1)) and copied to the
+    GPU, C filled with NaN first, the result checked at 4096 sampled elements before the next
+    call: the course's protocol. Returns the median, best and worst ms and the worst error."""
+    dev = torch.device("cuda")
+    g = torch.Generator(device="cpu").manual_seed(size)
+    times, worst_err = [], 0.0
+    for call in range(warmup + reps):
+        a = (torch.rand((size, size), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
+        b = (torch.rand((size, size), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
+        c = torch.full((size, size), float("nan"), device=dev, dtype=torch.float32)
+        torch.cuda.synchronize()
+        ms = timed_call(torch, a, b, c)
+        err = max_rel_err(torch, a, b, c, samples=4096, seed=size + call)
+        if not err <= 1e-4:
+            sys.exit(f"error: cuBLAS call {call} at {size} is wrong: max rel err {err}")
+        worst_err = max(worst_err, err)
+        if call >= warmup:
+            times.append(ms)
+        del a, b, c
+    return statistics.median(times), min(times), max(times), worst_err
+
+
+def measure_rotating(torch, size, reps, warmup):
+    """Back to back over a pool of inputs larger than four L2 caches: call i multiplies pair
+    i mod the pool's size. Returns the median, best and worst ms and the worst error."""
+    dev = torch.device("cuda")
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20) or (50 << 20)
+    pair = 2 * size * size * 4
+    count = max(2, -(-4 * l2 // pair))
+    g = torch.Generator(device=dev).manual_seed(size)
+    pool = [(torch.rand((size, size), device=dev, generator=g) * 2 - 1,
+             torch.rand((size, size), device=dev, generator=g) * 2 - 1) for _ in range(count)]
+    c = torch.empty((size, size), device=dev, dtype=torch.float32)
+    for i in range(warmup):
+        torch.matmul(*pool[i % count], out=c)
+    torch.cuda.synchronize()
+    times = [timed_call(torch, *pool[(warmup + i) % count], c) for i in range(reps)]
+    a, b = pool[(warmup + reps - 1) % count]
+    err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+    print(f"          rotating over {count} pairs of A and B ({count * pair >> 20} MiB, "
+          f"L2 {l2 >> 20} MiB)")
+    return statistics.median(times), min(times), max(times), err
+
+
 def measure(torch, size, reps, warmup, lab_seed=None, lab_c=None):
     dev = torch.device("cuda")
     if lab_seed is None:
@@ -192,6 +259,11 @@ def main():
     p.add_argument("--warmup", type=int, default=10, help="untimed runs per size")
     p.add_argument("--run", default=None,
                    help="the run these rows belong to (the ladder's --run), default: now")
+    p.add_argument("--inputs", choices=sorted(VARIANT), default="same",
+                   help="same: one A and B for every call, back to back (default); fresh: a new A "
+                        "and B from the host for every call, C filled with NaN, each result "
+                        "checked, as the course times its lessons; rotating: back to back over a "
+                        "pool of inputs larger than four L2 caches")
     p.add_argument("--lab-inputs", type=int, default=None, metavar="SEED",
                    help="use the course's own matrices of this seed (the ladder's lessons use 7) "
                         "and check C where the ladder checks it, so that errors compare on the "
@@ -205,6 +277,8 @@ def main():
     args = p.parse_args()
     if args.lab_c is not None and args.lab_inputs is None:
         sys.exit("error: --lab-c compares on the course's inputs: give --lab-inputs SEED too")
+    if args.inputs != "same" and (args.lab_inputs is not None or args.lab_c is not None):
+        sys.exit("error: --lab-inputs and --lab-c use one A and B: leave --inputs at same")
     if args.lab_c is not None and not os.path.isdir(args.lab_c):
         sys.exit(f"error: --lab-c {args.lab_c} is not a folder")
 
@@ -227,16 +301,23 @@ def main():
     run = args.run or now.strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = []
     accuracy = []
-    print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}")
+    print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}, "
+          f"inputs: {args.inputs}")
     for size in args.sizes:
-        ms, best, worst, err, full = measure(torch, size, args.reps, args.warmup,
-                                             args.lab_inputs, args.lab_c)
+        full = None
+        if args.inputs == "fresh":
+            ms, best, worst, err = measure_fresh(torch, size, args.reps, args.warmup)
+        elif args.inputs == "rotating":
+            ms, best, worst, err = measure_rotating(torch, size, args.reps, args.warmup)
+        else:
+            ms, best, worst, err, full = measure(torch, size, args.reps, args.warmup,
+                                                 args.lab_inputs, args.lab_c)
         gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
         print(f"  {size:>6}  {ms:9.4f} ms (best {best:.4f}, worst {worst:.4f})  "
               f"{gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
         # Device and host time are the same here: the matrices never leave the GPU.
         rows.append(dict(zip(HEADER, [
-            today, run, device, driver, 0, "cublas", "sgemm-fp32", "", size, size, size,
+            today, run, device, driver, 0, "cublas", VARIANT[args.inputs], "", size, size, size,
             f"{ms:.4f}", f"{best:.4f}", f"{worst:.4f}", args.reps, f"{ms:.4f}",
             f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
         ])))
