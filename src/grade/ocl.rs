@@ -9,6 +9,7 @@ use crate::harness::device::Gpu;
 use crate::harness::exec::Launch;
 use crate::harness::matrix::{Problem, Shape};
 use crate::harness::paths;
+use crate::harness::pool;
 use crate::harness::program::{self, BuildFailed, Define, SignatureMismatch};
 use crate::harness::timing::{self, FasterThanPossible, Target, TimedCallWrong, Timing};
 use crate::lesson::{round_up, with_overrides, Ctx, Lesson, OclLesson};
@@ -344,7 +345,7 @@ fn reference_kernel(
     Prepared::read(gpu, ocl, &file, defines, &opts.build_options(ocl))
 }
 
-/// Builds the programs of `sets`, on as many threads as the host has cores (at most four):
+/// Builds the programs of `sets` on as many threads as the host has cores (at most four):
 /// each set's build, in order.
 fn build_all(
     gpu: &Gpu,
@@ -354,24 +355,9 @@ fn build_all(
     sets: &[Vec<Define>],
     options: &str,
 ) -> Vec<Result<Prepared>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(set) = sets.get(n) else { break };
-                let p = Prepared::build(gpu, ocl, file, text, set, options);
-                done.lock()
-                    .expect("no thread panics holding it")
-                    .push((n, p));
-            });
-        }
-    });
-    let mut done = done.into_inner().expect("no thread panics holding it");
-    done.sort_by_key(|(n, _)| *n);
-    done.into_iter().map(|(_, p)| p).collect()
+    pool::side_by_side(sets, 4, |set| {
+        Prepared::build(gpu, ocl, file, text, set, options)
+    })
 }
 
 /// The largest product (multiply-adds) a knob combination is checked at: the lesson's shapes

@@ -20,6 +20,7 @@ use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
+use crate::harness::pool;
 use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
 use crate::prepared::Prepared;
 
@@ -270,15 +271,22 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     };
     let file = source.path(lesson);
     let text = std::fs::read_to_string(&file).unwrap_or_default();
-    for (i, probe) in ocl.sanitize.probes.iter().enumerate() {
-        let run = match simulate(
-            lesson,
-            source,
-            opts,
-            Look::Sanitize(i),
-            &icd,
-            ocl.sanitize.uninitialized,
-        ) {
+    // Every probe at once, on as many of the host's cores as there are (each simulator runs
+    // on one thread): the technique's probe too, where the device run passed, though its
+    // counts are read only if the sanitizer finds nothing. The results are read in the
+    // probes' order, so the verdict is the one probes run one after another would give.
+    let mut looks: Vec<(Look, bool)> = (0..ocl.sanitize.probes.len())
+        .map(|i| (Look::Sanitize(i), ocl.sanitize.uninitialized))
+        .collect();
+    if ocl.behaviour.is_some() && v.passed() {
+        looks.push((Look::Metrics, false));
+    }
+    let mut runs = pool::side_by_side(&looks, usize::MAX, |&(look, uninitialized)| {
+        simulate(lesson, source, opts, look, &icd, uninitialized)
+    })
+    .into_iter();
+    for probe in ocl.sanitize.probes.iter() {
+        let run = match runs.next().expect("one run per look") {
             Ok(r) => r,
             Err(e) => {
                 skipped(
@@ -355,7 +363,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         v.notes
             .push(format!("not checked: {}", behaviour.not_checked));
     }
-    let run = match simulate(lesson, source, opts, Look::Metrics, &icd, false) {
+    let run = match runs
+        .next()
+        .expect("the technique's probe ran with the sanitizer's")
+    {
         Ok(r) => r,
         Err(e) => {
             v.not_checked(

@@ -18,6 +18,7 @@ pub mod oclgrind;
 pub mod paths;
 pub mod peak;
 pub mod poison;
+pub mod pool;
 pub mod program;
 pub mod record;
 pub mod rng;
