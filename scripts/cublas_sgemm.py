@@ -226,15 +226,7 @@ def measure(torch, size, reps, warmup, lab_seed=None, lab_c=None):
     for _ in range(warmup):
         torch.matmul(a, b, out=c)
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(a, b, out=c)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
+    times = [timed_call(torch, a, b, c) for _ in range(reps)]
     ms = statistics.median(times)
     if lab_seed is None:
         err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
