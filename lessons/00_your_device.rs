@@ -9,7 +9,7 @@
 use anyhow::Result;
 use clap::{Args as _, FromArgMatches as _};
 use lab::harness::device::{self, DeviceInfo, Gpu};
-use lab::harness::cpu_peak;
+use lab::harness::cpu_facts;
 use lab::harness::paths;
 use lab::harness::peak::{self, vector_type};
 use lab::lesson::{Kind, Lesson, Program, Session};
@@ -240,7 +240,7 @@ fn properties(i: &DeviceInfo) -> String {
 /// The CPU's datasheet peak beside the one just measured: PoCL's code reaches what its vector
 /// width and its threads allow, the chip's FMA units set the ceiling a BLAS aims at.
 fn datasheet(measured: f64) -> String {
-    match cpu_peak::host() {
+    match cpu_facts::host().datasheet() {
         Ok(d) => {
             let nominal = d
                 .nominal_ghz

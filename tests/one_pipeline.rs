@@ -73,6 +73,20 @@ const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        // Criterion (or any harness) may decide how many calls to make, never what a call
+        // is: its samples are the protocol's checked calls on fresh inputs, or it is a second
+        // loop timing the same inputs with nothing checked.
+        what: "a benchmark loop whose samples are not the protocol's checked calls (criterion's `iter`, `iter_batched`, `iter_with_setup`, or `iter_custom` without `timing::CheckedCalls`)",
+        sign: |c| {
+            let c = c.replace(char::is_whitespace, "");
+            [".iter(|", "iter_batched", "iter_with_setup", "iter_with_large_drop"]
+                .iter()
+                .any(|s| c.contains(s))
+                || (c.contains("iter_custom(") && !c.contains("CheckedCalls::new("))
+        },
+        owners: &[],
+    },
+    Rule {
         what: "a time budget",
         sign: |c| {
             c.lines().any(|l| {
@@ -202,6 +216,19 @@ fn a_second_of_each_is_found() {
         file(
             "src/grade/simulate.rs",
             "let e = child::supervise(cmd, KEEP, || Tick::Continue)?;",
+        ),
+        // Criterion timing its own loop on one fixed problem, in three spellings.
+        file(
+            "crates/bench/benches/ladder.rs",
+            "g.bench_function(id, |b| b.iter(|| f(&p.a, &p.b, &mut out, n, n, n)));",
+        ),
+        file(
+            "crates/bench/benches/other.rs",
+            "b.iter_batched(|| p.clone(), |p| run(&p), BatchSize::SmallInput)",
+        ),
+        file(
+            "crates/bench/benches/ladder.rs",
+            "b.iter_custom(|iters| time_launches(&gpu, &rung, iters))",
         ),
     ];
     for (i, case) in cases.iter().enumerate() {

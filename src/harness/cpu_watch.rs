@@ -9,54 +9,6 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// How much CPU time one try of the thread check gathers at least: a shorter call is
-/// repeated, up to [`THREADS_TRY_CALLS`] times, [`THREADS_TRY_MAX_MS`] of calls or
-/// [`THREADS_TRY_MAX_ELAPSED_MS`] in all. More than the grader needs to judge the shares. CPU
-/// time, not wall time: on a busy machine a try that lasted long enough may still have run
-/// too little.
-pub const THREADS_TRY_CPU_NS: u64 = 80_000_000;
-/// The most calls one try of the thread check makes.
-pub const THREADS_TRY_CALLS: usize = 64;
-/// The longest one try of the thread check repeats a call, whatever CPU time it got: wall
-/// time inside the calls, from `go` to C. Not the time around them (drawing the inputs,
-/// checking C), which on a busy machine can take most of a second per call and would end the
-/// try before its calls had run long enough to be judged.
-pub const THREADS_TRY_MAX_MS: u128 = 1_000;
-/// ...and the longest one try lasts in all, calls and what surrounds them.
-pub const THREADS_TRY_MAX_ELAPSED_MS: u128 = 6_000;
-/// A try whose threads kept this many cores busy on average ran them at the same time: one
-/// thread at a time keeps one core busy, and a little more while a lock changes hands (rows
-/// behind one `Mutex`, 8 threads, kept 1.3 cores busy on a 2-core machine where two other
-/// programs spun).
-pub const TOGETHER_MIN_USED: f64 = 1.45;
-/// ...and, where cores were free around the try, this much of them, up to
-/// [`TOGETHER_FREE_MIN_USED`]: threads that take turns at a lock still keep a second core
-/// partly busy handing it over (rows behind one `Mutex`, 8 threads on 2 free cores: 1.3 cores).
-pub const TOGETHER_OF_FREE: f64 = 0.8;
-/// The most [`TOGETHER_OF_FREE`] asks for: threads that share two free cores keep 1.8 to 2 of
-/// them busy.
-pub const TOGETHER_FREE_MIN_USED: f64 = 1.5;
-/// ...or this much of the cores their split of the work allows ([`TryReport::together`]).
-pub const TOGETHER_OF_SPLIT: f64 = 0.8;
-/// ...but never fewer than this many cores: a split that gives one thread nearly all the
-/// work allows about one core, and one thread at a time keeps one core busy.
-pub const TOGETHER_SPLIT_MIN_USED: f64 = 1.1;
-/// Threads that kept fewer cores busy took turns only if the machine had this many free
-/// around the try, of the [`PROBE_THREADS`] a probe spins...
-pub const TOGETHER_MIN_FREE: f64 = 1.7;
-/// ...and if at least this many cores of the machine sat idle during the try: a burst of
-/// other work that took a core during the try but not during the probes around it leaves
-/// none idle.
-pub const TOGETHER_MIN_IDLE: f64 = 0.5;
-/// How many such tries it takes to say that threads took turns: a burst of other work that
-/// came and went between two probes cannot make a parallel kernel look serial twice.
-pub const TOGETHER_QUIET_TRIES: usize = 2;
-/// The most tries of the thread check, however busy the machine: past the lesson's own count,
-/// tries go on only until they settle whether the threads ran together, and only while the
-/// check has lasted less than [`THREADS_MAX_MS`].
-pub const THREADS_MAX_TRIES: usize = 12;
-/// How long the thread check goes on trying to settle whether the threads ran together, ms.
-pub const THREADS_MAX_MS: u128 = 5_000;
 /// How long each probe of [`free_cores`] spins, before and after every try.
 pub const PROBE_MS: u64 = 20;
 /// How many threads a probe of [`free_cores`] spins: two, the fewest a parallel kernel may
@@ -496,36 +448,6 @@ impl TryReport {
             w => self.total as f64 / w as f64,
         }
     }
-
-    /// Whether the threads were seen running at the same time: as many cores busy as
-    /// [`TOGETHER_MIN_USED`] (more where cores were free: [`TOGETHER_OF_FREE`]), or most of
-    /// what the split of the work allows. Threads that split it unevenly (the busiest did a
-    /// share s of it) can keep at most 1/s cores busy, and fewer on a machine where one of
-    /// them is slowed down and the others finish early; threads that take turns keep one core
-    /// busy however evenly they split it, and a little of another passing the turn on.
-    pub fn together(&self) -> bool {
-        let used = self.cores_used();
-        let bar = TOGETHER_MIN_USED.max((TOGETHER_OF_FREE * self.free).min(TOGETHER_FREE_MIN_USED));
-        let split_allows = if self.share > 0.0 {
-            1.0 / self.share
-        } else {
-            f64::INFINITY
-        };
-        used >= bar || (used >= TOGETHER_SPLIT_MIN_USED && used >= TOGETHER_OF_SPLIT * split_allows)
-    }
-
-    /// Whether the machine had cores enough for threads to be seen running together: free just
-    /// before and just after the try, and some left idle during it.
-    pub fn quiet(&self) -> bool {
-        self.free >= TOGETHER_MIN_FREE && self.idle >= TOGETHER_MIN_IDLE
-    }
-}
-
-/// Whether the tries so far tell if the threads ran at the same time: one try in which they
-/// did settles it; otherwise [`TOGETHER_QUIET_TRIES`] tries on a machine with cores free.
-pub fn together_settled(tries: &[TryReport]) -> bool {
-    tries.iter().any(TryReport::together)
-        || tries.iter().filter(|t| t.quiet()).count() >= TOGETHER_QUIET_TRIES
 }
 
 /// How many cores the machine gives this process right now: [`PROBE_THREADS`] threads spin

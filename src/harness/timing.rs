@@ -13,6 +13,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::harness::cpu_facts;
 use crate::harness::device::DeviceInfo;
 use crate::harness::exec::{median, RunOutput};
 use crate::harness::matrix::{Problem, Rng, Shape};
@@ -153,17 +154,21 @@ pub fn clock_believable(device_ms: &[f64], wall_ms: &[f64]) -> bool {
 }
 
 /// The fastest any device with these compute units and clock could run an FP32 product,
-/// GFLOP/s: arithmetic per compute unit and cycle of the widest chips of its kind (a GPU
-/// compute unit: 256 FP32 operations; a CPU core: two 16-lane fused multiply-adds, 64),
-/// doubled for headroom (boost clocks, dual issue). A measured time above it is not a speed.
+/// GFLOP/s. A GPU: arithmetic per compute unit and cycle of the widest chips of its kind (256
+/// FP32 operations; the same bound serves other accelerators), doubled for headroom (boost
+/// clocks, dual issue). A CPU device is this machine's CPU (PoCL, llvmpipe): the host's ceiling from its fact sheet
+/// ([`cpu_facts::Facts::ceiling_gflops`]), the one the CPU lessons are timed against. A
+/// measured time above it is not a speed.
 pub fn ceiling_gflops(info: &DeviceInfo) -> f64 {
-    let per_cycle = if info.is_gpu() { 256.0 } else { 64.0 };
+    if info.kind == "CPU" {
+        return cpu_facts::host().ceiling_gflops();
+    }
     let mhz = if info.clock_mhz == 0 {
         6000.0
     } else {
         info.clock_mhz as f64
     };
-    info.compute_units.max(1) as f64 * mhz * 1e-3 * per_cycle * 2.0
+    info.compute_units.max(1) as f64 * mhz * 1e-3 * 256.0 * 2.0
 }
 
 /// What a measurement knows about the device it times, and how long it may take.
@@ -225,6 +230,61 @@ pub fn time_fresh(
     let mut raw = run_calls(shape, target, &mut [&mut once], check)?;
     let trusted = trusted(shape, target, &raw[0]);
     finish(shape, target, raw.remove(0), trusted)
+}
+
+/// The protocol one call at a time, for a driver that decides itself how many calls to make
+/// and what statistics to take (criterion, in `crates/bench/benches/ladder.rs`): every call on
+/// fresh inputs drawn from a secret seed, into the C the code poisons, checked before its time
+/// is given, and refused above the target's ceiling. The driver's statistics are its own; its
+/// samples are the protocol's.
+pub struct CheckedCalls<'a> {
+    shape: Shape,
+    target: &'a Target<'a>,
+    seeds: Rng,
+    calls: usize,
+}
+
+impl<'a> CheckedCalls<'a> {
+    pub fn new(shape: Shape, target: &'a Target<'a>) -> CheckedCalls<'a> {
+        CheckedCalls {
+            shape,
+            target,
+            seeds: Rng::new(secret_seed()),
+            calls: 0,
+        }
+    }
+
+    /// One checked call of `once` on fresh inputs, judged by `check`: its device time, ms
+    /// (the launch's wall time where the code has no device clock, else end to end).
+    pub fn call(
+        &mut self,
+        once: impl FnOnce(&Problem) -> Result<RunOutput>,
+        check: impl FnOnce(&Problem, &RunOutput) -> Result<(), String>,
+    ) -> Result<f64> {
+        let p = Problem::random(self.shape, self.seeds.next_u64());
+        let out = once(&p)?;
+        self.calls += 1;
+        check(&p, &out).map_err(|why| TimedCallWrong {
+            call: self.calls,
+            why,
+        })?;
+        let ms = [out.kernel_ms, out.wall_ms, out.host_ms]
+            .into_iter()
+            .find(|&t| t > 0.0)
+            .unwrap_or(0.0);
+        if let Some(ceiling) = self.target.ceiling {
+            let gflops = fastest(self.shape, &[ms]);
+            if gflops > ceiling {
+                return Err(FasterThanPossible {
+                    gflops,
+                    ceiling,
+                    device: self.target.device.to_string(),
+                }
+                .into());
+            }
+        }
+        Ok(ms)
+    }
 }
 
 /// Another code timed beside the code under test on the same problems, interleaved call by

@@ -7,25 +7,30 @@
 //!   MATMUL_NUM_THREADS=1 cargo bench -p lab-bench --bench ladder -- matrixmultiply
 //!                                                       # the 1-thread peer
 //!
+//! Criterion decides how many calls to make and what statistics to take; every call it times
+//! is one call of the course's protocol (`timing::CheckedCalls`): fresh inputs drawn from a
+//! secret seed, C poisoned, C checked before its time counts, no time above the device's
+//! ceiling. A code that remembered the last inputs, or skipped work where C already held
+//! numbers, is as wrong here as in grading. OpenCL rungs give their kernel's device time
+//! (profiling events), CLBlast and the CPU codes their wall time, as in `lab-bench ladder`.
+//!
 //! matrixmultiply fixes its thread count once per process (MATMUL_NUM_THREADS, else the
 //! physical cores, at most 4); the benchmark's name says which it ran with.
-//!
-//! OpenCL rungs are timed on the device with profiling events (`iter_custom`), so the
-//! numbers are kernel time, as in the lesson binaries. A rung whose reference does not
-//! build or check is reported and skipped.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lab::cli::Edge;
 use lab::grade::verify;
+use lab::harness::cpu_facts;
 use lab::harness::device::Gpu;
-use lab::harness::exec::{self, Launch};
+use lab::harness::exec::{Launch, RunOutput};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
 use lab::harness::program::Define;
+use lab::harness::timing::{self, CheckedCalls, Target};
 use lab::ladder;
-use lab::lesson::{Ctx, Kind, Lesson, OclLesson, STANDARD_ARGS};
+use lab::lesson::{Ctx, Kind, Lesson, OclLesson};
 use lab::prepared::{self, Prepared};
 use lab_bench::peers;
 use opencl3::kernel::Kernel;
@@ -59,7 +64,6 @@ const CPU_RUNGS: &[(&str, &str, Matmul)] = &[
     ),
     ("03b_cpu_packed", "matmul_packed", packed::matmul_packed),
 ];
-use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 
 /// `LAB_BENCH_SIZE`, else 1024 on a GPU and 128 elsewhere.
 fn size(gpu: Option<&Gpu>) -> usize {
@@ -77,11 +81,46 @@ fn flops(s: Shape) -> Throughput {
     Throughput::Elements((2 * s.m * s.n * s.k) as u64)
 }
 
+/// Whether a call's C is right, in the protocol's terms.
+fn check(p: &Problem, out: &RunOutput) -> Result<(), String> {
+    verify(p, out, None).map(|_| ()).map_err(|f| f.message)
+}
+
+/// A sample of `iters` checked calls: their times summed, as criterion's `iter_custom` asks.
+/// A wrong or impossible call ends the benchmark with the protocol's reason.
+fn sample(
+    name: &str,
+    calls: &mut CheckedCalls,
+    iters: u64,
+    mut once: impl FnMut(&Problem) -> anyhow::Result<RunOutput>,
+) -> Duration {
+    let ms: f64 = (0..iters)
+        .map(|_| {
+            calls
+                .call(&mut once, check)
+                .unwrap_or_else(|e| panic!("{name}: {e:#}"))
+        })
+        .sum();
+    Duration::from_secs_f64(ms * 1e-3)
+}
+
+/// A CPU code run on the problem into its poisoned C, timed on the wall clock.
+fn on_the_cpu(p: &Problem, f: impl FnOnce(&Problem, &mut [f32])) -> anyhow::Result<RunOutput> {
+    let mut c = p.poison.to_vec();
+    let t = Instant::now();
+    f(p, &mut c);
+    Ok(RunOutput::plain(c, t.elapsed().as_secs_f64() * 1e3))
+}
+
 fn cpu(c: &mut Criterion) {
     let n = size(None).min(256);
     let shape = Shape::square(n);
-    let p = Problem::random(shape, 1);
-    let mut out = vec![0.0f32; n * n];
+    let target = Target {
+        device: "this CPU",
+        ceiling: Some(cpu_facts::host().ceiling_gflops()),
+        budget_ms: timing::BUDGET_MS,
+        tie_floor: timing::CPU_TIE_FLOOR,
+    };
     let mut g = c.benchmark_group("cpu");
     g.throughput(flops(shape)).sample_size(10);
     // Every CPU lesson of the ladder has its functions here.
@@ -101,36 +140,48 @@ fn cpu(c: &mut Criterion) {
         }
     }
     for &(lesson, function, f) in CPU_RUNGS {
-        let id = BenchmarkId::new(format!("{lesson}::{function}"), n);
-        g.bench_function(id, |b| b.iter(|| f(&p.a, &p.b, &mut out, n, n, n)));
+        let name = format!("{lesson}::{function}");
+        let mut calls = CheckedCalls::new(shape, &target);
+        g.bench_function(BenchmarkId::new(&name, n), |b| {
+            b.iter_custom(|iters| {
+                sample(&name, &mut calls, iters, |p| {
+                    on_the_cpu(p, |p, c| f(&p.a, &p.b, c, n, n, n))
+                })
+            })
+        });
     }
     let threads = std::env::var("MATMUL_NUM_THREADS")
         .ok()
         .and_then(|s| s.parse::<usize>().ok())
         .unwrap_or_else(lab::run::default_threads)
         .clamp(1, 4);
-    g.bench_function(
-        BenchmarkId::new(format!("matrixmultiply::threads={threads}"), n),
-        |b| b.iter(|| peers::matrixmultiply(&p, &mut out)),
-    );
+    let name = format!("matrixmultiply::threads={threads}");
+    let mut calls = CheckedCalls::new(shape, &target);
+    g.bench_function(BenchmarkId::new(&name, n), |b| {
+        b.iter_custom(|iters| {
+            sample(&name, &mut calls, iters, |p| {
+                on_the_cpu(p, peers::matrixmultiply)
+            })
+        })
+    });
     g.finish();
 }
 
 /// A rung ready to time: its kernel and launch, checked once against the reference.
 struct Rung {
-    lesson: &'static Lesson,
     ocl: &'static OclLesson,
     kernel: Kernel,
     launch: Launch,
     defines: Vec<Define>,
 }
 
-/// Builds a rung's reference and checks it at `shape`, or says why not.
+/// Builds a rung's reference and checks one call of it at `shape`, or says why not.
 fn prepare(
     gpu: &Gpu,
     course: &Course,
     lesson: &'static Lesson,
-    p: &Problem,
+    shape: Shape,
+    target: &Target,
 ) -> Result<Rung, String> {
     let ocl = lesson.ocl().ok_or("not an OpenCL lesson")?;
     ocl.supports(&gpu.info).map_err(|e| format!("{e:#}"))?;
@@ -139,55 +190,23 @@ fn prepare(
         course,
     };
     let defines = prepared::defines(ocl, &ctx, None, &[])?;
-    let launch = (ocl.launch)(p.shape, &defines)?;
+    let launch = (ocl.launch)(shape, &defines)?;
     let file = course.solutions().join(lesson.file_name());
     let kernel = Prepared::read(gpu, ocl, &file, &defines, ocl.build_options)
         .map_err(|e| format!("{e:#}"))?
         .kernel;
-    let out = (ocl.host.run)(gpu, &kernel, p, &launch, &defines).map_err(|e| format!("{e:#}"))?;
-    verify(p, &out, None).map_err(|f| f.message)?;
+    CheckedCalls::new(shape, target)
+        .call(
+            |p| (ocl.host.run)(gpu, &kernel, p, &launch, &defines),
+            check,
+        )
+        .map_err(|e| format!("{e:#}"))?;
     Ok(Rung {
-        lesson,
         ocl,
         kernel,
         launch,
         defines,
     })
-}
-
-/// The standard arguments, set once: A, B and C stay on the device between iterations.
-struct Buffers {
-    _a: Buffer<f32>,
-    _b: Buffer<f32>,
-    _c: Buffer<f32>,
-}
-
-fn standard_buffers(gpu: &Gpu, rung: &Rung, p: &Problem) -> Buffers {
-    let a = exec::input_buffer(gpu, &p.a, 0).expect("allocating A");
-    let b = exec::input_buffer(gpu, &p.b, 0).expect("allocating B");
-    let c = unsafe {
-        Buffer::<f32>::create(
-            &gpu.context,
-            CL_MEM_READ_WRITE,
-            p.shape.m * p.shape.n,
-            std::ptr::null_mut(),
-        )
-    }
-    .expect("allocating C");
-    exec::set_standard_args(&rung.kernel, p.shape, &a, &b, &c).expect("setting the arguments");
-    Buffers {
-        _a: a,
-        _b: b,
-        _c: c,
-    }
-}
-
-/// Device time of `iters` launches, from profiling events.
-fn time_launches(gpu: &Gpu, rung: &Rung, iters: u64) -> Duration {
-    let ms: f64 = (0..iters)
-        .map(|_| exec::launch(gpu, &rung.kernel, &rung.launch).expect("the launch"))
-        .sum();
-    Duration::from_secs_f64(ms * 1e-3)
 }
 
 fn opencl(c: &mut Criterion) {
@@ -207,7 +226,7 @@ fn opencl(c: &mut Criterion) {
     };
     let n = size(Some(&gpu));
     let shape = Shape::square(n);
-    let p = Problem::random(shape, 2);
+    let target = Target::device(&gpu.info);
     eprintln!("OpenCL rungs on {} at {shape}", gpu.info.describe());
     let mut g = c.benchmark_group("opencl");
     g.throughput(flops(shape))
@@ -217,56 +236,43 @@ fn opencl(c: &mut Criterion) {
         if !matches!(lesson.kind, Kind::OpenCl(_)) {
             continue;
         }
-        let rung = match prepare(&gpu, &edge.course, lesson, &p) {
+        let rung = match prepare(&gpu, &edge.course, lesson, shape, &target) {
             Ok(r) => r,
             Err(why) => {
                 eprintln!("{} skipped: {why}", lesson.name());
                 continue;
             }
         };
-        let id = BenchmarkId::new(lesson.name(), n);
-        // Lessons whose host does something else (images, mapped memory) are timed by their
-        // own host code; the rest launch directly, once per iteration.
-        let standard = rung.ocl.args == STANDARD_ARGS && !rung.ocl.host.needs_images;
-        let _buffers = standard.then(|| standard_buffers(&gpu, &rung, &p));
-        g.bench_function(id, |b| {
+        // Each call through the lesson's own host code (buffers or images, mapped memory),
+        // as grading runs it: the kernel's device time.
+        let mut calls = CheckedCalls::new(shape, &target);
+        g.bench_function(BenchmarkId::new(lesson.name(), n), |b| {
             b.iter_custom(|iters| {
-                if standard {
-                    time_launches(&gpu, &rung, iters)
-                } else {
-                    // The host's own guarded run, its kernel's device time summed.
-                    let ms: f64 = (0..iters)
-                        .map(|_| {
-                            (rung.ocl.host.run)(&gpu, &rung.kernel, &p, &rung.launch, &rung.defines)
-                                .unwrap_or_else(|e| panic!("{}: {e:#}", rung.lesson.name()))
-                                .kernel_ms
-                        })
-                        .sum();
-                    Duration::from_secs_f64(ms * 1e-3)
-                }
+                sample(&lesson.name(), &mut calls, iters, |p| {
+                    (rung.ocl.host.run)(&gpu, &rung.kernel, p, &rung.launch, &rung.defines)
+                })
             })
         });
     }
     match peers::load(edge.clblast.as_deref()) {
         Err(why) => eprintln!("clblast skipped: {why}"),
-        Ok(lib) => match peers::clblast_sgemm(&lib, &gpu, p.shape) {
-            Err(e) => eprintln!("clblast skipped: {e:#}"),
-            Ok(_) => {
-                let a = exec::input_buffer(&gpu, &p.a, 0).expect("allocating A");
-                let b = exec::input_buffer(&gpu, &p.b, 0).expect("allocating B");
-                let cbuf = exec::input_buffer(&gpu, &vec![0.0; n * n], 0).expect("allocating C");
-                g.bench_function(BenchmarkId::new("clblast", n), |bench| {
-                    bench.iter_custom(|iters| {
-                        let ms: f64 = (0..iters)
-                            .map(|_| {
-                                peers::sgemm_ms(&lib, &gpu, &p, &a, &b, &cbuf, 0).expect("CLBlast")
+        Ok(lib) => {
+            let mut batch = 1;
+            let mut calls = CheckedCalls::new(shape, &target);
+            // One checked call first: CLBlast compiles its kernels then, or says why it cannot.
+            match calls.call(|p| peers::clblast_call(&lib, &gpu, p, &mut batch), check) {
+                Err(e) => eprintln!("clblast skipped: {e:#}"),
+                Ok(_) => {
+                    g.bench_function(BenchmarkId::new("clblast", n), |b| {
+                        b.iter_custom(|iters| {
+                            sample("clblast", &mut calls, iters, |p| {
+                                peers::clblast_call(&lib, &gpu, p, &mut batch)
                             })
-                            .sum();
-                        Duration::from_secs_f64(ms * 1e-3)
-                    })
-                });
+                        })
+                    });
+                }
             }
-        },
+        }
     }
     g.finish();
 }

@@ -193,19 +193,6 @@ impl Clblast {
     }
 }
 
-/// Runs CLBlast once and waits; ms on the host clock (see [`batch_ms`]).
-pub fn sgemm_ms(
-    lib: &Clblast,
-    gpu: &Gpu,
-    p: &Problem,
-    a: &impl ClMem,
-    b: &impl ClMem,
-    c: &impl ClMem,
-    c_offset: usize,
-) -> Result<f64> {
-    batch_ms(lib, gpu, p, a, b, c, c_offset, 1)
-}
-
 /// Mean time of `n` back-to-back calls, from an idle queue to their end, on the host clock.
 /// CLBlast may run several kernels per call (pads, transposes, the product) and its event
 /// covers only the last one, so profiling events would undercount.
@@ -232,42 +219,49 @@ pub fn batch_ms(
 }
 
 /// Checks and times CLBlast's SGEMM at `shape` with the course's one protocol: each timed call
-/// on fresh inputs, its C checked. CLBlast may run several kernels per call (pads, transposes,
-/// the product) and its event covers only the last one, so a call is timed on the host clock:
-/// a batch of back-to-back calls on the same inputs, whose mean keeps the host's wake-up
-/// latency out; the batch's last C is the one checked.
+/// on fresh inputs, its C checked ([`clblast_call`]).
 pub fn clblast_sgemm(lib: &Clblast, gpu: &Gpu, shape: Shape) -> Result<Timing> {
     let target = Target::device(&gpu.info);
     let mut batch = 1;
     timing::time_checked(
         shape,
         &target,
-        |p| {
-            let started = Instant::now();
-            let a = exec::input_buffer(gpu, &p.a, 0)?;
-            let b = exec::input_buffer(gpu, &p.b, 0)?;
-            let c = GuardedC::new(gpu, &p.poison, 0)?;
-            // With beta = 0 CLBlast must not read C, so the NaN that fills it cannot leak.
-            // NVIDIA's driver uploads a buffer made from host memory at its first use, not at
-            // its creation: an untimed call first, so that the batch times CLBlast, not the
-            // upload of A and B (at 8192 it had quadrupled the time of a call).
-            batch_ms(lib, gpu, p, &a, &b, &c.whole, c.offset, 1)?;
-            let ms = batch_ms(lib, gpu, p, &a, &b, &c.whole, c.offset, batch)?;
-            // The first call compiles CLBlast's kernels; later batches last about 1 ms.
-            batch = ((1.0 / ms.max(1e-3)) as usize).clamp(1, 20);
-            let (got, guard) = c.read(gpu)?;
-            Ok(RunOutput {
-                guard,
-                host_ms: started.elapsed().as_secs_f64() * 1e3,
-                ..RunOutput::plain(got, ms)
-            })
-        },
-        |p, out| {
-            verify(p, out, None)
-                .map(|_| ())
-                .map_err(|f| format!("CLBlast is wrong: {}", f.message))
-        },
+        |p| clblast_call(lib, gpu, p, &mut batch),
+        clblast_check,
     )
+}
+
+/// One call of CLBlast's SGEMM on `p`, for the protocol. CLBlast may run several kernels per
+/// call (pads, transposes, the product) and its event covers only the last one, so a call is
+/// timed on the host clock: a batch of back-to-back calls on the same inputs, whose mean keeps
+/// the host's wake-up latency out (`batch` is how many; it is set from this call's time for
+/// the next); the batch's last C is the one returned.
+pub fn clblast_call(lib: &Clblast, gpu: &Gpu, p: &Problem, batch: &mut usize) -> Result<RunOutput> {
+    let started = Instant::now();
+    let a = exec::input_buffer(gpu, &p.a, 0)?;
+    let b = exec::input_buffer(gpu, &p.b, 0)?;
+    let c = GuardedC::new(gpu, &p.poison, 0)?;
+    // With beta = 0 CLBlast must not read C, so the NaN that fills it cannot leak.
+    // NVIDIA's driver uploads a buffer made from host memory at its first use, not at
+    // its creation: an untimed call first, so that the batch times CLBlast, not the
+    // upload of A and B (at 8192 it had quadrupled the time of a call).
+    batch_ms(lib, gpu, p, &a, &b, &c.whole, c.offset, 1)?;
+    let ms = batch_ms(lib, gpu, p, &a, &b, &c.whole, c.offset, *batch)?;
+    // The first call compiles CLBlast's kernels; later batches last about 1 ms.
+    *batch = ((1.0 / ms.max(1e-3)) as usize).clamp(1, 20);
+    let (got, guard) = c.read(gpu)?;
+    Ok(RunOutput {
+        guard,
+        host_ms: started.elapsed().as_secs_f64() * 1e3,
+        ..RunOutput::plain(got, ms)
+    })
+}
+
+/// Whether CLBlast's C is right, in the protocol's terms.
+pub fn clblast_check(p: &Problem, out: &RunOutput) -> Result<(), String> {
+    verify(p, out, None)
+        .map(|_| ())
+        .map_err(|f| format!("CLBlast is wrong: {}", f.message))
 }
 
 /// matrixmultiply's SGEMM on the CPU: C = A·B with the crate's blocked, vectorised kernels

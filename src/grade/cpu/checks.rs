@@ -15,15 +15,10 @@ use crate::harness::matrix::{Problem, Shape};
 use crate::lesson::{CpuCheck, CpuLesson, Lesson, Level};
 
 use super::super::{FailKind, Failure, Notes, Options, Part, TOO_FEW_CORES};
+use super::policy::{self, POLICY};
 use super::{builder, honest, outcome};
 
 static THREAD_CHECK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Calls shorter than this (CPU time) are too short to tell how the work was shared.
-const MIN_THREAD_NS: u64 = 50_000_000;
-
-// A short call is repeated until a try has gathered this much CPU time.
-const _: () = assert!(watch::THREADS_TRY_CPU_NS > MIN_THREAD_NS);
 
 /// Runs every check of the lesson on the built file. `Err` is a failure the student reads;
 /// notes say what was measured or why something was not checked.
@@ -97,7 +92,7 @@ fn threads(
     let judged: Vec<TryReport> = tries
         .iter()
         .copied()
-        .filter(|t| t.total >= MIN_THREAD_NS)
+        .filter(|t| t.total >= POLICY.min_thread_ns)
         .collect();
     let Some(best) = judged.iter().min_by(|a, b| a.share.total_cmp(&b.share)) else {
         notes.not_checked(
@@ -112,7 +107,7 @@ fn threads(
     // rayon's other workers may simply not have been scheduled.
     let quiet_best = judged
         .iter()
-        .filter(|t| t.quiet())
+        .filter(|t| policy::quiet(t))
         .min_by(|a, b| a.share.total_cmp(&b.share));
     if best.share > max_share {
         let Some(best) = quiet_best else {
@@ -146,8 +141,8 @@ fn threads(
 }
 
 /// The tries of the thread check, each measured from outside the driver: [`TryReport`]s of
-/// calls repeated until a try has [`watch::THREADS_TRY_CPU_NS`] of CPU time, with the
-/// machine's free cores probed around each; more tries (up to [`watch::THREADS_MAX_TRIES`])
+/// calls repeated until a try has `POLICY.try_cpu_ns` of CPU time, with the
+/// machine's free cores probed around each; more tries (up to `POLICY.max_tries`)
 /// while they do not settle whether the threads ran together. Every call's C is checked.
 fn thread_tries(
     built: &Built,
@@ -180,10 +175,9 @@ fn thread_tries(
     call(&mut driver)?;
     let started = std::time::Instant::now();
     let mut reports = Vec::new();
-    for n in 0..watch::THREADS_MAX_TRIES.max(tries) {
+    for n in 0..POLICY.max_tries.max(tries) {
         if n >= tries.max(1)
-            && (watch::together_settled(&reports)
-                || started.elapsed().as_millis() >= watch::THREADS_MAX_MS)
+            && (policy::settled(&reports) || started.elapsed().as_millis() >= POLICY.max_ms)
         {
             break;
         }
@@ -193,11 +187,11 @@ fn thread_tries(
         let mut t = TryTimes::default();
         // A fast or busy machine gives one call too little CPU time to tell how the work was
         // shared: call again until the try has gathered enough.
-        for _ in 0..watch::THREADS_TRY_CALLS {
+        for _ in 0..POLICY.try_calls {
             t.add(&call(&mut driver)?);
-            if t.total >= watch::THREADS_TRY_CPU_NS
-                || u128::from(t.wall) >= watch::THREADS_TRY_MAX_MS * 1_000_000
-                || try_start.elapsed().as_millis() >= watch::THREADS_TRY_MAX_ELAPSED_MS
+            if t.total >= POLICY.try_cpu_ns
+                || u128::from(t.wall) >= POLICY.try_max_ms * 1_000_000
+                || try_start.elapsed().as_millis() >= POLICY.try_max_elapsed_ms
             {
                 break;
             }
@@ -237,15 +231,15 @@ fn together(
     else {
         return Ok(());
     };
-    if most.together() {
+    if policy::together(most) {
         notes.say(format!(
             "technique: `{function}`'s threads ran at the same time: {:.1} cores busy on average at {shape}",
             most.cores_used()
         ));
         return Ok(());
     }
-    let quiet: Vec<&TryReport> = tries.iter().filter(|t| t.quiet()).collect();
-    if quiet.len() < watch::TOGETHER_QUIET_TRIES {
+    let quiet: Vec<&TryReport> = tries.iter().filter(|t| policy::quiet(t)).collect();
+    if quiet.len() < POLICY.together_quiet_tries {
         notes.not_checked(Part::Threads, format!(
             "{TOO_FEW_CORES}: that `{function}`'s threads ran at the same time. They kept {:.1} cores busy, and the machine had no core to spare: two spinning threads got at most {:.1} cores around each try, and at most {:.1} cores sat idle during one (other work was running, or the machine has one core)",
             most.cores_used(),
@@ -582,7 +576,7 @@ mod tests {
             share: 0.74,
             ..try_of(1.15, 1.9)
         };
-        assert!(uneven.together());
+        assert!(policy::together(&uneven));
         let mut notes = Notes::default();
         assert!(together("f", SHAPE, &[uneven, uneven], &mut notes).is_ok());
         // An even split kept on one core took turns.
@@ -590,7 +584,7 @@ mod tests {
             share: 0.5,
             ..try_of(1.02, 1.9)
         };
-        assert!(!turns.together());
+        assert!(!policy::together(&turns));
         assert!(together("f", SHAPE, &[turns, turns], &mut Notes::default()).is_err());
     }
 
@@ -602,14 +596,14 @@ mod tests {
             share: 0.32,
             ..try_of(1.3, 1.95)
         };
-        assert!(!handed.together());
+        assert!(!policy::together(&handed));
         let e = together("f", SHAPE, &[handed, handed], &mut Notes::default()).unwrap_err();
         assert!(e.message.contains("took turns"), "{}", e.message);
         let handed_on_a_busy_machine = TryReport {
             share: 0.32,
             ..try_of(1.3, 1.0)
         };
-        assert!(!handed_on_a_busy_machine.together());
+        assert!(!policy::together(&handed_on_a_busy_machine));
         let mut notes = Notes::default();
         assert!(together("f", SHAPE, &[handed_on_a_busy_machine; 2], &mut notes).is_ok());
         assert!(notes.said[0].starts_with(TOO_FEW_CORES), "{notes:?}");
@@ -618,7 +612,7 @@ mod tests {
             share: 0.5,
             ..try_of(1.5, 1.33)
         };
-        assert!(busy_but_together.together());
+        assert!(policy::together(&busy_but_together));
     }
 
     #[test]
@@ -674,14 +668,8 @@ mod tests {
 
     #[test]
     fn tries_settle_once_threads_ran_together_or_two_were_quiet() {
-        assert!(watch::together_settled(&[try_of(1.5, 0.5)]));
-        assert!(!watch::together_settled(&[
-            try_of(1.0, 1.9),
-            try_of(1.0, 1.0)
-        ]));
-        assert!(watch::together_settled(&[
-            try_of(1.0, 1.9),
-            try_of(1.0, 1.7)
-        ]));
+        assert!(policy::settled(&[try_of(1.5, 0.5)]));
+        assert!(!policy::settled(&[try_of(1.0, 1.9), try_of(1.0, 1.0)]));
+        assert!(policy::settled(&[try_of(1.0, 1.9), try_of(1.0, 1.7)]));
     }
 }

@@ -1,7 +1,7 @@
 //! What makes a CPU speed honest: every timed call is checked, in full where that is cheap and
 //! otherwise at secret points and by Freivalds' test (C·x against A·(B·x) for a secret random
 //! x, with a rigorous bound on the rounding), and no time may beat what this machine's cores
-//! can compute. Also the shapes drawn at grading time, which no code can special-case.
+//! can compute (`cpu_facts`' ceiling). Also the shapes drawn at grading time, which no code can special-case.
 
 use crate::harness::matrix::{self, Comparison, Problem, Rng, Shape};
 
@@ -86,40 +86,6 @@ pub fn freivalds(p: &Problem, c: &[f32], secret: u64) -> Option<usize> {
     })
 }
 
-/// The fastest this machine's CPU could run an FP32 product, GFLOP/s: its cores, times the
-/// widest multiply-adds its instruction set has (two units of them a cycle, two operations
-/// each), times its highest clock, doubled for headroom. A time above it is not a speed.
-pub fn ceiling_gflops() -> f64 {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let flags = info
-        .lines()
-        .find(|l| l.starts_with("flags") || l.starts_with("Features"))
-        .unwrap_or("");
-    let has = |f: &str| flags.split_whitespace().any(|w| w == f);
-    let lanes = if has("avx512f") {
-        16.0
-    } else if has("avx") || has("avx2") {
-        8.0
-    } else {
-        4.0
-    };
-    let mhz_info = info
-        .lines()
-        .filter(|l| l.starts_with("cpu MHz"))
-        .filter_map(|l| l.split(':').nth(1)?.trim().parse::<f64>().ok())
-        .fold(0.0, f64::max);
-    let mhz_max = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
-        .ok()
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .map_or(0.0, |khz| khz / 1e3);
-    let mhz = match mhz_info.max(mhz_max) {
-        x if x > 0.0 => x,
-        _ => 6000.0,
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-    cores * lanes * 2.0 * 2.0 * mhz * 1e-3 * 2.0
-}
-
 /// Shapes drawn at grading time from `secret`, besides the lesson's fixed ones: one past every
 /// block size any CPU lesson's solution uses (more than 48 rows, the most a row block of
 /// lesson 03b has on any build; more than 1,024 columns; an odd depth past two blocks of
@@ -195,11 +161,5 @@ mod tests {
             d.m >= 200 && d.m <= 240 && d.n >= 264 && d.k <= 360,
             "{d:?}"
         );
-    }
-
-    #[test]
-    fn the_ceiling_is_a_finite_positive_rate() {
-        let c = ceiling_gflops();
-        assert!(c.is_finite() && c > 1.0, "{c}");
     }
 }

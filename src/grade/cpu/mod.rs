@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::harness::child::Captured;
 use crate::harness::cpu_crate::{self, Builder, Driver, RustBuildFailed};
+use crate::harness::cpu_facts;
 use crate::harness::cpu_session::{secret_seed, Called};
 use crate::harness::cpu_watch::ThreadTimes;
 use crate::harness::exec::RunOutput;
@@ -21,6 +22,7 @@ use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdi
 
 mod checks;
 pub mod honest;
+pub mod policy;
 mod spin;
 
 /// The sizes the CPU lessons are checked at: one element, sizes that fit no block, and one
@@ -330,7 +332,7 @@ fn time_beside(
 fn cpu_target() -> Target<'static> {
     Target {
         device: "this CPU",
-        ceiling: Some(honest::ceiling_gflops()),
+        ceiling: Some(cpu_facts::host().ceiling_gflops()),
         budget_ms: timing::BUDGET_MS,
         tie_floor: timing::CPU_TIE_FLOOR,
     }

@@ -8,6 +8,8 @@ use std::time::Duration;
 use crate::harness::cpu_crate::{Built, Driver};
 use crate::harness::cpu_session::Called;
 use crate::harness::cpu_spin::{self as spin, Cost, Lowered};
+
+use super::policy::{self, POLICY};
 use crate::harness::matrix::{Rng, Shape};
 
 use super::super::{FailKind, Failure, Notes, Options, Part};
@@ -115,7 +117,7 @@ pub fn check(
         return Ok(());
     };
     // Beyond this much CPU time a lowered call has burned enough to judge: stop it there.
-    let most = (base.cpu as f64 * spin::BURNED_RATIO * 1.5) as u64 + 50_000_000;
+    let most = (base.cpu as f64 * POLICY.spin_burned_ratio * 1.5) as u64 + 50_000_000;
     // A lowered thread waits while other work on the machine runs on its core: on a busy
     // machine honest code may take long, and then nothing is judged, quickly.
     let limit = limit.min(Duration::from_nanos(5_000_000_000 + 20 * base.wall));
@@ -138,7 +140,7 @@ pub fn check(
             timed_out = true;
             continue;
         };
-        if spin::spins(&base, &first).is_none() {
+        if policy::spins(&base, &first).is_none() {
             continue;
         }
         // Confirmed only if a second baseline and a second lowered call say the same.
@@ -166,7 +168,7 @@ pub fn check(
             timed_out = true;
             continue;
         };
-        let (Some(r1), Some(r2)) = (spin::spins(&base, &first), spin::spins(&again, &second))
+        let (Some(r1), Some(r2)) = (policy::spins(&base, &first), policy::spins(&again, &second))
         else {
             continue;
         };
@@ -205,7 +207,7 @@ pub fn check(
     } else {
         notes.say(format!(
             "technique: `{function}`'s threads do not wait by spinning: on one core, lowering any of them or cutting rayon's pool to one thread changed the product's CPU time by less than {:.0}×",
-            spin::BURNED_RATIO
+            POLICY.spin_burned_ratio
         ));
     }
     Ok(())

@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use lab::harness::cpu_facts;
+
 use super::*;
 
 /// A CPU's FP32 ceiling, from the names OpenCL gives it: the SIMD width in its PoCL name
@@ -42,7 +44,7 @@ pub fn of(p: &Peak) -> Option<Ceiling> {
         .ok()?;
     let cores = p.units?;
     Some(Ceiling {
-        gflops: cores as f64 * lanes as f64 * 2.0 * 2.0 * ghz,
+        gflops: cpu_facts::fp32_gflops(cores as f64, 2.0, lanes as f64, ghz),
         lanes,
         ghz,
         cores,
