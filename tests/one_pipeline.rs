@@ -116,6 +116,14 @@ const RULES: &[Rule] = &[
         ],
     },
     Rule {
+        what: "a verdict composed (the simulator's review, strictness)",
+        sign: |c| c.contains("simulate::review(") || c.contains("strictly("),
+        owners: &[
+            "src/grade/worker.rs", // `finish`: the worker's, or the supervisor's where it died
+            "src/grade/mod.rs",    // where `strictly` is defined
+        ],
+    },
+    Rule {
         what: "a grading worker started (`lab worker`)",
         sign: |c| c.contains(".arg(\"worker\")"),
         owners: &["src/grade/request.rs"],
@@ -216,6 +224,15 @@ fn a_second_of_each_is_found() {
         file(
             "src/grade/simulate.rs",
             "let e = child::supervise(cmd, KEEP, || Tick::Continue)?;",
+        ),
+        // A verdict amended after the worker returned it.
+        file(
+            "src/grade/progress.rs",
+            "let v = grade::strictly(worker::grade(l, s, o), o);",
+        ),
+        file(
+            "src/scoreboard.rs",
+            "simulate::review(lesson, ocl, source, opts, &mut v);",
         ),
         // Criterion timing its own loop on one fixed problem, in three spellings.
         file(

@@ -8,7 +8,9 @@
 //! amount of it can lose the real one.
 
 use std::path::Path;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
@@ -29,18 +31,54 @@ pub enum Event {
     Done(Box<Verdict>),
 }
 
-/// Grades a lesson in a worker process, with a watchdog on every step; an OpenCL kernel is
-/// then run under the simulator ([`simulate::review`]).
+/// Grades a lesson in a worker process, with a watchdog on every step. The worker returns
+/// the verdict complete ([`finish`]: the device's checks and timing, the simulator's probes,
+/// strictness), and it is not amended here. Only where the worker gave none (it died, or was
+/// stopped) does this side look at the kernel under the simulator itself, so that a kernel
+/// that crashes the driver still gets the simulator's line on where it went wrong.
 pub fn grade(lesson: &Lesson, source: &Source, opts: &Options) -> Verdict {
-    let file = source.path(lesson);
-    let mut v = match in_worker(lesson, source, opts) {
+    match in_worker(lesson, source, opts) {
         Ok(v) => v,
-        Err(f) => Verdict::failed(lesson, &file, f),
-    };
+        Err(f) => finish(
+            lesson,
+            source,
+            opts,
+            Verdict::failed(lesson, &source.path(lesson), f),
+        ),
+    }
+}
+
+/// The one place a verdict is composed: what the device run found, then the simulator's
+/// probes for an OpenCL kernel ([`simulate::review`]), then strictness.
+fn finish(lesson: &Lesson, source: &Source, opts: &Options, mut v: Verdict) -> Verdict {
     if let (Some(ocl), true) = (lesson.ocl(), opts.simulate) {
         simulate::review(lesson, ocl, source, opts, &mut v);
     }
     super::strictly(v, opts)
+}
+
+/// Runs `work` while telling the parent, every second, that the worker is still at `step`:
+/// the parent stops a worker that is silent for a step's time, and the simulator's probes
+/// (each supervised by its own watchdog) can together last longer than one step.
+fn beating<R>(out: &Mutex<EventWriter>, step: &str, work: impl FnOnce() -> R) -> R {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut last = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+                if last.elapsed() >= Duration::from_secs(1) {
+                    last = Instant::now();
+                    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                    // A lost heartbeat only risks the watchdog; the verdict is sent apart.
+                    let _ = out.send(&Event::Step(step.to_string()));
+                }
+            }
+        });
+        let r = work();
+        done.store(true, Ordering::Relaxed);
+        r
+    })
 }
 
 fn setup(e: impl std::fmt::Display) -> Failure {
@@ -158,14 +196,19 @@ pub fn serve(
     if let Some(look) = look {
         return simulate::serve_probe(lesson, &source, &opts, look, &mut out);
     }
+    let out = Mutex::new(out);
+    let send = |ev: &Event| out.lock().unwrap_or_else(|e| e.into_inner()).send(ev);
     let mut failed_to_send = None;
     let verdict = grade_here(lesson, &source, &opts, &mut |s| {
-        if let Err(e) = out.send(&Event::Step(s)) {
+        if let Err(e) = send(&Event::Step(s)) {
             failed_to_send.get_or_insert(e);
         }
     });
     if let Some(e) = failed_to_send {
         return Err(e);
     }
-    out.send(&Event::Done(Box::new(verdict)))
+    let verdict = beating(&out, "looking at the kernel under the simulator", || {
+        finish(lesson, &source, &opts, verdict)
+    });
+    send(&Event::Done(Box::new(verdict)))
 }
