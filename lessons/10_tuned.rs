@@ -127,7 +127,7 @@ pub static TUNED: OclLesson = OclLesson {
     host: BUFFERS,
     // Lesson runs and the ladder use the winner tuned at the nearest size.
     sized: Some(|ctx, shape| {
-        tuner::tuned_for_size(&tuner::tuned_csv(&ctx.course.results()), ctx.info, shape)
+        tuner::tuned_for_size(&lab::tuner::tuned_csv(&ctx.course.results()), ctx.info, shape)
             .map(|p| p.defines())
     }),
     knobs: Some(|info| {

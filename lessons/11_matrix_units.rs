@@ -133,10 +133,26 @@ pub static MATRIX: OclLesson = OclLesson {
         accuracy: Some(unit::accuracy),
         ..BUFFERS
     },
-    // The one place the block's shape follows the problem's: smaller blocks where the big
-    // ones leave compute units idle (below).
-    sized: Some(|ctx, shape| Some(lab::lesson::defines(by_shape(ctx.info, shape)))),
-    // Every shape by_shape may pick on this device, graded at the small shapes each time.
+    // The one place the block's shape follows the problem's: the winner the course's tuner
+    // recorded nearest this size (`lab-bench tune --lesson 11`), else smaller blocks where
+    // the big ones leave compute units idle (`by_shape`, below).
+    sized: Some(|ctx, shape| {
+        let space = (MATRIX.knobs.expect("lesson 11 declares its knobs"))(ctx.info);
+        let in_space = |d: &[lab::harness::program::Define]| {
+            let mut d = d.to_vec();
+            d.sort_by(|a, b| a.name.cmp(&b.name));
+            space.iter().any(|k| {
+                let mut k = k.clone();
+                k.sort_by(|a, b| a.name.cmp(&b.name));
+                k == d
+            })
+        };
+        let results = lab::tuner::tuned_csv(&ctx.course.results());
+        lab::tuner::for_size(&results, &LESSON.name(), ctx.info, shape, &in_space)
+            .or_else(|| Some(lab::lesson::defines(by_shape(ctx.info, shape))))
+    }),
+    // Every shape the tuner or by_shape may pick on this device, graded at the small shapes
+    // each time.
     knobs: Some(|info| {
         if nvidia(info) {
             [GPU_DEFINES, GPU_SMALL_DEFINES]

@@ -33,6 +33,7 @@ pub mod measure;
 pub mod prepared;
 pub mod progress;
 pub mod report;
+pub mod tuner;
 
 pub mod ladder;
 

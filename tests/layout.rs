@@ -191,7 +191,7 @@ const FLOORS: &[&[&str]] = &[
     &["lesson"],
     &["prepared"],
     &["grade"],
-    &["report", "measure", "progress"],
+    &["report", "measure", "progress", "tuner"],
     &["ladder"],
     &["cli"],
     &["run"],

@@ -1,40 +1,14 @@
-//! Lesson 10's autotuner: enumerate the kernel's tuning defines, keep the combinations the
-//! device can run, check each one against the reference, time it, and remember the winner
-//! per device in `results/tuned.csv`.
+//! Lesson 10's knobs: the six defines of its kernel, the rules they obey, the defaults a device
+//! gets untuned, and the space the course's one tuner (`lab::tuner`) searches; the winners it
+//! records in `results/tuned.csv` are read back here.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context as _, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use opencl3::memory::Buffer;
-use serde::{Deserialize, Serialize};
-
-use lab::harness::device::{DeviceInfo, Gpu};
-use lab::harness::exec::{self, GuardedC, Launch, RunOutput};
-use lab::harness::matrix::{self, Problem, Shape};
-use lab::harness::paths::{self, Course};
+use lab::harness::device::DeviceInfo;
+use lab::harness::matrix::Shape;
+use lab::harness::paths::Course;
 use lab::harness::program::{self, Define};
-use lab::harness::record;
-use lab::prepared::Prepared;
-
-/// A tuning winner: a row of `results/tuned.csv`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TunedRow {
-    pub date: String,
-    pub device: String,
-    pub driver: String,
-    /// Its speed at the size it was tuned at.
-    pub gflops: f64,
-    /// The square size it was tuned at.
-    pub size: usize,
-    /// `TSM=128 TSN=128 ...`.
-    pub defines: String,
-    /// The device's [`signature`]: a row tuned on one device also serves an untuned device
-    /// whose signature is the same.
-    #[serde(default)]
-    pub props: String,
-}
 
 /// One configuration of lesson 10's kernel: its six `-D` defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,77 +232,28 @@ pub fn defaults(info: &DeviceInfo) -> Params {
         .unwrap_or(Params::new(8, 8, 4, 4, 4))
 }
 
-/// `results/tuned.csv`.
-pub fn tuned_csv(results: &Path) -> PathBuf {
-    results.join("tuned.csv")
-}
-
-fn tuned_rows(path: &Path) -> Vec<TunedRow> {
-    record::read(path).unwrap_or_default()
-}
-
-/// What makes two devices the same for the kernel's tuning: vendor, kind, compute units,
-/// local memory and work-group limit, the properties the tuned shapes depend on. Two boards
-/// of one chip (an H100 SXM and an H200, which differ in their memory only) share it; a part
-/// of the same family with fewer compute units does not.
-pub fn signature(info: &DeviceInfo) -> String {
-    format!(
-        "{} {}: {} compute units, {} B local memory, {} work-items per group",
-        info.vendor.trim(),
-        info.kind,
-        info.compute_units,
-        info.local_mem_bytes,
-        info.max_work_group
-    )
-}
-
-/// The rows that apply to a device: its own, else (untuned) those of devices with the same
-/// [`signature`].
-fn rows_for<'a>(rows: &'a [TunedRow], info: &DeviceInfo) -> Vec<&'a TunedRow> {
-    let own: Vec<_> = rows
-        .iter()
-        .filter(|r| r.device.trim() == info.name)
-        .collect();
-    if !own.is_empty() {
-        return own;
-    }
-    let sig = signature(info);
-    rows.iter().filter(|r| r.props.trim() == sig).collect()
+/// Whether a recorded combination still fits the device (a row of a device with the same
+/// signature, or one recorded before a rule changed).
+fn fits(info: &DeviceInfo) -> impl Fn(&[Define]) -> bool + '_ {
+    move |d| Params::from_defines(d).is_ok_and(|p| p.check().is_ok() && p.fits(info).is_ok())
 }
 
 /// The device's most recent winner in a tuned.csv file (or, for an untuned device, that of
-/// a device with the same [`signature`]), if it still fits the device.
+/// a device with the same signature), if it still fits the device.
 pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
-    let rows = tuned_rows(path);
-    rows_for(&rows, info)
-        .into_iter()
-        .rev()
-        .filter_map(|r| Params::parse(&r.defines).ok())
-        .find(|p| p.fits(info).is_ok())
+    let d = lab::tuner::latest(path, &super::LESSON.name(), info, &fits(info))?;
+    Params::from_defines(&d).ok()
 }
 
-/// The device's winner tuned at the size nearest to `shape` (by ratio of the largest
-/// dimension), if one is recorded and fits the device; for an untuned device, the same
-/// among the rows of devices with the same [`signature`].
+/// The device's winner tuned at the size nearest to `shape`, if one is recorded and fits.
 pub fn tuned_for_size(path: &Path, info: &DeviceInfo, shape: Shape) -> Option<Params> {
-    let rows = tuned_rows(path);
-    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
-    rows_for(&rows, info)
-        .into_iter()
-        .filter_map(|r| {
-            let p = Params::parse(&r.defines).ok()?;
-            p.fits(info).ok()?;
-            Some(((r.size as f64 / want).ln().abs(), p))
-        })
-        // Later rows win ties: `min_by` keeps the first minimum, so walk newest first.
-        .rev()
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, p)| p)
+    let d = lab::tuner::for_size(path, &super::LESSON.name(), info, shape, &fits(info))?;
+    Params::from_defines(&d).ok()
 }
 
 /// The defines lesson 10 uses on a device: its tuned winner, else [`defaults`].
 pub fn params_for(course: &Course, info: &DeviceInfo) -> Params {
-    tuned_from(&tuned_csv(&course.results()), info).unwrap_or_else(|| defaults(info))
+    tuned_from(&lab::tuner::tuned_csv(&course.results()), info).unwrap_or_else(|| defaults(info))
 }
 
 /// The tuner's search space: block shapes (TSM×TSN tiles, WPTM×WPTN results per work-item)
@@ -411,271 +336,11 @@ pub fn space_at(info: &DeviceInfo, size: Option<usize>) -> Vec<Params> {
     all
 }
 
-/// How to tune.
-#[derive(Clone, Debug)]
-pub struct TuneOptions {
-    pub course: Course,
-    pub device: Option<String>,
-    /// Square size to tune at; `None`: 4096 on a GPU, 256 elsewhere.
-    pub size: Option<usize>,
-    /// Most configurations to try; `None`: all of them.
-    pub budget: Option<usize>,
-    /// Time spent timing each configuration, ms.
-    pub time_ms: f64,
-    /// Show a progress bar.
-    pub progress: bool,
-    /// The folder of kernels whose lesson-10 kernel is tuned (`lab-bench tune --kernels DIR`);
-    /// `None`: the reference in solutions/.
-    pub kernels: Option<PathBuf>,
-}
-
-/// One configuration that built, checked and was timed.
-#[derive(Clone, Debug)]
-pub struct Candidate {
-    pub params: Params,
-    pub device_ms: f64,
-    pub gflops: f64,
-    pub max_rel_err: f64,
-}
-
-/// What a tuning run found.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// The kernel file that was tuned.
-    pub file: PathBuf,
-    pub device: String,
-    pub driver: String,
-    /// The device's [`signature`], recorded with the winner.
-    pub props: String,
-    pub shape: Shape,
-    /// Configurations in the space, and how many were tried.
-    pub space: usize,
-    pub tried: usize,
-    /// Those that did not build, with the first reason.
-    pub build_failed: usize,
-    /// Those that built but computed a wrong result (or failed to run), with the first reason.
-    pub check_failed: usize,
-    pub first_failure: Option<String>,
-    /// The timed ones, fastest first.
-    pub ranked: Vec<Candidate>,
-    /// The defaults' result, if they were tried and passed.
-    pub defaults: Option<Candidate>,
-}
-
-impl Outcome {
-    pub fn best(&self) -> Option<&Candidate> {
-        self.ranked.first()
-    }
-
-    /// The report: counts, the best `top` configurations and the defaults for comparison.
-    pub fn report(&self, top: usize) -> String {
-        let mut s = format!(
-            "Tuned lesson 10 ({}) on {} (driver {}) at {}\n  {} configurations fit this device; tried {}: {} did not build, {} failed the check, {} timed\n",
-            paths::display(&self.file),
-            self.device,
-            self.driver,
-            self.shape,
-            self.space,
-            self.tried,
-            self.build_failed,
-            self.check_failed,
-            self.ranked.len()
-        );
-        if let Some(why) = &self.first_failure {
-            s.push_str(&format!("  first failure: {why}\n"));
-        }
-        for (i, c) in self.ranked.iter().take(top).enumerate() {
-            s.push_str(&format!(
-                "  {:>2}. {:>9.1} GFLOP/s  {:>9.3} ms  {}  (max rel err {:.1e})\n",
-                i + 1,
-                c.gflops,
-                c.device_ms,
-                c.params,
-                c.max_rel_err
-            ));
-        }
-        if let (Some(d), Some(b)) = (&self.defaults, self.best()) {
-            s.push_str(&format!(
-                "  defaults: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
-                d.gflops,
-                d.params,
-                d.device_ms / b.device_ms
-            ));
-        }
-        s
-    }
-
-    /// The winner as a row of `results/tuned.csv`.
-    pub fn row(&self) -> Option<TunedRow> {
-        let b = self.best()?;
-        Some(TunedRow {
-            date: record::today(),
-            device: self.device.clone(),
-            driver: self.driver.clone(),
-            gflops: (b.gflops * 10.0).round() / 10.0,
-            size: self.shape.m,
-            defines: b.params.to_string(),
-            props: self.props.clone(),
-        })
-    }
-
-    /// Appends the winner to a tuned.csv file.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        let row = self
-            .row()
-            .context("no configuration passed, so there is no winner to record")?;
-        record::append(path, &[row])
-    }
-}
-
-/// Runs the autotuner.
-pub fn tune(opts: &TuneOptions) -> Result<Outcome> {
-    let gpu = Gpu::open(opts.device.as_deref())?;
-    let size = opts
-        .size
-        .unwrap_or(if gpu.info.is_gpu() { 4096 } else { 256 });
-    anyhow::ensure!(size > 0, "the size must be at least 1");
-    let shape = Shape::square(size);
-    let ocl = &super::TUNED;
-    let folder = opts
-        .kernels
-        .clone()
-        .unwrap_or_else(|| opts.course.solutions());
-    let file = folder.join(super::LESSON.file_name());
-    let source = std::fs::read_to_string(&file)
-        .with_context(|| format!("reading {}", paths::display(&file)))?;
-
-    let all = space_at(&gpu.info, Some(size));
-    let defaults = defaults(&gpu.info);
-    let mut todo = all.clone();
-    if let Some(b) = opts.budget {
-        todo.truncate(b.max(1));
-    }
-
-    let p = Problem::random(shape, 4242);
-    let points = matrix::sample_points(shape, 512, 4242);
-    let a = exec::input_buffer(&gpu, &p.a, 0)?;
-    let b = exec::input_buffer(&gpu, &p.b, 0)?;
-
-    let bar = if opts.progress {
-        ProgressBar::new(todo.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut out = Outcome {
-        file: file.clone(),
-        device: gpu.info.name.clone(),
-        driver: gpu.info.driver.clone(),
-        props: signature(&gpu.info),
-        shape,
-        space: all.len(),
-        tried: 0,
-        build_failed: 0,
-        check_failed: 0,
-        first_failure: None,
-        ranked: Vec::new(),
-        defaults: None,
-    };
-    for params in &todo {
-        bar.set_message(format!("{params}"));
-        out.tried += 1;
-        let defines = params.defines();
-        let prepared = match Prepared::build(&gpu, ocl, &file, &source, &defines, ocl.build_options)
-        {
-            Ok(prog) => prog,
-            Err(e) => {
-                out.build_failed += 1;
-                out.first_failure
-                    .get_or_insert_with(|| format!("{params} did not build: {e:#}"));
-                bar.inc(1);
-                continue;
-            }
-        };
-        match try_one(&gpu, &prepared.kernel, params, &p, &points, &a, &b, opts) {
-            Ok(c) => {
-                if *params == defaults {
-                    out.defaults = Some(c.clone());
-                }
-                let best = out.ranked.first().map_or(0.0, |b| b.gflops);
-                if c.gflops > best {
-                    bar.println(format!("  new best: {:.1} GFLOP/s  {}", c.gflops, params));
-                }
-                out.ranked.push(c);
-                out.ranked.sort_by(|x, y| y.gflops.total_cmp(&x.gflops));
-            }
-            Err(e) => {
-                out.check_failed += 1;
-                out.first_failure
-                    .get_or_insert_with(|| format!("{params}: {e:#}"));
-            }
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    Ok(out)
-}
-
-/// Runs one configuration guarded, checks it at the sample points, then times it.
-#[allow(clippy::too_many_arguments)]
-fn try_one(
-    gpu: &Gpu,
-    kernel: &opencl3::kernel::Kernel,
-    params: &Params,
-    p: &Problem,
-    points: &[(usize, usize)],
-    a: &Buffer<f32>,
-    b: &Buffer<f32>,
-    opts: &TuneOptions,
-) -> Result<Candidate> {
-    let ocl = &super::TUNED;
-    let launch: Launch =
-        (ocl.launch)(p.shape, &params.defines()).map_err(|why| anyhow::anyhow!(why))?;
-    let c = GuardedC::new(gpu, &p.poison, 0)?;
-    exec::set_standard_args(kernel, p.shape, a, b, &c.c)?;
-    let (first, wall_ms) = exec::launch_timed(gpu, kernel, &launch)?;
-    let (got, guard) = c.read(gpu)?;
-    let out = RunOutput {
-        c: got,
-        guard,
-        a_changed: exec::first_change(gpu, a, &p.a)?,
-        b_changed: exec::first_change(gpu, b, &p.b)?,
-        kernel_ms: first,
-        nan_from_reads: false,
-        wall_ms,
-        host_ms: wall_ms,
-    };
-    let cmp = matrix::compare_sampled(p, &out.c, points);
-    if let Some(f) = lab::grade::judge(p.shape, &out, &cmp, None) {
-        anyhow::bail!("{}", f.message);
-    }
-    // Timed as every measurement is: each call on fresh inputs, its C checked.
-    let defines = params.defines();
-    let t = lab::grade::ocl::time_within(
-        gpu,
-        ocl,
-        kernel,
-        p.shape,
-        &launch,
-        &defines,
-        None,
-        opts.time_ms,
-    )?;
-    let device_ms = t.device_ms;
-    Ok(Candidate {
-        params: *params,
-        device_ms,
-        gflops: p.shape.flops() / (device_ms * 1e-3) / 1e9,
-        max_rel_err: cmp.max_rel_err,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lab::harness::record;
+    use lab::tuner::{signature, TunedRow};
 
     fn device(max_wg: usize, local: u64, gpu: bool) -> DeviceInfo {
         DeviceInfo {
@@ -804,6 +469,7 @@ mod tests {
             size: 4096,
             defines: defines.into(),
             props: "elsewhere".into(),
+            lesson: "10_tuned".into(),
         };
         record::append(
             &path,
@@ -845,6 +511,7 @@ mod tests {
             size: 4096,
             defines: defines.into(),
             props: signature(dev),
+            lesson: "10_tuned".into(),
         };
         let p = Params::new(128, 256, 16, 8, 16).along_k(1);
         record::append(&path, &[row(&tuned, &p.to_string())]).unwrap();

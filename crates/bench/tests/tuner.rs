@@ -7,7 +7,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Shape;
-use lab::ladder::l10_tuned::tuner::{self, TuneOptions};
+use lab::ladder::l10_tuned::{self, tuner::Params};
+use lab::tuner::{self, TuneOptions};
 use lab_bench::peers;
 
 fn g() -> common::Grader {
@@ -35,17 +36,17 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
         progress: false,
         kernels: None,
     };
-    let out = tuner::tune(&opts).expect("the tuner runs");
+    let out = tuner::tune(&l10_tuned::LESSON, &opts).expect("the tuner runs");
     assert_eq!(out.tried, 3);
     assert_eq!(out.build_failed + out.check_failed, 0, "{}", out.report(3));
-    let best = out.best().expect("a winner").params;
+    let best = out.best().expect("a winner").defines.clone();
     assert!(
         out.defaults.is_some(),
-        "the defaults are always tried first"
+        "the device's own defines are always tried first"
     );
     let text = out.report(3);
     assert!(
-        text.contains("GFLOP/s") && text.contains(&best.to_string()),
+        text.contains("GFLOP/s") && text.contains(&tuner::words(&best)),
         "{text}"
     );
 
@@ -54,7 +55,29 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
     let path = dir.join("tuned.csv");
     out.write(&path).unwrap();
     let gpu = Gpu::open(opts.device.as_deref()).unwrap();
-    assert_eq!(tuner::tuned_from(&path, &gpu.info), Some(best));
+    assert_eq!(
+        l10_tuned::tuner::tuned_from(&path, &gpu.info),
+        Params::from_defines(&best).ok()
+    );
+}
+
+#[test]
+fn a_lesson_without_knobs_is_refused_by_name() {
+    let g = g();
+    let opts = TuneOptions {
+        course: g.opts.course.clone(),
+        device: g.opts.device.clone(),
+        size: Some(64),
+        budget: None,
+        time_ms: 20.0,
+        progress: false,
+        kernels: None,
+    };
+    let why = match tuner::tune(lab::ladder::find("05").unwrap(), &opts) {
+        Ok(_) => panic!("lesson 05 has no knobs, yet it was tuned"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(why.contains("05_local_tiling declares no knobs"), "{why}");
 }
 
 #[test]
@@ -80,7 +103,7 @@ fn tuning_a_folder_tunes_its_kernel_and_checks_every_configuration() {
         progress: false,
         kernels: Some(tmp.dir.clone()),
     };
-    let out = tuner::tune(&opts).expect("the tuner runs");
+    let out = tuner::tune(&l10_tuned::LESSON, &opts).expect("the tuner runs");
     let text = out.report(2);
     assert_eq!(out.file, tmp.dir.join("10_tuned.cl"), "{text}");
     assert_eq!(out.tried, 2, "{text}");

@@ -45,9 +45,9 @@ use lab::harness::paths::Course;
 use lab::harness::peak::{self, Peak};
 use lab::harness::record;
 use lab::ladder;
-use lab::ladder::top_rung::tuner::{self, TunedRow};
 use lab::lesson::Lesson;
 use lab::report::gflops;
+use lab::tuner::{self, TunedRow};
 
 use charts::{Bar, Dot, Group, Level, Panel, Roofline};
 use data::{File, Peaks, Peer, Row};

@@ -1,18 +1,23 @@
-//! `lab-bench tune`: lesson 10's autotuner. Tries the kernel's tuning defines on a device, checks
-//! and times each configuration, prints the fastest, and with `--write` records the winner in
-//! results/tuned.csv, where lesson 10 finds it. It tunes the reference, or with `--kernels DIR`
-//! the lesson-10 kernel in DIR, each configuration checked and timed as the grader does.
+//! `lab-bench tune`: the course's one tuner (`lab::tuner`) on any lesson that declares knobs (the
+//! top rung unless `--lesson` says otherwise). Tries every combination the lesson declares for
+//! the device, checks and times each as the grader does, prints the fastest, and with `--write`
+//! records the winner in results/tuned.csv, where the lesson finds it. It tunes the reference,
+//! or with `--kernels DIR` the lesson's kernel in DIR.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
 use lab::cli::Edge;
-use lab::ladder::top_rung::tuner::{self, TuneOptions};
+use lab::ladder;
+use lab::tuner::{self, TuneOptions};
 
 /// How to tune.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Args {
+    /// The lesson to tune, by number (`10`, `11`); default: the top rung.
+    #[arg(long, short = 'l')]
+    pub lesson: Option<String>,
     /// Device: index or part of its name (also: LAB_DEVICE; default: the first GPU).
     #[arg(long)]
     pub device: Option<String>,
@@ -50,7 +55,16 @@ pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
         progress: true,
         kernels: kernels.map(|d| edge.kernels(Some(d))).transpose()?,
     };
-    let outcome = tuner::tune(&opts)?;
+    let lesson = match &args.lesson {
+        None => ladder::top(),
+        Some(key) => ladder::find(key).with_context(|| {
+            format!(
+                "no lesson {key}: lessons with knobs to tune are {}",
+                tunable()
+            )
+        })?,
+    };
+    let outcome = tuner::tune(lesson, &opts)?;
     print!("{}", outcome.report(args.top));
     let Some(best) = outcome.best() else {
         anyhow::bail!(
@@ -70,7 +84,7 @@ pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
         outcome.write(&path)?;
         println!(
             "recorded {} for {} in {}",
-            best.params,
+            tuner::words(&best.defines),
             outcome.device,
             path.display()
         );
@@ -78,4 +92,14 @@ pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
         println!("(add --write to record the winner in results/tuned.csv)");
     }
     Ok(())
+}
+
+/// The lessons that declare knobs, by number: "10, 11".
+fn tunable() -> String {
+    ladder::ALL
+        .iter()
+        .filter(|l| l.ocl().is_some_and(|o| o.knobs.is_some()))
+        .map(|l| l.key)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use lab::harness::device::DeviceInfo;
 use lab::harness::matrix::Shape;
 use lab::harness::paths::Course;
-use lab::ladder::top_rung::tuner::TunedRow;
 use lab::lesson::{Ctx, Lesson};
+use lab::tuner::TunedRow;
 
 /// `TSM=128 TSN=64 ...` as numbers by name (a later value of the same name wins).
 pub fn parse_defines(text: &str) -> BTreeMap<String, f64> {
@@ -180,6 +180,7 @@ mod tests {
             size: 4096,
             defines: String::new(),
             props: "NVIDIA Corporation GPU: 132 compute units, 49152 B local memory, 1024 work-items per group".into(),
+            lesson: "10_tuned".into(),
         };
         let (info, known) = device_info("NVIDIA H100 80GB HBM3", "CPU", std::slice::from_ref(&row));
         assert!(known);

@@ -390,10 +390,15 @@ impl Book<'_> {
         Ok(Some(format!("figures/{name}")))
     }
 
-    /// results/tuned.csv's rows for a device, the latest per size.
+    /// results/tuned.csv's rows of the top rung for a device, the latest per size.
     fn tuned_rows(&self, device: &str) -> Vec<TunedRow> {
         let mut by_size: std::collections::BTreeMap<usize, TunedRow> = Default::default();
-        for r in self.tuned.iter().filter(|r| r.device == device) {
+        let top = ladder::top().name();
+        for r in self
+            .tuned
+            .iter()
+            .filter(|r| r.device == device && r.lesson == top)
+        {
             by_size.insert(r.size, r.clone());
         }
         by_size.into_values().collect()

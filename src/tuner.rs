@@ -1,0 +1,392 @@
+//! The one tuner: for any lesson that declares its knobs (`OclLesson::knobs`, every combination
+//! it may choose on a device), build each combination, check and time it with the course's
+//! protocol, rank them, and keep the winner per lesson, device and size in
+//! `results/tuned.csv`, where the lesson's `sized` finds it again. The tuner knows no lesson:
+//! the space, the legality of a combination and the launch are the lesson's declarations, and
+//! every combination it may choose is one the grader checks each time (`knobs`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::harness::device::{DeviceInfo, Gpu};
+use crate::harness::matrix::Shape;
+use crate::harness::paths::{self, Course};
+use crate::harness::program::{self, Define};
+use crate::harness::record;
+use crate::lesson::{with_overrides, Ctx, Lesson};
+use crate::prepared::{self, Prepared};
+
+/// A tuning winner: a row of `results/tuned.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunedRow {
+    pub date: String,
+    pub device: String,
+    pub driver: String,
+    /// Its speed at the size it was tuned at.
+    pub gflops: f64,
+    /// The square size it was tuned at.
+    pub size: usize,
+    /// `TSM=128 TSN=128 ...`.
+    pub defines: String,
+    /// The device's [`signature`]: a row tuned on one device also serves an untuned device
+    /// whose signature is the same.
+    #[serde(default)]
+    pub props: String,
+    /// The lesson tuned (`10_tuned`).
+    #[serde(default)]
+    pub lesson: String,
+}
+
+impl TunedRow {
+    /// The row's defines, or why they do not read as `NAME=value` words.
+    pub fn parsed(&self) -> Result<Vec<Define>, String> {
+        self.defines
+            .split_whitespace()
+            .map(program::parse_define)
+            .collect()
+    }
+}
+
+/// `results/tuned.csv`.
+pub fn tuned_csv(results: &Path) -> PathBuf {
+    results.join("tuned.csv")
+}
+
+/// What makes two devices the same for a kernel's tuning: vendor, kind, compute units, local
+/// memory and work-group limit, the properties the tuned shapes depend on. Two boards of one
+/// chip (an H100 SXM and an H200, which differ in their memory only) share it; a part of the
+/// same family with fewer compute units does not.
+pub fn signature(info: &DeviceInfo) -> String {
+    format!(
+        "{} {}: {} compute units, {} B local memory, {} work-items per group",
+        info.vendor.trim(),
+        info.kind,
+        info.compute_units,
+        info.local_mem_bytes,
+        info.max_work_group
+    )
+}
+
+/// The rows of `lesson` that apply to a device: its own, else (untuned) those of devices with
+/// the same [`signature`]; oldest first.
+pub fn rows_for(rows: &[TunedRow], lesson: &str, info: &DeviceInfo) -> Vec<TunedRow> {
+    let mine: Vec<&TunedRow> = rows.iter().filter(|r| r.lesson == lesson).collect();
+    let own: Vec<TunedRow> = mine
+        .iter()
+        .filter(|r| r.device.trim() == info.name)
+        .map(|r| (*r).clone())
+        .collect();
+    if !own.is_empty() {
+        return own;
+    }
+    let sig = signature(info);
+    mine.into_iter()
+        .filter(|r| r.props.trim() == sig)
+        .cloned()
+        .collect()
+}
+
+/// The rows of `lesson` for a device in a tuned.csv file whose defines `fits` accepts.
+fn usable(
+    path: &Path,
+    lesson: &str,
+    info: &DeviceInfo,
+    fits: &dyn Fn(&[Define]) -> bool,
+) -> Vec<(TunedRow, Vec<Define>)> {
+    let rows: Vec<TunedRow> = record::read(path).unwrap_or_default();
+    rows_for(&rows, lesson, info)
+        .into_iter()
+        .filter_map(|r| {
+            let d = r.parsed().ok()?;
+            fits(&d).then_some((r, d))
+        })
+        .collect()
+}
+
+/// The device's most recent winner for `lesson` (or, untuned, that of a device with the same
+/// [`signature`]) that `fits` the device.
+pub fn latest(
+    path: &Path,
+    lesson: &str,
+    info: &DeviceInfo,
+    fits: &dyn Fn(&[Define]) -> bool,
+) -> Option<Vec<Define>> {
+    usable(path, lesson, info, fits)
+        .into_iter()
+        .next_back()
+        .map(|(_, d)| d)
+}
+
+/// The device's winner for `lesson` tuned at the size nearest to `shape` (by ratio of the
+/// largest dimension; the newest among equals), if one is recorded and `fits` the device.
+pub fn for_size(
+    path: &Path,
+    lesson: &str,
+    info: &DeviceInfo,
+    shape: Shape,
+    fits: &dyn Fn(&[Define]) -> bool,
+) -> Option<Vec<Define>> {
+    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
+    usable(path, lesson, info, fits)
+        .into_iter()
+        .map(|(r, d)| ((r.size as f64 / want).ln().abs(), d))
+        // `min_by` keeps the first minimum: walk newest first.
+        .rev()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, d)| d)
+}
+
+/// How to tune.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    pub course: Course,
+    pub device: Option<String>,
+    /// Square size to tune at; `None`: 4096 on a GPU, 256 elsewhere.
+    pub size: Option<usize>,
+    /// Most combinations to try, in the lesson's order; `None`: all of them.
+    pub budget: Option<usize>,
+    /// Time spent timing each combination, ms.
+    pub time_ms: f64,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// The folder of kernels whose lesson kernel is tuned (`lab-bench tune --kernels DIR`);
+    /// `None`: the reference in solutions/.
+    pub kernels: Option<PathBuf>,
+}
+
+/// One combination that built, checked and was timed.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub defines: Vec<Define>,
+    pub device_ms: f64,
+    pub gflops: f64,
+}
+
+/// What a tuning run found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The lesson tuned (`10_tuned`) and its kernel file.
+    pub lesson: String,
+    pub file: PathBuf,
+    pub device: String,
+    pub driver: String,
+    /// The device's [`signature`], recorded with the winner.
+    pub props: String,
+    pub shape: Shape,
+    /// Combinations in the space, and how many were tried.
+    pub space: usize,
+    pub tried: usize,
+    /// Those that did not build, with the first reason.
+    pub build_failed: usize,
+    /// Those that built but computed a wrong result (or failed to run), with the first reason.
+    pub check_failed: usize,
+    pub first_failure: Option<String>,
+    /// The timed ones, fastest first.
+    pub ranked: Vec<Candidate>,
+    /// The defines the device gets now (the lesson's own for it, or its last winner), if
+    /// they are in the space and passed.
+    pub defaults: Option<Candidate>,
+}
+
+/// `TSM=128 TSN=64 ...`, as the defines column writes them.
+pub fn words(defines: &[Define]) -> String {
+    defines
+        .iter()
+        .map(|d| format!("{}={}", d.name, d.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Outcome {
+    pub fn best(&self) -> Option<&Candidate> {
+        self.ranked.first()
+    }
+
+    /// The report: counts, the best `top` combinations and the defaults for comparison.
+    pub fn report(&self, top: usize) -> String {
+        let mut s = format!(
+            "Tuned {} ({}) on {} (driver {}) at {}\n  {} combinations fit this device; tried {}: {} did not build, {} failed the check, {} timed\n",
+            self.lesson,
+            paths::display(&self.file),
+            self.device,
+            self.driver,
+            self.shape,
+            self.space,
+            self.tried,
+            self.build_failed,
+            self.check_failed,
+            self.ranked.len()
+        );
+        if let Some(why) = &self.first_failure {
+            s.push_str(&format!("  first failure: {why}\n"));
+        }
+        for (i, c) in self.ranked.iter().take(top).enumerate() {
+            s.push_str(&format!(
+                "  {:>2}. {:>9.1} GFLOP/s  {:>9.3} ms  {}\n",
+                i + 1,
+                c.gflops,
+                c.device_ms,
+                words(&c.defines),
+            ));
+        }
+        if let (Some(d), Some(b)) = (&self.defaults, self.best()) {
+            s.push_str(&format!(
+                "  the device's defines now: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
+                d.gflops,
+                words(&d.defines),
+                d.device_ms / b.device_ms
+            ));
+        }
+        s
+    }
+
+    /// The winner as a row of `results/tuned.csv`.
+    pub fn row(&self) -> Option<TunedRow> {
+        let b = self.best()?;
+        Some(TunedRow {
+            date: record::today(),
+            device: self.device.clone(),
+            driver: self.driver.clone(),
+            gflops: (b.gflops * 10.0).round() / 10.0,
+            size: self.shape.m,
+            defines: words(&b.defines),
+            props: self.props.clone(),
+            lesson: self.lesson.clone(),
+        })
+    }
+
+    /// Appends the winner to a tuned.csv file.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let row = self
+            .row()
+            .context("no combination passed, so there is no winner to record")?;
+        record::append(path, &[row])
+    }
+}
+
+/// Tunes `lesson` over the combinations it declares for the device: each built, then checked
+/// and timed as the grader times it (every call on fresh inputs, its C checked).
+pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
+    let ocl = lesson
+        .ocl()
+        .with_context(|| format!("{} is not an OpenCL lesson", lesson.name()))?;
+    let knobs = ocl
+        .knobs
+        .with_context(|| format!("{} declares no knobs to tune", lesson.name()))?;
+    let gpu = Gpu::open(opts.device.as_deref())?;
+    ocl.supports(&gpu.info)?;
+    let size = opts
+        .size
+        .unwrap_or(if gpu.info.is_gpu() { 4096 } else { 256 });
+    anyhow::ensure!(size > 0, "the size must be at least 1");
+    let shape = Shape::square(size);
+    let folder = opts
+        .kernels
+        .clone()
+        .unwrap_or_else(|| opts.course.solutions());
+    let file = folder.join(lesson.file_name());
+    let source = std::fs::read_to_string(&file)
+        .with_context(|| format!("reading {}", paths::display(&file)))?;
+    let ctx = Ctx {
+        info: &gpu.info,
+        course: &opts.course,
+    };
+    // Every combination laid over the device's own defines, as the grader lays them.
+    let own = prepared::defines(ocl, &ctx, None, &[]).map_err(|e| anyhow::anyhow!(e))?;
+    let all: Vec<Vec<Define>> = knobs(&gpu.info)
+        .into_iter()
+        .map(|k| with_overrides(own.clone(), &k))
+        .collect();
+    anyhow::ensure!(
+        !all.is_empty(),
+        "{} has nothing to tune on {}: it declares no combination of its knobs for this device",
+        lesson.name(),
+        gpu.info.name
+    );
+    let mut todo = all.clone();
+    if let Some(b) = opts.budget {
+        todo.truncate(b.max(1));
+    }
+    let bar = if opts.progress {
+        ProgressBar::new(todo.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut out = Outcome {
+        lesson: lesson.name(),
+        file: file.clone(),
+        device: gpu.info.name.clone(),
+        driver: gpu.info.driver.clone(),
+        props: signature(&gpu.info),
+        shape,
+        space: all.len(),
+        tried: 0,
+        build_failed: 0,
+        check_failed: 0,
+        first_failure: None,
+        ranked: Vec::new(),
+        defaults: None,
+    };
+    for defines in &todo {
+        let named = words(defines);
+        bar.set_message(named.clone());
+        out.tried += 1;
+        // Err((true, why)): it did not build; Err((false, why)): it did not run or check.
+        let tried = (|| {
+            let illegal = |why: String| (false, anyhow::anyhow!(why));
+            (ocl.check_defines)(defines).map_err(illegal)?;
+            let launch = (ocl.launch)(shape, defines).map_err(illegal)?;
+            let p = Prepared::build(&gpu, ocl, &file, &source, defines, ocl.build_options)
+                .map_err(|e| (true, e))?;
+            crate::grade::ocl::time_within(
+                &gpu,
+                ocl,
+                &p.kernel,
+                shape,
+                &launch,
+                defines,
+                None,
+                opts.time_ms,
+            )
+            .map_err(|e| (false, e))
+        })();
+        match tried {
+            Ok(t) => {
+                let c = Candidate {
+                    defines: defines.clone(),
+                    device_ms: t.device_ms,
+                    gflops: shape.flops() / (t.device_ms * 1e-3) / 1e9,
+                };
+                if *defines == own {
+                    out.defaults = Some(c.clone());
+                }
+                let best = out.ranked.first().map_or(0.0, |b| b.gflops);
+                if c.gflops > best {
+                    bar.println(format!("  new best: {:.1} GFLOP/s  {named}", c.gflops));
+                }
+                out.ranked.push(c);
+                out.ranked.sort_by(|x, y| y.gflops.total_cmp(&x.gflops));
+            }
+            Err((built, e)) => {
+                if built {
+                    out.build_failed += 1;
+                } else {
+                    out.check_failed += 1;
+                }
+                let what = if built { "did not build: " } else { "" };
+                out.first_failure
+                    .get_or_insert(format!("{named}: {what}{e:#}"));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(out)
+}
