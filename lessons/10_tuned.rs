@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --bin 10_tuned [-- --solution --size 4096]
-//! cargo run --release -p lab-bench -- tune --size 4096 --write     # the autotuner
+//! cargo run --release -p lab-bench -- tune --lesson 10 --size 4096 --write   # the course's tuner
 //! ```
 
 use lab::harness::exec::Launch;
@@ -27,7 +27,7 @@ pub static LESSON: Lesson = Lesson {
     kind: Kind::OpenCl(&TUNED),
     intensity: Some(lab::lesson::REGISTER_TILE),
     peers: &[Peer::Clblast],
-    top: true,
+    top: false,
     program: None,
     unit: lab::lesson::Unit::Fp32,
 };

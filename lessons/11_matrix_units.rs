@@ -42,7 +42,7 @@ pub static LESSON: Lesson = Lesson {
         },
     }),
     peers: &[],
-    top: false,
+    top: true,
     program: None,
     unit: lab::lesson::Unit::MatrixTf32,
 };

@@ -30,8 +30,8 @@ pub struct Lesson {
     pub intensity: Option<Intensity>,
     /// Other libraries `lab-bench ladder` measures beside this lesson.
     pub peers: &'static [Peer],
-    /// The top rung: the course's best kernel, the one the tuner tunes and the book sets
-    /// beside the peers. Exactly one lesson is.
+    /// The top rung: the course's fastest kernel, the one `lab-bench tune` tunes unless asked
+    /// for another. Exactly one lesson is.
     pub top: bool,
     /// What the lesson's program does besides the standard run (`None`: only that).
     pub program: Option<&'static Program>,

@@ -206,9 +206,20 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// A share, with a space that does not break a table's cell: `71.5 %`.
 /// Said under a table in which CPU code beats the CPU's recorded peak.
-/// "lesson 10": the top rung, as the pages name it.
-fn top_lesson() -> String {
-    format!("lesson {}", ladder::top().key)
+impl Book<'_> {
+    /// "lesson 10": the lessons with rows in results/tuned.csv, as the pages name them.
+    fn tuned_lessons(&self) -> String {
+        let keys: Vec<&str> = ladder::ALL
+            .iter()
+            .filter(|l| self.tuned.iter().any(|r| r.lesson == l.name()))
+            .map(|l| l.key)
+            .collect();
+        match keys.as_slice() {
+            [] => "the tuned lessons".to_string(),
+            [one] => format!("lesson {one}"),
+            more => format!("lessons {}", more.join(" and ")),
+        }
+    }
 }
 
 /// "lesson 00": the lesson that measures a device's peak (results/peak.csv).
@@ -349,7 +360,7 @@ mod tests {
             row("2026-01-02", "r2", "10_tuned", "reference", 2048, 16.0),
         ]);
         let b = book(&course, vec![f.clone()]);
-        let s = b.peers_of_10(&b.files);
+        let s = b.beside_gpu_peers(lab::ladder::find("10").unwrap(), &b.files);
         // Lesson 10 at half cuBLAS's speed (the later cuBLAS row of run b), twice CLBlast's.
         assert!(s.contains("run b = run r2"), "{s}");
         assert!(s.contains("| 1024³ |"), "{s}");
@@ -364,7 +375,7 @@ mod tests {
             row("2026-01-02", "", "10_tuned", "reference", 1024, 2.0),
         ]);
         let b = book(&course, vec![g]);
-        assert_eq!(b.peers_of_10(&b.files), "");
+        assert_eq!(b.beside_gpu_peers(lab::ladder::find("10").unwrap(), &b.files), "");
     }
 
     #[test]

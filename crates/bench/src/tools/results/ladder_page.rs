@@ -193,9 +193,13 @@ impl Book<'_> {
                 file.name
             );
         }
-        let tuned = self.tuned_rows(&main.device);
-        if !tuned.is_empty() {
-            let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n", ladder::top().key);
+        // Each tuned lesson's winners on this device.
+        for lesson in ladder::ALL.iter() {
+            let tuned = self.tuned_rows(&main.device, &lesson.name());
+            if tuned.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n", lesson.key);
             let _ = writeln!(
                 s,
                 "| tuned at | defines | GFLOP/s when tuned | date |\n|--:|---|--:|---|"
@@ -390,14 +394,13 @@ impl Book<'_> {
         Ok(Some(format!("figures/{name}")))
     }
 
-    /// results/tuned.csv's rows of the top rung for a device, the latest per size.
-    fn tuned_rows(&self, device: &str) -> Vec<TunedRow> {
+    /// results/tuned.csv's rows of a lesson for a device, the latest per size.
+    fn tuned_rows(&self, device: &str, lesson: &str) -> Vec<TunedRow> {
         let mut by_size: std::collections::BTreeMap<usize, TunedRow> = Default::default();
-        let top = ladder::top().name();
         for r in self
             .tuned
             .iter()
-            .filter(|r| r.device == device && r.lesson == top)
+            .filter(|r| r.device == device && r.lesson == lesson)
         {
             by_size.insert(r.size, r.clone());
         }

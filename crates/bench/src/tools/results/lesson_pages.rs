@@ -27,8 +27,8 @@ impl Book<'_> {
                 s.push_str(&self.lesson_block(lesson, file, &machine, &rows)?);
             }
         }
-        if lesson.top {
-            s.push_str(&self.peers_of_10(&files));
+        if lesson.peers.contains(&lab::lesson::Peer::Clblast) {
+            s.push_str(&self.beside_gpu_peers(lesson, &files));
         }
         if !any {
             let _ = writeln!(s, "\n*No measurement of this lesson is recorded yet: run `cargo run --release -p lab-bench -- ladder`, then `cargo run --release -p lab-bench -- results`.*");
@@ -372,14 +372,15 @@ impl Book<'_> {
         ))
     }
 
-    /// The top rung beside cuBLAS and CLBlast, per size, from one run of each device.
-    pub(super) fn peers_of_10(&self, files: &[File]) -> String {
+    /// A lesson that declares a GPU peer, beside cuBLAS and CLBlast, per size, from one run of
+    /// each device.
+    pub(super) fn beside_gpu_peers(&self, lesson: &Lesson, files: &[File]) -> String {
         let mut s = String::new();
-        let name = ladder::top().name();
-        let top = top_lesson();
+        let name = lesson.name();
+        let top = format!("lesson {}", lesson.key);
         let mut any = false;
         for file in files {
-            // Every run with lesson 10's reference and a GPU peer on the same device, newest
+            // Every run with the lesson's reference and a GPU peer on the same device, newest
             // first: the peers vary from run to run (cuBLAS at 1024 most), and one run alone
             // would hide it.
             let mut groups: Vec<String> = Vec::new();
@@ -419,7 +420,7 @@ impl Book<'_> {
                     let _ = writeln!(
                     s,
                     "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time (cuBLAS: CUDA events; CLBlast: host clock over back-to-back calls; {top}: profiling events). A ratio above 100 % means {top} is faster.",
-                    ladder::top().key
+                    lesson.key
                 );
                     any = true;
                 }

@@ -389,7 +389,7 @@ impl Book<'_> {
             );
         }
         let mut notes = Vec::new();
-        let top = top_lesson();
+        let top = self.tuned_lessons();
         if points.iter().any(|pt| pt.assumed) {
             notes.push(if known {
                 format!("Assumed defines: what each lesson's host code picks for {device} with the properties `results/tuned.csv` records for it ({top}: the configuration tuned nearest that size).")
