@@ -134,8 +134,8 @@ pub static MATRIX: OclLesson = OclLesson {
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner
-    // recorded nearest this size (`lab-bench tune --lesson 11`), else smaller blocks where
-    // the big ones leave compute units idle (`by_shape`, below).
+    // recorded at this size or within a fifth of it (`lab-bench tune --lesson 11`), else
+    // smaller blocks where the big ones leave compute units idle (`by_shape`, below).
     sized: Some(|ctx, shape| {
         let space = (MATRIX.knobs.expect("lesson 11 declares its knobs"))(ctx.info);
         let in_space = |d: &[lab::harness::program::Define]| {
@@ -147,8 +147,13 @@ pub static MATRIX: OclLesson = OclLesson {
                 k == d
             })
         };
+        // A winner serves only problems near the size it was tuned at: between two tuned
+        // sizes the choice turns on how many blocks fill the device, which by_shape counts.
         let results = lab::tuner::tuned_csv(&ctx.course.results());
+        let largest = shape.m.max(shape.n).max(shape.k) as f64;
         lab::tuner::for_size(&results, &LESSON.name(), ctx.info, shape, &in_space)
+            .filter(|(size, _)| (*size as f64 / largest).ln().abs() <= 1.2f64.ln())
+            .map(|(_, d)| d)
             .or_else(|| Some(lab::lesson::defines(by_shape(ctx.info, shape))))
     }),
     // Every shape the tuner or by_shape may pick on this device, graded at the small shapes

@@ -121,22 +121,23 @@ pub fn latest(
 }
 
 /// The device's winner for `lesson` tuned at the size nearest to `shape` (by ratio of the
-/// largest dimension; the newest among equals), if one is recorded and `fits` the device.
+/// largest dimension; the newest among equals), if one is recorded and `fits` the device: the
+/// size it was tuned at, and its defines.
 pub fn for_size(
     path: &Path,
     lesson: &str,
     info: &DeviceInfo,
     shape: Shape,
     fits: &dyn Fn(&[Define]) -> bool,
-) -> Option<Vec<Define>> {
+) -> Option<(usize, Vec<Define>)> {
     let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
     usable(path, lesson, info, fits)
         .into_iter()
-        .map(|(r, d)| ((r.size as f64 / want).ln().abs(), d))
+        .map(|(r, d)| ((r.size as f64 / want).ln().abs(), (r.size, d)))
         // `min_by` keeps the first minimum: walk newest first.
         .rev()
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, d)| d)
+        .map(|(_, found)| found)
 }
 
 /// How to tune.

@@ -247,7 +247,7 @@ pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
 
 /// The device's winner tuned at the size nearest to `shape`, if one is recorded and fits.
 pub fn tuned_for_size(path: &Path, info: &DeviceInfo, shape: Shape) -> Option<Params> {
-    let d = lab::tuner::for_size(path, &super::LESSON.name(), info, shape, &fits(info))?;
+    let (_, d) = lab::tuner::for_size(path, &super::LESSON.name(), info, shape, &fits(info))?;
     Params::from_defines(&d).ok()
 }
 

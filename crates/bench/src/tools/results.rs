@@ -375,7 +375,10 @@ mod tests {
             row("2026-01-02", "", "10_tuned", "reference", 1024, 2.0),
         ]);
         let b = book(&course, vec![g]);
-        assert_eq!(b.beside_gpu_peers(lab::ladder::find("10").unwrap(), &b.files), "");
+        assert_eq!(
+            b.beside_gpu_peers(lab::ladder::find("10").unwrap(), &b.files),
+            ""
+        );
     }
 
     #[test]
