@@ -13,7 +13,7 @@ use crate::harness::device::{self, DeviceInfo};
 use crate::harness::matrix::Shape;
 use crate::harness::paths;
 use crate::harness::peak;
-use crate::harness::program::Define;
+use crate::harness::program::{self, Define};
 use crate::harness::record::{self, LadderRow};
 use crate::harness::timing::Timing;
 use crate::ladder;
@@ -267,12 +267,7 @@ pub fn row(m: &Measurement, run: &str) -> LadderRow {
         &m.timing,
         Some(m.max_rel_err),
     );
-    row.defines = m
-        .defines
-        .iter()
-        .map(|d| format!("{}={}", d.name, d.value))
-        .collect::<Vec<_>>()
-        .join(" ");
+    row.defines = program::line(&m.defines);
     row
 }
 
@@ -342,12 +337,7 @@ pub fn report(m: &Measurement) -> String {
     }
     let _ = writeln!(s, "  size         {shape}");
     if !m.defines.is_empty() {
-        let d: Vec<String> = m
-            .defines
-            .iter()
-            .map(|d| format!("{}={}", d.name, d.value))
-            .collect();
-        let _ = writeln!(s, "  defines      {}", d.join(" "));
+        let _ = writeln!(s, "  defines      {}", program::line(&m.defines));
     }
     let _ = writeln!(
         s,

@@ -40,16 +40,6 @@ pub struct TunedRow {
     pub lesson: String,
 }
 
-impl TunedRow {
-    /// The row's defines, or why they do not read as `NAME=value` words.
-    pub fn parsed(&self) -> Result<Vec<Define>, String> {
-        self.defines
-            .split_whitespace()
-            .map(program::parse_define)
-            .collect()
-    }
-}
-
 /// `results/tuned.csv`.
 pub fn tuned_csv(results: &Path) -> PathBuf {
     results.join("tuned.csv")
@@ -100,7 +90,7 @@ fn usable(
     rows_for(&rows, lesson, info)
         .into_iter()
         .filter_map(|r| {
-            let d = r.parsed().ok()?;
+            let d = program::parse_line(&r.defines).ok()?;
             fits(&d).then_some((r, d))
         })
         .collect()
@@ -192,15 +182,6 @@ pub struct Outcome {
     pub defaults: Option<Candidate>,
 }
 
-/// `TSM=128 TSN=64 ...`, as the defines column writes them.
-pub fn words(defines: &[Define]) -> String {
-    defines
-        .iter()
-        .map(|d| format!("{}={}", d.name, d.value))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 impl Outcome {
     pub fn best(&self) -> Option<&Candidate> {
         self.ranked.first()
@@ -230,14 +211,14 @@ impl Outcome {
                 i + 1,
                 c.gflops,
                 c.device_ms,
-                words(&c.defines),
+                program::line(&c.defines),
             ));
         }
         if let (Some(d), Some(b)) = (&self.defaults, self.best()) {
             s.push_str(&format!(
                 "  the device's defines now: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
                 d.gflops,
-                words(&d.defines),
+                program::line(&d.defines),
                 d.device_ms / b.device_ms
             ));
         }
@@ -253,7 +234,7 @@ impl Outcome {
             driver: self.driver.clone(),
             gflops: (b.gflops * 10.0).round() / 10.0,
             size: self.shape.m,
-            defines: words(&b.defines),
+            defines: program::line(&b.defines),
             props: self.props.clone(),
             lesson: self.lesson.clone(),
         })
@@ -336,7 +317,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
         defaults: None,
     };
     for defines in &todo {
-        let named = words(defines);
+        let named = program::line(defines);
         bar.set_message(named.clone());
         out.tried += 1;
         // Err((true, why)): it did not build; Err((false, why)): it did not run or check.

@@ -185,11 +185,7 @@ impl Params {
 
     /// Parses `"TSM=128 TSN=128 TSK=16 WPTM=8 WPTN=8 ALONGK=0"` (the `defines` column).
     pub fn parse(text: &str) -> Result<Params, String> {
-        let defines = text
-            .split_whitespace()
-            .map(program::parse_define)
-            .collect::<Result<Vec<_>, _>>()?;
-        Params::from_defines(&defines)
+        Params::from_defines(&program::parse_line(text)?)
     }
 }
 

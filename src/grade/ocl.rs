@@ -184,10 +184,7 @@ fn grade_into(
         let with = if n == 0 {
             String::new()
         } else {
-            set.iter()
-                .map(|d| format!("{}={}", d.name, d.value))
-                .collect::<Vec<_>>()
-                .join(" ")
+            program::line(set)
         };
         progress(format!("building {} {with}", paths::display(file)));
         let prepared = match built.get_mut(n).and_then(Option::take) {

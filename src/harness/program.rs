@@ -243,6 +243,21 @@ pub fn cl_std_option(version: &str) -> String {
     format!("-cl-std=CL{version}")
 }
 
+/// Defines as one line of `NAME=VALUE` words, `TSM=128 TSN=64`: how the course prints and
+/// records them (results files, reports); [`parse_line`] reads it back.
+pub fn line(defines: &[Define]) -> String {
+    defines
+        .iter()
+        .map(|d| format!("{}={}", d.name, d.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a [`line`] of defines, or says which word is not `NAME=VALUE`.
+pub fn parse_line(text: &str) -> std::result::Result<Vec<Define>, String> {
+    text.split_whitespace().map(parse_define).collect()
+}
+
 /// Parses `NAME=VALUE`.
 pub fn parse_define(s: &str) -> std::result::Result<Define, String> {
     let (name, value) = s
@@ -259,4 +274,19 @@ pub fn parse_define(s: &str) -> std::result::Result<Define, String> {
         ));
     }
     Ok(Define::new(name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_of_defines_reads_back_and_a_bad_word_is_named() {
+        let d = vec![Define::new("TSM", 128), Define::new("ALONGK", 0)];
+        assert_eq!(line(&d), "TSM=128 ALONGK=0");
+        assert_eq!(parse_line(&line(&d)).unwrap(), d);
+        assert_eq!(line(&[]), "");
+        let why = parse_line("TSM=128 WPTM").unwrap_err();
+        assert!(why.contains("`WPTM` is not NAME=VALUE"), "{why}");
+    }
 }

@@ -272,17 +272,7 @@ impl<'a> CheckedCalls<'a> {
             .into_iter()
             .find(|&t| t > 0.0)
             .unwrap_or(0.0);
-        if let Some(ceiling) = self.target.ceiling {
-            let gflops = fastest(self.shape, &[ms]);
-            if gflops > ceiling {
-                return Err(FasterThanPossible {
-                    gflops,
-                    ceiling,
-                    device: self.target.device.to_string(),
-                }
-                .into());
-            }
-        }
+        within_ceiling(self.shape, self.target, &[ms])?;
         Ok(ms)
     }
 }
@@ -486,6 +476,19 @@ fn run_calls(
     Ok(raw)
 }
 
+/// Refuses times of which the fastest beats the target's ceiling: not a speed.
+fn within_ceiling(shape: Shape, target: &Target, times: &[f64]) -> Result<()> {
+    match target.ceiling {
+        Some(ceiling) if fastest(shape, times) > ceiling => Err(FasterThanPossible {
+            gflops: fastest(shape, times),
+            ceiling,
+            device: target.device.to_string(),
+        }
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// The fastest of `times` as GFLOP/s.
 fn fastest(shape: Shape, times: &[f64]) -> f64 {
     let best = times.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -496,8 +499,8 @@ fn fastest(shape: Shape, times: &[f64]) -> f64 {
 fn trusted(shape: Shape, target: &Target, r: &Raw) -> bool {
     // A device clock that claims more than the device can compute, where the wall clock
     // around the same launches does not, is the clock's error, not the kernel's.
-    let within_ceiling = |times: &[f64]| target.ceiling.is_none_or(|c| fastest(shape, times) <= c);
-    clock_believable(&r.dev, &r.wall) && (within_ceiling(&r.dev) || !within_ceiling(&r.wall))
+    let possible = |times: &[f64]| within_ceiling(shape, target, times).is_ok();
+    clock_believable(&r.dev, &r.wall) && (possible(&r.dev) || !possible(&r.wall))
 }
 
 /// A code's timing from its calls, on the device's clock if `trusted`.
@@ -515,17 +518,7 @@ fn finish(shape: Shape, target: &Target, r: Raw, trusted: bool) -> Result<Timing
     };
     let best_ms = times.iter().cloned().fold(f64::INFINITY, f64::min);
     let worst_ms = times.iter().cloned().fold(0.0, f64::max);
-    if let Some(ceiling) = target.ceiling {
-        let fastest = fastest(shape, &times);
-        if fastest > ceiling {
-            return Err(FasterThanPossible {
-                gflops: fastest,
-                ceiling,
-                device: target.device.to_string(),
-            }
-            .into());
-        }
-    }
+    within_ceiling(shape, target, &times)?;
     Ok(Timing {
         device_ms: median(&mut times),
         best_ms,

@@ -46,7 +46,7 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
     );
     let text = out.report(3);
     assert!(
-        text.contains("GFLOP/s") && text.contains(&tuner::words(&best)),
+        text.contains("GFLOP/s") && text.contains(&lab::harness::program::line(&best)),
         "{text}"
     );
 

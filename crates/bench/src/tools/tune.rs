@@ -84,7 +84,7 @@ pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
         outcome.write(&path)?;
         println!(
             "recorded {} for {} in {}",
-            tuner::words(&best.defines),
+            lab::harness::program::line(&best.defines),
             outcome.device,
             path.display()
         );

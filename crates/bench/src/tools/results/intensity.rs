@@ -106,10 +106,7 @@ pub fn lesson_defines(course: &Course, lesson: &Lesson, info: &DeviceInfo, shape
         Ok(d) => d,
         Err(why) => return format!("(its defines are not legal: {why})"),
     };
-    d.iter()
-        .map(|d| format!("{}={}", d.name, d.value))
-        .collect::<Vec<_>>()
-        .join(" ")
+    lab::harness::program::line(&d)
 }
 
 #[cfg(test)]
