@@ -108,6 +108,7 @@ const RULES: &[Rule] = &[
         owners: &[
             "src/harness/program.rs", // where the build is defined
             "src/prepared.rs",        // a lesson's kernel, ready to run
+            "src/harness/pad.rs",     // the host's padding copies, no lesson's kernel
             // The device's micro-benchmarks, which are no lesson's kernel.
             "lessons/00_your_device/microbench.rs",
             "lessons/00_your_device/matrix_unit.rs",

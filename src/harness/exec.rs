@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::harness::device::{DeviceInfo, Gpu};
 use crate::harness::matrix::{Problem, Shape};
+use crate::harness::pad;
 use crate::harness::poison::{self, Poison};
 
 /// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first.
@@ -283,13 +284,24 @@ pub fn launch(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<f64> {
 /// both in ms: the one is checked against the other.
 // ANCHOR: launch
 pub fn launch_timed(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<(f64, f64)> {
-    l.validate(&gpu.info)?;
     let started = Instant::now();
+    let event = enqueue(gpu, kernel, l)?;
+    event.wait().context(
+        "the kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
+    )?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    Ok((event_ms(&event)?, wall_ms))
+}
+// ANCHOR_END: launch
+
+/// Checks a 2D launch against the device and enqueues it, without waiting.
+fn enqueue(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<opencl3::event::Event> {
+    l.validate(&gpu.info)?;
     let local_ptr = match &l.local {
         Some(local) => local.as_ptr(),
         None => ptr::null(),
     };
-    let event = unsafe {
+    unsafe {
         gpu.queue.enqueue_nd_range_kernel(
             kernel.get(),
             2,
@@ -304,14 +316,8 @@ pub fn launch_timed(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<(f64, f64)
             "enqueueing the kernel with global {:?}, local {:?}",
             l.global, l.local
         )
-    })?;
-    event.wait().context(
-        "the kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
-    )?;
-    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok((event_ms(&event)?, wall_ms))
+    })
 }
-// ANCHOR_END: launch
 
 /// Device time between an event's start and end, in ms.
 pub fn event_ms(event: &opencl3::event::Event) -> Result<f64> {
@@ -414,6 +420,157 @@ pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Resul
 }
 // ANCHOR_END: run_guarded
 
+/// The shape a kernel that copies rows `to` floats at a time is launched at: K and N (the
+/// row lengths of A, and of B and C) rounded up to multiples of `to`; M as it is.
+pub fn padded_shape(s: Shape, to: usize) -> Shape {
+    Shape::new(s.m, s.n.div_ceil(to) * to, s.k.div_ceil(to) * to)
+}
+
+/// `data`, rows of `cols` floats, with every row lengthened by zeros to `to` floats.
+fn pad_rows(data: &[f32], cols: usize, to: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(data.len().checked_div(cols).unwrap_or(0) * to);
+    for row in data.chunks(cols.max(1)) {
+        out.extend_from_slice(row);
+        out.resize(out.len() + to - row.len(), 0.0);
+    }
+    out
+}
+
+/// The poison of a C whose rows are `n` floats, for a C whose rows are `to` floats: each
+/// row's padding holds what its last element holds.
+fn pad_poison(before: &Poison, n: usize, to: usize) -> Poison {
+    let rows = before.len().checked_div(n).unwrap_or(0);
+    let mut values = Vec::with_capacity(rows * to);
+    for r in 0..rows {
+        values.extend((0..to).map(|c| before.at(r * n + c.min(n - 1))));
+    }
+    Poison::from_values(before.kind, values)
+}
+
+/// Keeps the first `n` of every row of `to` floats.
+fn crop_rows(data: &[f32], to: usize, n: usize) -> Vec<f32> {
+    data.chunks(to.max(1))
+        .flat_map(|row| &row[..n])
+        .copied()
+        .collect()
+}
+
+// ANCHOR: run_padded
+/// [`run_guarded`] for a kernel that copies whole groups of `to` floats (lesson 11's 16-byte
+/// copies): where K or N is not a multiple of `to`, the device makes zero-padded copies of A
+/// (rows of K floats lengthened to a multiple of `to`) and of B (rows of N lengthened, and
+/// zero rows added up to the padded K), the kernel runs
+/// on them at the padded shape into a C with padded rows, and C's rows are copied back out
+/// to N floats. The device time is the sum of every step: the fills, the copies and the
+/// kernel, as a library that pads pays for them on each call. The checks are those of
+/// [`run_guarded`], on the buffers the kernel sees: the guard after the padded C, the NaN
+/// behind the padded A and B, and whether it wrote to either. Where K and N are multiples
+/// already, this is [`run_guarded`].
+pub fn run_padded(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    p: &Problem,
+    l: &Launch,
+    to: usize,
+) -> Result<RunOutput> {
+    let s = p.shape;
+    let pad = padded_shape(s, to);
+    if pad == s || s.m * s.n * s.k == 0 {
+        return run_guarded(gpu, kernel, p, l);
+    }
+    let started = Instant::now();
+    let a = input_buffer(gpu, &p.a, 0)?;
+    let b = input_buffer(gpu, &p.b, 0)?;
+    // The padded copies, each with the NaN zone behind it that input_buffer puts behind A and
+    // B; the copies below write every element of them.
+    let ap = input_buffer(gpu, &vec![0.0; s.m * pad.k], 0)?;
+    let bp = input_buffer(gpu, &vec![0.0; pad.k * pad.n], 0)?;
+    let cp = GuardedC::new(gpu, &pad_poison(&p.poison, s.n, pad.n), 0)?;
+    let c = unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE,
+            (s.m * s.n).max(1),
+            ptr::null_mut(),
+        )
+    }
+    .context("allocating C")?;
+    set_standard_args(kernel, pad, &ap, &bp, &cp.c)?;
+    settle(
+        gpu,
+        &[
+            a.get(),
+            b.get(),
+            ap.get(),
+            bp.get(),
+            cp.whole.get(),
+            c.get(),
+        ],
+    )?;
+
+    // Every step is enqueued behind the one before on the in-order queue, and the time is the
+    // sum of the steps' device times: the device's work, as the kernel's own time is, without
+    // the gaps where it waited for the host's next enqueue (on an H200, 7 to 10 µs between
+    // steps at 1023³, where the product takes 57 µs; research/padded-11/). The copies are a
+    // kernel of the host's (`pad`): OpenCL's rectangle copies and fills took 0.08 ms at 1023³.
+    let steps = Instant::now();
+    let rows = |rows, cols, from, into, out_rows| pad::Rows {
+        rows,
+        cols,
+        from,
+        into,
+        out_rows,
+    };
+    let events = [
+        pad::enqueue(gpu, &a, &ap, rows(s.m, s.k, s.k, pad.k, s.m))?,
+        pad::enqueue(gpu, &b, &bp, rows(s.k, s.n, s.n, pad.n, pad.k))?,
+        enqueue(gpu, kernel, l)?,
+        pad::enqueue(gpu, &cp.c, &c, rows(s.m, s.n, pad.n, s.n, s.m))?,
+    ];
+    events[3].wait().context(
+        "the kernel or the copies around it failed while running (on many drivers this is how a write far outside a buffer shows)",
+    )?;
+    let mut ms = 0.0;
+    for e in &events {
+        ms += event_ms(e)?;
+    }
+    let wall_ms = steps.elapsed().as_secs_f64() * 1e3;
+
+    let mut out = vec![0.0f32; s.m * s.n];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
+            .context("reading C back")?;
+    }
+    let host_ms = started.elapsed().as_secs_f64() * 1e3;
+    let guard = cp.unkept(cp.whole_back(gpu)?).1;
+    poison::remember(&out);
+    let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
+        let again = GuardedC::new(gpu, &pad_poison(fill, s.n, pad.n), 0)?;
+        set_standard_args(kernel, pad, &ap, &bp, &again.c)?;
+        launch(gpu, kernel, l)?;
+        Ok(crop_rows(
+            &again.unkept(again.whole_back(gpu)?).0,
+            pad.n,
+            s.n,
+        ))
+    })?;
+    // B's copy has K rounded up rows, the last ones zeros.
+    let mut b_padded = pad_rows(&p.b, s.n, pad.n);
+    b_padded.resize(pad.k * pad.n, 0.0);
+    Ok(RunOutput {
+        c: out,
+        guard,
+        a_changed: first_change(gpu, &ap, &pad_rows(&p.a, s.k, pad.k))?,
+        b_changed: first_change(gpu, &bp, &b_padded)?,
+        kernel_ms: ms,
+        nan_from_reads,
+        wall_ms,
+        host_ms,
+    })
+}
+// ANCHOR_END: run_padded
+
 /// Runs a kernel with the standard arguments on buffers of exactly the matrices' sizes, C
 /// uninitialised: for the simulator, which reports any access past an allocation's end
 /// (the guard zones of [`run_guarded`] would hide a write just past C).
@@ -470,5 +627,30 @@ pub fn median(xs: &mut [f64]) -> f64 {
         xs[n / 2]
     } else {
         (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_lengthens_rows_and_cropping_gives_them_back() {
+        assert_eq!(padded_shape(Shape::new(5, 7, 9), 4), Shape::new(5, 8, 12));
+        assert_eq!(padded_shape(Shape::new(5, 8, 12), 4), Shape::new(5, 8, 12));
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let padded = pad_rows(&a, 3, 4);
+        assert_eq!(padded, [1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]);
+        assert_eq!(crop_rows(&padded, 4, 3), a);
+        // The padding of C's poison repeats each row's last value: a number where C held
+        // numbers, NaN where it held NaN.
+        let before = Poison::from_values(poison::Kind::Random, a.to_vec());
+        let p = pad_poison(&before, 3, 4);
+        assert_eq!(p.len(), 8);
+        assert_eq!(
+            (0..8).map(|i| p.at(i)).collect::<Vec<_>>(),
+            [1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 6.0, 6.0]
+        );
+        assert!(pad_poison(&Poison::nan(6), 3, 4).at(3).is_nan());
     }
 }

@@ -15,6 +15,7 @@ pub mod device;
 pub mod exec;
 pub mod matrix;
 pub mod oclgrind;
+pub mod pad;
 pub mod paths;
 pub mod peak;
 pub mod poison;
