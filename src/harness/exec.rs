@@ -459,10 +459,10 @@ fn crop_rows(data: &[f32], to: usize, n: usize) -> Vec<f32> {
 /// [`run_guarded`] for a kernel that copies whole groups of `to` floats (lesson 11's 16-byte
 /// copies): where K or N is not a multiple of `to`, the device makes zero-padded copies of A
 /// (rows of K floats lengthened to a multiple of `to`) and of B (rows of N lengthened, and
-/// zero rows added up to the padded K), the kernel runs
-/// on them at the padded shape into a C with padded rows, and C's rows are copied back out
-/// to N floats. The device time is the sum of every step: the fills, the copies and the
-/// kernel, as a library that pads pays for them on each call. The checks are those of
+/// zero rows added up to the padded K), the kernel runs on them at the padded shape into a C
+/// with padded rows, and C's rows are copied back out to N floats. The device time is the sum
+/// of the four steps' (the two copies in, the kernel, the copy out), as a library that pads
+/// pays for them on each call. The checks are those of
 /// [`run_guarded`], on the buffers the kernel sees: the guard after the padded C, the NaN
 /// behind the padded A and B, and whether it wrote to either. Where K and N are multiples
 /// already, this is [`run_guarded`].
