@@ -232,7 +232,9 @@ pub mod cases {
             "const bool aligned = K % WIDTH == 0;",
         )]),
         FailKind::Unwritten,
-        &["M=100 N=257 K=1000", "never written"],
+        // Not the shape's words: on PoCL the float4 stores of rows that do not start on 16 bytes
+        // leave elements unwritten at one shape in one grading and at another in the next.
+        &["never written"],
     ),
     Case::rejects(
         L,
