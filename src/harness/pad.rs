@@ -10,7 +10,6 @@ use opencl3::memory::{Buffer, ClMem};
 use opencl3::types::cl_int;
 
 use crate::harness::device::Gpu;
-use crate::harness::exec::Launch;
 
 /// `dst` (`out_rows` rows of `into` floats) from `src` (`rows` rows of `cols` floats, `from`
 /// apart): zeros past `cols` and below `rows`. One work-group per row, walking it a group's
@@ -82,19 +81,22 @@ pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Resu
         k.set_arg(6, &dst.get())
             .context("setting a padding copy's destination")?;
     }
-    let width = gpu.info.max_work_group.clamp(1, 256);
-    let l = Launch {
-        global: [width, r.out_rows.max(1)],
-        local: Some([width, 1]),
-    };
-    l.validate(&gpu.info)?;
+    // A work-group as wide as the device allows, up to 256, over every row: within the
+    // device's limits by construction.
+    let width = gpu
+        .info
+        .max_work_group
+        .min(gpu.info.max_work_item_sizes.first().copied().unwrap_or(1))
+        .clamp(1, 256);
+    let global = [width, r.out_rows.max(1)];
+    let local = [width, 1];
     unsafe {
         gpu.queue.enqueue_nd_range_kernel(
             k.get(),
             2,
             std::ptr::null(),
-            l.global.as_ptr(),
-            l.local.as_ref().map_or(std::ptr::null(), |x| x.as_ptr()),
+            global.as_ptr(),
+            local.as_ptr(),
             &[],
         )
     }
