@@ -94,7 +94,9 @@ pub static MATRIX: OclLesson = OclLesson {
             ("WN", "32"),
             ("STAGES", "2"),
         ],
-        // Blocks wider than tall, warps taller than wide, three stages.
+        // Blocks wider than tall, warps taller than wide, three stages, K split in three
+        // (the grid holds three problems; the last part of K ends in zeros where K is not a
+        // multiple of three k-steps).
         &[
             ("BM", "32"),
             ("BN", "64"),
@@ -102,6 +104,7 @@ pub static MATRIX: OclLesson = OclLesson {
             ("WM", "32"),
             ("WN", "16"),
             ("STAGES", "3"),
+            ("SPLIT_K", "3"),
         ],
     ],
     sanitize: Sanitize {
@@ -131,9 +134,13 @@ pub static MATRIX: OclLesson = OclLesson {
     // K and N padded to multiples of 4 by the host where they are not (lesson 08's zero
     // padding, made on the device and counted in the time): every copy is then 16 bytes, where
     // the 4-byte copies cost an H100 a quarter of its speed (chapter 11). The simulator runs the
-    // kernel on the matrices as they are, so its 4-byte copies are still checked.
+    // kernel on the matrices as they are, so its 4-byte copies are still checked. K split into
+    // SPLIT_K parts where the defines say so: the host's to choose, the kernel only offsets
+    // its matrices by its part.
     host: Host {
-        run: |gpu, kernel, p, l, _| lab::harness::exec::run_padded(gpu, kernel, p, l, 4),
+        run: |gpu, kernel, p, l, d| {
+            lab::harness::exec::run_padded(gpu, kernel, p, l, 4, split_k(d)?)
+        },
         prelude: Some(unit::prelude),
         accuracy: Some(unit::accuracy),
         ..BUFFERS
@@ -150,22 +157,37 @@ pub static MATRIX: OclLesson = OclLesson {
                 .collect::<std::collections::BTreeSet<_>>()
         };
         let in_space = |d: &[lab::harness::program::Define]| space.iter().any(|k| set(k) == set(d));
-        // A winner serves only problems near the size it was tuned at: between two tuned
-        // sizes the choice turns on how many blocks fill the device, which by_shape counts.
+        // A winner serves only problems near the cube it was tuned at, every side within a
+        // fifth of it: between two tuned sizes, and for long or flat problems, the choice
+        // turns on how many blocks fill the device, which by_shape counts (a 4096³ winner
+        // ran 1024×1024×4096 at 21.4 TFLOP/s where by_shape's split gets 42.7 on an H200).
         let results = lab::tuner::tuned_csv(&ctx.course.results());
-        let largest = shape.m.max(shape.n).max(shape.k) as f64;
+        let near = |size: usize| {
+            [shape.m, shape.n, shape.k]
+                .iter()
+                .all(|&x| (size as f64 / x.max(1) as f64).ln().abs() <= 1.2f64.ln())
+        };
         lab::tuner::for_size(&results, &LESSON.name(), ctx.info, shape, &in_space)
-            .filter(|(size, _)| (*size as f64 / largest).ln().abs() <= 1.2f64.ln())
+            .filter(|(size, _)| near(*size))
             .map(|(_, d)| d)
-            .or_else(|| Some(lab::lesson::defines(by_shape(ctx.info, shape))))
+            .or_else(|| Some(by_shape(ctx.info, shape)))
     }),
-    // Every shape the tuner or by_shape may pick on this device, graded at the small shapes
-    // each time.
+    // Every block shape the tuner or by_shape may pick on this device, whole and with K split
+    // (the kernel compiles its parts' offsets for any SPLIT_K above 1; the count is the
+    // host's), graded at the small shapes each time.
     knobs: Some(|info| {
         if nvidia(info) {
+            let split = [("SPLIT_K", "4")];
             [GPU_DEFINES, GPU_SMALL_DEFINES]
                 .iter()
-                .map(|d| lab::lesson::defines(d))
+                .flat_map(|d| {
+                    let whole = lab::lesson::defines(d);
+                    let parts = lab::lesson::with_overrides(
+                        whole.clone(),
+                        &lab::lesson::defines(&split),
+                    );
+                    [whole, parts]
+                })
                 .collect()
         } else {
             Vec::new()
@@ -180,26 +202,46 @@ fn nvidia(info: &lab::harness::device::DeviceInfo) -> bool {
 }
 
 /// The defines for a problem on a device. On the tensor cores, a problem whose 128×128 blocks
-/// would fill less than three quarters of the places the device has for them (two work-groups
-/// of 255-register work-items per compute unit) is cut into 64×64 blocks: four times as many
-/// groups, each of four 32×32 warps. Measured on an H100 (research/shapes-11/): at 1024³ 27.5
-/// to 28.3 TFLOP/s against 17.7 to 18.1 for 128×128 blocks, at 1536³ 35.2 against 33.3; at
-/// 2048³ (256 blocks for 264 places) the big blocks win, 59.5 against 45.9 (k-steps of 8).
+/// fill three quarters of the places the device has for them (two work-groups of 255-register
+/// work-items per compute unit) takes them. Otherwise K is split into as many parts as fill
+/// the places with 128×128 blocks, each part at least 512 long; failing that into parts of
+/// 64×64 blocks; failing that the 64×64 blocks alone (four times as many groups, each of four
+/// 32×32 warps). Measured on an H200 (research/splitk-11/): 1024×1024×8192 50.1 TFLOP/s in
+/// four parts against 42.1 for 64×64 blocks (cuBLAS's kernel 46.4), 512×512×8192 32.2 in
+/// sixteen against 13.8; at 1024³ no split wins (28.0 for 64×64 blocks against 23.7 in four
+/// parts). On an H100 (research/shapes-11/): 1024³ 27.5 to 28.3 TFLOP/s for 64×64 blocks
+/// against 17.7 to 18.1 for 128×128; at 2048³ the big blocks win, 59.5 against 45.9.
 pub fn by_shape(
     info: &lab::harness::device::DeviceInfo,
     shape: Shape,
-) -> &'static [(&'static str, &'static str)] {
+) -> Vec<lab::harness::program::Define> {
     if !nvidia(info) {
-        return CPU_DEFINES;
+        return lab::lesson::defines(CPU_DEFINES);
     }
-    let blocks = shape.m.div_ceil(128) * shape.n.div_ceil(128);
     let places = 2 * info.compute_units.max(1) as usize;
-    if 4 * blocks >= 3 * places {
-        GPU_DEFINES
-    } else {
-        GPU_SMALL_DEFINES
+    let blocks = |b: usize| shape.m.div_ceil(b) * shape.n.div_ceil(b);
+    let fills = |groups: usize| 4 * groups >= 3 * places;
+    if fills(blocks(128)) {
+        return lab::lesson::defines(GPU_DEFINES);
     }
+    for (d, b) in [(GPU_DEFINES, 128), (GPU_SMALL_DEFINES, 64)] {
+        let parts = (places / blocks(b)).min(shape.k / MIN_PART).min(MAX_PARTS);
+        if parts >= 2 && fills(parts * blocks(b)) {
+            let mut d = lab::lesson::defines(d);
+            d.push(lab::harness::program::Define {
+                name: "SPLIT_K".into(),
+                value: parts.to_string(),
+            });
+            return d;
+        }
+    }
+    lab::lesson::defines(GPU_SMALL_DEFINES)
 }
+
+/// The shortest part of a split K: at 1024³ four parts of 256 lost to no split (above).
+const MIN_PART: usize = 512;
+/// The most parts K is split into (the host sums them all).
+const MAX_PARTS: usize = 16;
 
 /// The tensor cores' defaults: a 128×128 block of 4 warps, each 64×64, k-steps of 8, four
 /// stages (42 KB of local memory; NVIDIA's OpenCL gives a work-group 48 KB). The fastest of
@@ -246,6 +288,14 @@ const PROBE_DEFINES: &[(&str, &str)] = &[
     ("STAGES", "2"),
 ];
 
+/// How many parts K is split into: SPLIT_K where the defines name it, else 1.
+fn split_k(d: &[lab::harness::program::Define]) -> anyhow::Result<usize> {
+    match d.iter().any(|x| x.name == "SPLIT_K") {
+        true => define(d, "SPLIT_K").map_err(anyhow::Error::msg),
+        false => Ok(1),
+    }
+}
+
 fn warps(d: &[lab::harness::program::Define]) -> Result<usize, String> {
     Ok((define(d, "BM")? / define(d, "WM")?) * (define(d, "BN")? / define(d, "WN")?))
 }
@@ -276,6 +326,12 @@ fn check_defines(d: &[lab::harness::program::Define]) -> Result<(), String> {
         why.push(format!(
             "BN = {bn} must be a multiple of 4 (copies of 4 floats)"
         ));
+    }
+    if d.iter().any(|x| x.name == "SPLIT_K") {
+        let parts = define(d, "SPLIT_K")?;
+        if !(1..=16).contains(&parts) {
+            why.push(format!("SPLIT_K = {parts} must be 1 to 16 (parts of K)"));
+        }
     }
     let stages = define(d, "STAGES")?;
     if !(2..=4).contains(&stages) {

@@ -61,6 +61,7 @@ fn launches_any_size_and_refuses_bad_defines() {
         ("STAGES", "1", "2, 3 or 4"),
         ("BN", "48", "multiple of WN"),
         ("BK", "24", "copies per row must divide"),
+        ("SPLIT_K", "17", "1 to 16"),
     ] {
         let d = lab::lesson::with_overrides(d.clone(), &defines(&[(name, bad)]));
         let why = (ocl.check_defines)(&d).unwrap_err();
@@ -244,6 +245,9 @@ fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
     use lab::ladder::l11_matrix_units::{by_shape, GPU_DEFINES, GPU_SMALL_DEFINES};
     let ocl = ladder::get("11").ocl().unwrap();
     let gpu = h100();
+    let split = |d: &[(&str, &str)], parts: &str| {
+        lab::lesson::with_overrides(defines(d), &defines(&[("SPLIT_K", parts)]))
+    };
     // 64 or 144 blocks of 128×128 for 264 places: smaller blocks; 256 or more: the big ones.
     for (m, n, want) in [
         (1024, 1024, GPU_SMALL_DEFINES),
@@ -254,14 +258,33 @@ fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
         (1024, 8192, GPU_DEFINES),
         (100, 3000, GPU_SMALL_DEFINES),
     ] {
-        assert_eq!(by_shape(&gpu, Shape::new(m, n, 512)), want, "{m}×{n}");
+        assert_eq!(
+            by_shape(&gpu, Shape::new(m, n, 512)),
+            defines(want),
+            "{m}×{n}"
+        );
     }
-    // The tuner's space the grader checks holds every shape the host may pick, each legal.
+    // A long K where the blocks are few: split into as many parts of at least 512 as fill the
+    // places, with the big blocks where they can, else the small ones.
+    for (shape, want) in [
+        (Shape::new(1024, 1024, 8192), split(GPU_DEFINES, "4")),
+        (Shape::new(1024, 1024, 4096), split(GPU_DEFINES, "4")),
+        (Shape::new(768, 768, 4096), split(GPU_DEFINES, "7")),
+        (Shape::new(512, 512, 8192), split(GPU_DEFINES, "16")),
+        (Shape::new(512, 512, 2048), split(GPU_SMALL_DEFINES, "4")),
+        (Shape::new(1024, 1024, 1024), defines(GPU_SMALL_DEFINES)),
+        (Shape::new(2048, 2048, 8192), defines(GPU_DEFINES)),
+    ] {
+        assert_eq!(by_shape(&gpu, shape), want, "{shape}");
+    }
+    // The tuner's space the grader checks holds every block shape the host may pick, whole
+    // and split, each legal.
     let knobs = (ocl.knobs.unwrap())(&gpu);
     for d in [GPU_DEFINES, GPU_SMALL_DEFINES] {
-        let d = defines(d);
-        assert!(knobs.contains(&d), "{d:?} is graded");
-        (ocl.check_defines)(&d).unwrap();
+        for d in [defines(d), split(d, "4")] {
+            assert!(knobs.contains(&d), "{d:?} is graded");
+            (ocl.check_defines)(&d).unwrap();
+        }
     }
     // A device without tensor cores keeps the model's one shape, and nothing more is graded.
     let cpu = lab::harness::device::DeviceInfo {
@@ -272,6 +295,10 @@ fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
     assert!((ocl.knobs.unwrap())(&cpu).is_empty());
     assert_eq!(
         by_shape(&cpu, Shape::new(1024, 1024, 1024)),
+        by_shape(&cpu, Shape::new(64, 64, 64))
+    );
+    assert_eq!(
+        by_shape(&cpu, Shape::new(64, 64, 65536)),
         by_shape(&cpu, Shape::new(64, 64, 64))
     );
 }
@@ -334,6 +361,40 @@ pub mod cases {
         )]),
         FailKind::Wrong,
         &["TF32 keeps 10 bits", "Hint"],
+    ),
+    // K split into parts by the host (SPLIT_K): each part's matrices follow the last's.
+    Case::rejects_any(
+        L,
+        "every_part_reads_the_first",
+        WrongResult,
+        // The offsets of the kernel's part left out: every part multiplies the first slice
+        // of K into the first part's C, and the other parts' C keep the poison, so the sum
+        // holds the poison (C NOT WRITTEN where it was NaN, WRONG where it held numbers).
+        Mutant(&[
+            (
+                "    cp.a_src += z * M * K;
+    cp.b_src += z * K * N;
+",
+                "",
+            ),
+            ("    C += (size_t)z * M * N;\n", ""),
+        ]),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["SPLIT_K=3"],
+    ),
+    Case::rejects_any(
+        L,
+        "only_the_first_part_works",
+        WrongResult,
+        // The parts after the first return at once: cheap where the split is timed, and
+        // the host's sum adds what their C held before.
+        Mutant(&[(
+            "    const int z = get_group_id(1) / blocks_m, m0 = (get_group_id(1) % blocks_m) * BM;",
+            "    const int z = get_group_id(1) / blocks_m, m0 = (get_group_id(1) % blocks_m) * BM;
+    if (z > 0) return;",
+        )]),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["SPLIT_K=3"],
     ),
     // Barriers and buffers.
     Case::rejects(

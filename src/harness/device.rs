@@ -174,9 +174,10 @@ pub struct Gpu {
     pub info: DeviceInfo,
     pub context: Context,
     pub queue: CommandQueue,
-    /// The host's padding copies ([`crate::harness::pad`]), built on first use; behind a lock,
-    /// since setting a kernel's arguments and enqueueing it is one step for one thread.
-    pub copies: std::sync::Mutex<Option<Result<opencl3::kernel::Kernel, String>>>,
+    /// The host's padding copies and sums ([`crate::harness::pad`]), built on first use;
+    /// behind a lock, since setting a kernel's arguments and enqueueing it is one step for one
+    /// thread.
+    pub copies: std::sync::Mutex<Option<Result<Vec<opencl3::kernel::Kernel>, String>>>,
 }
 
 impl Gpu {

@@ -447,45 +447,59 @@ fn pad_poison(before: &Poison, n: usize, to: usize) -> Poison {
     Poison::from_values(before.kind, values)
 }
 
-/// Keeps the first `n` of every row of `to` floats.
-fn crop_rows(data: &[f32], to: usize, n: usize) -> Vec<f32> {
-    data.chunks(to.max(1))
-        .flat_map(|row| &row[..n])
-        .copied()
-        .collect()
-}
-
 // ANCHOR: run_padded
 /// [`run_guarded`] for a kernel that copies whole groups of `to` floats (lesson 11's 16-byte
-/// copies): where K or N is not a multiple of `to`, the device makes zero-padded copies of A
-/// (rows of K floats lengthened to a multiple of `to`) and of B (rows of N lengthened, and
-/// zero rows added up to the padded K), the kernel runs on them at the padded shape into a C
-/// with padded rows, and C's rows are copied back out to N floats. The device time is the sum
-/// of the four steps' (the two copies in, the kernel, the copy out), as a library that pads
-/// pays for them on each call. The checks are those of
-/// [`run_guarded`], on the buffers the kernel sees: the guard after the padded C, the NaN
-/// behind the padded A and B, and whether it wrote to either. Where K and N are multiples
-/// already, this is [`run_guarded`].
+/// copies), with K split into `parts`: where K or N is not a multiple of `to`, the device makes
+/// zero-padded copies of A (rows of K floats lengthened to a multiple of `to`) and of B (rows of
+/// N lengthened, and zero rows added up to the padded K), the kernel runs on them at the padded
+/// shape into a C with padded rows, and C's rows are copied back out to N floats. With `parts`
+/// above 1, A's copy is cut into `parts` slices of its columns laid one under the other, the
+/// kernel's grid holds `parts` problems of M × N × K/`parts` one under the other (row blocks
+/// `l.global[1]` per problem; the kernel offsets A, B and C by its part), and the copy back sums
+/// the parts' C: a problem too small to fill the device fills it. The device time is the sum
+/// of the steps' (the copies in, the kernel, the copy back), as a library that pads pays for
+/// them on each call. The checks are those of [`run_guarded`], on the buffers the kernel sees:
+/// the guard after the padded C, the NaN behind the padded A and B, and whether it wrote to
+/// either. Where K and N are multiples already and K is not split, this is [`run_guarded`].
 pub fn run_padded(
     gpu: &Gpu,
     kernel: &Kernel,
     p: &Problem,
     l: &Launch,
     to: usize,
+    parts: usize,
 ) -> Result<RunOutput> {
     let s = p.shape;
     let pad = padded_shape(s, to);
-    if pad == s || s.m * s.n * s.k == 0 {
+    let parts = parts.max(1);
+    if (pad == s && parts == 1) || s.m * s.n * s.k == 0 {
         return run_guarded(gpu, kernel, p, l);
     }
+    // Each part's K, a multiple of `to`; the last part may end in zeros.
+    let ks = s.k.div_ceil(parts).div_ceil(to) * to;
+    let kernel_shape = Shape::new(s.m, pad.n, ks);
+    let split = Launch {
+        global: [l.global[0], l.global[1] * parts],
+        local: l.local,
+    };
     let started = Instant::now();
     let a = input_buffer(gpu, &p.a, 0)?;
     let b = input_buffer(gpu, &p.b, 0)?;
-    // The padded copies, each with the NaN zone behind it that input_buffer puts behind A and
-    // B; the copies below write every element of them.
-    let ap = input_buffer(gpu, &vec![0.0; s.m * pad.k], 0)?;
-    let bp = input_buffer(gpu, &vec![0.0; pad.k * pad.n], 0)?;
-    let cp = GuardedC::new(gpu, &pad_poison(&p.poison, s.n, pad.n), 0)?;
+    // What the kernel reads: A and B themselves where they already have its shape, else the
+    // copies, each with the NaN zone behind it that input_buffer puts behind A and B; the
+    // copies below write every element of them.
+    let copy_a = parts > 1 || ks != s.k;
+    let copy_b = parts * ks != s.k || pad.n != s.n;
+    let ap = match copy_a {
+        true => Some(input_buffer(gpu, &vec![0.0; parts * s.m * ks], 0)?),
+        false => None,
+    };
+    let bp = match copy_b {
+        true => Some(input_buffer(gpu, &vec![0.0; parts * ks * pad.n], 0)?),
+        false => None,
+    };
+    let poison = parts_poison(&p.poison, s.n, pad.n, parts);
+    let cp = GuardedC::new(gpu, &poison, 0)?;
     let c = unsafe {
         Buffer::<f32>::create(
             &gpu.context,
@@ -495,18 +509,11 @@ pub fn run_padded(
         )
     }
     .context("allocating C")?;
-    set_standard_args(kernel, pad, &ap, &bp, &cp.c)?;
-    settle(
-        gpu,
-        &[
-            a.get(),
-            b.get(),
-            ap.get(),
-            bp.get(),
-            cp.whole.get(),
-            c.get(),
-        ],
-    )?;
+    let (ka, kb) = (ap.as_ref().unwrap_or(&a), bp.as_ref().unwrap_or(&b));
+    set_standard_args(kernel, kernel_shape, ka, kb, &cp.c)?;
+    let mut held = vec![a.get(), b.get(), cp.whole.get(), c.get()];
+    held.extend(ap.iter().chain(bp.iter()).map(|x| x.get()));
+    settle(gpu, &held)?;
 
     // Every step is enqueued behind the one before on the in-order queue, and the time is the
     // sum of the steps' device times: the device's work, as the kernel's own time is, without
@@ -521,13 +528,30 @@ pub fn run_padded(
         into,
         out_rows,
     };
-    let events = [
-        pad::enqueue(gpu, &a, &ap, rows(s.m, s.k, s.k, pad.k, s.m))?,
-        pad::enqueue(gpu, &b, &bp, rows(s.k, s.n, s.n, pad.n, pad.k))?,
-        enqueue(gpu, kernel, l)?,
-        pad::enqueue(gpu, &cp.c, &c, rows(s.m, s.n, pad.n, s.n, s.m))?,
-    ];
-    events[3].wait().context(
+    let mut events = Vec::new();
+    if let Some(ap) = &ap {
+        let slices = if parts > 1 { ks } else { 0 };
+        let r = rows(s.m, s.k, s.k, ks, parts * s.m);
+        events.push(pad::enqueue_parts(gpu, &a, ap, r, slices)?);
+    }
+    if let Some(bp) = &bp {
+        events.push(pad::enqueue(
+            gpu,
+            &b,
+            bp,
+            rows(s.k, s.n, s.n, pad.n, parts * ks),
+        )?);
+    }
+    events.push(enqueue(gpu, kernel, &split)?);
+    let sum = pad::Sum {
+        rows: s.m,
+        cols: s.n,
+        from: pad.n,
+        parts,
+        part: s.m * pad.n,
+    };
+    events.push(pad::enqueue_sum(gpu, &cp.c, &c, sum)?);
+    events[events.len() - 1].wait().context(
         "the kernel or the copies around it failed while running (on many drivers this is how a write far outside a buffer shows)",
     )?;
     let mut ms = 0.0;
@@ -546,28 +570,67 @@ pub fn run_padded(
     let guard = cp.unkept(cp.whole_back(gpu)?).1;
     poison::remember(&out);
     let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
-        let again = GuardedC::new(gpu, &pad_poison(fill, s.n, pad.n), 0)?;
-        set_standard_args(kernel, pad, &ap, &bp, &again.c)?;
-        launch(gpu, kernel, l)?;
-        Ok(crop_rows(
-            &again.unkept(again.whole_back(gpu)?).0,
-            pad.n,
-            s.n,
-        ))
+        let again = GuardedC::new(gpu, &parts_poison(fill, s.n, pad.n, parts), 0)?;
+        set_standard_args(kernel, kernel_shape, ka, kb, &again.c)?;
+        launch(gpu, kernel, &split)?;
+        Ok(sum_parts(&again.unkept(again.whole_back(gpu)?).0, sum))
     })?;
-    // B's copy has K rounded up rows, the last ones zeros.
-    let mut b_padded = pad_rows(&p.b, s.n, pad.n);
-    b_padded.resize(pad.k * pad.n, 0.0);
+    // A's copy: the slices of its rows, part after part; B's: its rows lengthened, then zero
+    // rows up to the parts' K.
+    let a_seen = match ap.is_some() {
+        true => slices(&p.a, s.m, s.k, parts, ks),
+        false => p.a.clone(),
+    };
+    let mut b_seen = pad_rows(&p.b, s.n, pad.n);
+    b_seen.resize(parts * ks * pad.n, 0.0);
     Ok(RunOutput {
         c: out,
         guard,
-        a_changed: first_change(gpu, &ap, &pad_rows(&p.a, s.k, pad.k))?,
-        b_changed: first_change(gpu, &bp, &b_padded)?,
+        a_changed: first_change(gpu, ka, &a_seen)?,
+        b_changed: first_change(gpu, kb, &b_seen)?,
         kernel_ms: ms,
         nan_from_reads,
         wall_ms,
         host_ms,
     })
+}
+
+/// The poison of C for the kernel of [`run_padded`]: `parts` copies of C's, each row of `n`
+/// floats lengthened to `to` (the padding holds what the row's last element holds).
+fn parts_poison(before: &Poison, n: usize, to: usize, parts: usize) -> Poison {
+    let one = pad_poison(before, n, to);
+    let values = (0..parts * one.len()).map(|i| one.at(i % one.len().max(1)));
+    Poison::from_values(before.kind, values.collect())
+}
+
+/// `a` (`m` rows of `k` floats) cut into `parts` slices of `ks` columns laid one under the
+/// other, zeros past the end of each row.
+fn slices(a: &[f32], m: usize, k: usize, parts: usize, ks: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(parts * m * ks);
+    for z in 0..parts {
+        for row in a.chunks(k.max(1)).take(m) {
+            let from = (z * ks).min(k);
+            let to = ((z + 1) * ks).min(k);
+            out.extend_from_slice(&row[from..to]);
+            out.resize(out.len() + ks - (to - from), 0.0);
+        }
+    }
+    out
+}
+
+/// What `pad::enqueue_sum` makes of `data`, on the host.
+fn sum_parts(data: &[f32], s: pad::Sum) -> Vec<f32> {
+    let mut out = vec![0.0f32; s.rows * s.cols];
+    for r in 0..s.rows {
+        for c in 0..s.cols {
+            let mut x = data[r * s.from + c];
+            for z in 1..s.parts {
+                x += data[z * s.part + r * s.from + c];
+            }
+            out[r * s.cols + c] = x;
+        }
+    }
+    out
 }
 // ANCHOR_END: run_padded
 
@@ -641,7 +704,14 @@ mod tests {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let padded = pad_rows(&a, 3, 4);
         assert_eq!(padded, [1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]);
-        assert_eq!(crop_rows(&padded, 4, 3), a);
+        let crop = pad::Sum {
+            rows: 2,
+            cols: 3,
+            from: 4,
+            parts: 1,
+            part: 8,
+        };
+        assert_eq!(sum_parts(&padded, crop), a);
         // The padding of C's poison repeats each row's last value: a number where C held
         // numbers, NaN where it held NaN.
         let before = Poison::from_values(poison::Kind::Random, a.to_vec());
@@ -652,5 +722,34 @@ mod tests {
             [1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 6.0, 6.0]
         );
         assert!(pad_poison(&Poison::nan(6), 3, 4).at(3).is_nan());
+    }
+
+    #[test]
+    fn splitting_k_slices_a_and_the_parts_sum_back() {
+        // A 2×5 cut into two slices of 4 columns, the second ending in zeros.
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(
+            slices(&a, 2, 5, 2, 4),
+            [
+                1.0, 2.0, 3.0, 4.0, 6.0, 7.0, 8.0, 9.0, // part 0
+                5.0, 0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0 // part 1
+            ]
+        );
+        // Two parts of a 1×2 C in rows of 4: summed and cropped.
+        let parts = [1.0, 2.0, -9.0, -9.0, 10.0, 20.0, -9.0, -9.0];
+        let sum = pad::Sum {
+            rows: 1,
+            cols: 2,
+            from: 4,
+            parts: 2,
+            part: 4,
+        };
+        assert_eq!(sum_parts(&parts, sum), [11.0, 22.0]);
+        let before = Poison::from_values(poison::Kind::Random, vec![1.0, 2.0]);
+        let p = parts_poison(&before, 2, 4, 2);
+        assert_eq!(
+            (0..8).map(|i| p.at(i)).collect::<Vec<_>>(),
+            [1.0, 2.0, 2.0, 2.0, 1.0, 2.0, 2.0, 2.0]
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! The host's zero-padding copies, made on the device: a matrix copied into one whose rows are
-//! longer (and which may have more rows), zeros in what it adds; or back, keeping the first
-//! columns of each row. One small kernel, built once per device, for every lesson whose host
-//! pads (lesson 11). It is no lesson's kernel: a student never edits it.
+//! longer (and which may have more rows), zeros in what it adds, or cut into parts of its
+//! columns laid one under the other; or back, keeping the first columns of each row, summing
+//! the parts. Two small kernels, built once per device, for every lesson whose host pads or
+//! splits K (lesson 11). They are no lesson's kernel: a student never edits them.
 
 use anyhow::{Context as _, Result};
 use opencl3::event::Event;
@@ -11,32 +12,54 @@ use opencl3::types::cl_int;
 
 use crate::harness::device::Gpu;
 
-/// `dst` (`out_rows` rows of `into` floats) from `src` (`rows` rows of `cols` floats, `from`
-/// apart): zeros past `cols` and below `rows`. One work-group per row, walking it a group's
-/// width at a time: measured on an H200, a work-item per float ran at 0.75 TB/s, a fifth of
-/// the memory's speed (research/padded-11/). Indices in `size_t`: a matrix may hold more than
-/// 2^31 floats.
+/// `copy_rows`: `dst` (`out_rows` rows of `into` floats) from `src` (`rows` rows of `cols`
+/// floats, `from` apart), zeros past `cols` and below `rows`; the output's rows come in parts of
+/// `part_rows`, part z holding the source's columns from z·`part_cols` on (one part where
+/// `part_cols` is 0). `sum_parts`: `dst` (`rows` rows of `cols` floats) as the sum of `parts`
+/// matrices lying `part` floats apart in `src`, rows `from` apart, in the parts' order. One
+/// work-group per row, walking it a group's width at a time: measured on an H200, a work-item
+/// per float ran at 0.75 TB/s, a fifth of the memory's speed (research/padded-11/). Indices in
+/// `size_t`: a matrix may hold more than 2^31 floats.
 const SOURCE: &str = r#"
 __kernel void copy_rows(const int rows, const int cols, const int from, const int into,
-                        const int out_rows, __global const float* src, __global float* dst) {
+                        const int out_rows, const int part_rows, const int part_cols,
+                        __global const float* src, __global float* dst) {
     const size_t r = get_global_id(1);
     const size_t width = get_local_size(0);
+    const size_t z = r / (size_t)part_rows, i = r % (size_t)part_rows;
+    const long left = (long)cols - (long)z * part_cols;
+    const size_t have = left < 0 ? 0 : (left < part_cols || part_cols == 0 ? left : part_cols);
     __global float* out = dst + r * into;
-    if (r < (size_t)rows) {
-        __global const float* in = src + r * from;
+    if (i < (size_t)rows && r < (size_t)out_rows) {
+        __global const float* in = src + i * from + z * part_cols;
         for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
-            out[c] = c < (size_t)cols ? in[c] : 0.0f;
+            out[c] = c < have ? in[c] : 0.0f;
         }
-    } else {
+    } else if (r < (size_t)out_rows) {
         for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
             out[c] = 0.0f;
         }
     }
 }
+
+__kernel void sum_parts(const int rows, const int cols, const int from, const int parts,
+                        const long part, __global const float* src, __global float* dst) {
+    const size_t r = get_global_id(1);
+    const size_t width = get_local_size(0);
+    if (r < (size_t)rows) {
+        for (size_t c = get_local_id(0); c < (size_t)cols; c += width) {
+            float s = src[r * from + c];
+            for (int z = 1; z < parts; z++) {
+                s += src[z * part + r * from + c];
+            }
+            dst[r * cols + c] = s;
+        }
+    }
+}
 "#;
 
-/// Builds the copying kernel.
-fn build(gpu: &Gpu) -> Result<Kernel, String> {
+/// Builds the two kernels, `copy_rows` then `sum_parts`.
+fn build(gpu: &Gpu) -> Result<Vec<Kernel>, String> {
     let program = crate::harness::program::build_source(
         gpu,
         std::path::Path::new("the host's padding copies"),
@@ -45,11 +68,14 @@ fn build(gpu: &Gpu) -> Result<Kernel, String> {
         "",
     )
     .map_err(|e| format!("{e:#}"))?;
-    Kernel::create(&program, "copy_rows").map_err(|e| format!("OpenCL error {e}"))
+    ["copy_rows", "sum_parts"]
+        .iter()
+        .map(|name| Kernel::create(&program, name).map_err(|e| format!("OpenCL error {e}")))
+        .collect()
 }
 
 /// The size of a copy: `rows` rows of `cols` floats read, `from` apart; `out_rows` rows of
-/// `into` floats written.
+/// `into` floats written. The copy of [`Rows::parts`] cuts the columns into parts.
 #[derive(Clone, Copy, Debug)]
 pub struct Rows {
     pub rows: usize,
@@ -59,28 +85,86 @@ pub struct Rows {
     pub out_rows: usize,
 }
 
+/// One matrix of `rows` × `cols` out of parts `part` floats apart, rows `from` apart.
+#[derive(Clone, Copy, Debug)]
+pub struct Sum {
+    pub rows: usize,
+    pub cols: usize,
+    pub from: usize,
+    pub parts: usize,
+    pub part: usize,
+}
+
 /// Enqueues one copy behind whatever the queue holds, without waiting.
 pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Result<Event> {
-    let mut built = gpu
-        .copies
-        .lock()
-        .map_err(|_| anyhow::anyhow!("the padding copies' lock was poisoned"))?;
-    let k = built
-        .get_or_insert_with(|| build(gpu))
-        .as_ref()
-        .map_err(|e| anyhow::anyhow!("building the padding copies: {e}"))?;
-    let ints = [r.rows, r.cols, r.from, r.into, r.out_rows];
-    unsafe {
+    enqueue_parts(gpu, src, dst, r, 0)
+}
+
+/// A copy whose output's rows come in parts of `r.rows` rows, part z holding the source's
+/// columns from z·`part_cols` on, `r.into` of them (zeros past the source's end): the
+/// source's columns cut into slices laid one under the other. `part_cols` 0: one part.
+pub fn enqueue_parts(
+    gpu: &Gpu,
+    src: &Buffer<f32>,
+    dst: &Buffer<f32>,
+    r: Rows,
+    part_cols: usize,
+) -> Result<Event> {
+    let part_rows = if part_cols == 0 {
+        r.out_rows.max(1)
+    } else {
+        r.rows.max(1)
+    };
+    let ints = [
+        r.rows, r.cols, r.from, r.into, r.out_rows, part_rows, part_cols,
+    ];
+    with_kernel(gpu, 0, r.out_rows, |k| unsafe {
         for (i, v) in ints.iter().enumerate() {
             let v = cl_int::try_from(*v).context("a padded matrix wider or taller than 2^31")?;
             k.set_arg(i as u32, &v)
                 .context("setting a padding copy's sizes")?;
         }
-        k.set_arg(5, &src.get())
+        k.set_arg(7, &src.get())
             .context("setting a padding copy's source")?;
-        k.set_arg(6, &dst.get())
+        k.set_arg(8, &dst.get())
             .context("setting a padding copy's destination")?;
-    }
+        Ok(())
+    })
+}
+
+/// Enqueues the sum of the parts behind whatever the queue holds, without waiting.
+pub fn enqueue_sum(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, s: Sum) -> Result<Event> {
+    with_kernel(gpu, 1, s.rows, |k| unsafe {
+        for (i, v) in [s.rows, s.cols, s.from, s.parts].iter().enumerate() {
+            let v = cl_int::try_from(*v).context("a matrix wider or taller than 2^31")?;
+            k.set_arg(i as u32, &v).context("setting a sum's sizes")?;
+        }
+        let part = i64::try_from(s.part).context("a part of more than 2^63 floats")?;
+        k.set_arg(4, &part).context("setting a sum's part size")?;
+        k.set_arg(5, &src.get()).context("setting a sum's source")?;
+        k.set_arg(6, &dst.get())
+            .context("setting a sum's destination")?;
+        Ok(())
+    })
+}
+
+/// Sets kernel `which`'s arguments by `set` and enqueues it over `rows` rows, under the lock.
+fn with_kernel(
+    gpu: &Gpu,
+    which: usize,
+    rows: usize,
+    set: impl FnOnce(&Kernel) -> Result<()>,
+) -> Result<Event> {
+    let mut built = gpu
+        .copies
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the padding copies' lock was poisoned"))?;
+    let kernels = built
+        .get_or_insert_with(|| build(gpu))
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("building the padding copies: {e}"))?;
+    let k = &kernels[which];
+    set(k)?;
     // A work-group as wide as the device allows, up to 256, over every row: within the
     // device's limits by construction.
     let width = gpu
@@ -88,7 +172,7 @@ pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Resu
         .max_work_group
         .min(gpu.info.max_work_item_sizes.first().copied().unwrap_or(1))
         .clamp(1, 256);
-    let global = [width, r.out_rows.max(1)];
+    let global = [width, rows.max(1)];
     let local = [width, 1];
     unsafe {
         gpu.queue.enqueue_nd_range_kernel(
