@@ -139,7 +139,8 @@ pub static MATRIX: OclLesson = OclLesson {
     // its matrices by its part.
     host: Host {
         run: |gpu, kernel, p, l, d| {
-            lab::harness::exec::run_padded(gpu, kernel, p, l, 4, split_k(d)?)
+            let parts = split_k(d).map_err(anyhow::Error::msg)?;
+            lab::harness::exec::run_padded(gpu, kernel, p, l, 4, parts)
         },
         prelude: Some(unit::prelude),
         accuracy: Some(unit::accuracy),
@@ -289,9 +290,9 @@ const PROBE_DEFINES: &[(&str, &str)] = &[
 ];
 
 /// How many parts K is split into: SPLIT_K where the defines name it, else 1.
-fn split_k(d: &[lab::harness::program::Define]) -> anyhow::Result<usize> {
+fn split_k(d: &[lab::harness::program::Define]) -> Result<usize, String> {
     match d.iter().any(|x| x.name == "SPLIT_K") {
-        true => define(d, "SPLIT_K").map_err(anyhow::Error::msg),
+        true => define(d, "SPLIT_K"),
         false => Ok(1),
     }
 }
@@ -327,11 +328,11 @@ fn check_defines(d: &[lab::harness::program::Define]) -> Result<(), String> {
             "BN = {bn} must be a multiple of 4 (copies of 4 floats)"
         ));
     }
-    if d.iter().any(|x| x.name == "SPLIT_K") {
-        let parts = define(d, "SPLIT_K")?;
-        if !(1..=16).contains(&parts) {
-            why.push(format!("SPLIT_K = {parts} must be 1 to 16 (parts of K)"));
-        }
+    let parts = split_k(d)?;
+    if !(1..=MAX_PARTS).contains(&parts) {
+        why.push(format!(
+            "SPLIT_K = {parts} must be 1 to {MAX_PARTS} (parts of K)"
+        ));
     }
     let stages = define(d, "STAGES")?;
     if !(2..=4).contains(&stages) {

@@ -575,19 +575,25 @@ pub fn run_padded(
         launch(gpu, kernel, &split)?;
         Ok(sum_parts(&again.unkept(again.whole_back(gpu)?).0, sum))
     })?;
-    // A's copy: the slices of its rows, part after part; B's: its rows lengthened, then zero
-    // rows up to the parts' K.
-    let a_seen = match ap.is_some() {
-        true => slices(&p.a, s.m, s.k, parts, ks),
-        false => p.a.clone(),
+    // A's copy holds the slices of its rows, part after part; B's its rows lengthened, then
+    // zero rows up to the parts' K. Where there is no copy, the kernel read A or B itself.
+    let a_changed = match &ap {
+        Some(ap) => first_change(gpu, ap, &slices(&p.a, s.m, s.k, parts, ks))?,
+        None => first_change(gpu, &a, &p.a)?,
     };
-    let mut b_seen = pad_rows(&p.b, s.n, pad.n);
-    b_seen.resize(parts * ks * pad.n, 0.0);
+    let b_changed = match &bp {
+        Some(bp) => {
+            let mut seen = pad_rows(&p.b, s.n, pad.n);
+            seen.resize(parts * ks * pad.n, 0.0);
+            first_change(gpu, bp, &seen)?
+        }
+        None => first_change(gpu, &b, &p.b)?,
+    };
     Ok(RunOutput {
         c: out,
         guard,
-        a_changed: first_change(gpu, ka, &a_seen)?,
-        b_changed: first_change(gpu, kb, &b_seen)?,
+        a_changed,
+        b_changed,
         kernel_ms: ms,
         nan_from_reads,
         wall_ms,

@@ -30,12 +30,12 @@ __kernel void copy_rows(const int rows, const int cols, const int from, const in
     const long left = (long)cols - (long)z * part_cols;
     const size_t have = left < 0 ? 0 : (left < part_cols || part_cols == 0 ? left : part_cols);
     __global float* out = dst + r * into;
-    if (i < (size_t)rows && r < (size_t)out_rows) {
+    if (i < (size_t)rows) {
         __global const float* in = src + i * from + z * part_cols;
         for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
             out[c] = c < have ? in[c] : 0.0f;
         }
-    } else if (r < (size_t)out_rows) {
+    } else {
         for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
             out[c] = 0.0f;
         }
@@ -75,7 +75,7 @@ fn build(gpu: &Gpu) -> Result<Vec<Kernel>, String> {
 }
 
 /// The size of a copy: `rows` rows of `cols` floats read, `from` apart; `out_rows` rows of
-/// `into` floats written. The copy of [`Rows::parts`] cuts the columns into parts.
+/// `into` floats written. [`enqueue_parts`] cuts the columns into parts.
 #[derive(Clone, Copy, Debug)]
 pub struct Rows {
     pub rows: usize,
