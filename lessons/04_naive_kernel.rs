@@ -67,7 +67,7 @@ pub static NAIVE: OclLesson = OclLesson {
             shape: Shape::new(37, 29, 23),
             defines: &[],
         }],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: None,
     host: BUFFERS,

@@ -78,7 +78,7 @@ pub static TILED: OclLesson = OclLesson {
                 defines: &[("TS", "4")],
             },
         ],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: Probe {

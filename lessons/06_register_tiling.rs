@@ -155,7 +155,7 @@ pub static REGISTER: OclLesson = OclLesson {
                 ("WPTN", "4"),
             ],
         }],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: Probe {

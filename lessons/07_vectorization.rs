@@ -119,7 +119,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
     ],
     sanitize: Sanitize {
         probes: &[PROBE],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: PROBE,

@@ -115,7 +115,7 @@ pub static PADDED: OclLesson = OclLesson {
                 defines: PROBE_DEFINES,
             },
         ],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: Probe {

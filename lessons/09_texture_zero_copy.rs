@@ -138,8 +138,9 @@ pub static TEXTURE: OclLesson = OclLesson {
             shape: Shape::new(19, 69, 21),
             defines: PROBE_DEFINES,
         }],
-        // Oclgrind 21.10 reports every image read as uninitialised.
-        uninitialized: false,
+        // B read from a buffer by the course's own read_imagef: Oclgrind 21.10 counts every
+        // value read from an image as never initialised.
+        stand_in: Some(&texture::stand_in::STAND_IN),
     },
     behaviour: Some(Behaviour {
         probe: Probe {

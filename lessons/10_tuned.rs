@@ -107,7 +107,7 @@ pub static TUNED: OclLesson = OclLesson {
                 defines: PROBE_DEFINES,
             },
         ],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: Probe {

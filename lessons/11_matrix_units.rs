@@ -120,7 +120,7 @@ pub static MATRIX: OclLesson = OclLesson {
                 defines: PROBE_DEFINES,
             },
         ],
-        uninitialized: true,
+        stand_in: None,
     },
     behaviour: Some(Behaviour {
         probe: Probe {

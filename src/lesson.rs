@@ -385,11 +385,34 @@ pub struct Behaviour {
     pub not_checked: &'static str,
 }
 
-/// What the sanitizer runs: the probes, and whether uninitialised values are checked
-/// (Oclgrind 21.10 reports every image read as uninitialised, so lesson 09 cannot be).
+/// What the sanitizer runs: the probes (every question asked of each: races, reads and writes
+/// out of bounds, barriers, uninitialised values), and what it runs in place of a memory
+/// object the simulator cannot follow.
 pub struct Sanitize {
     pub probes: &'static [Probe],
-    pub uninitialized: bool,
+    pub stand_in: Option<&'static StandIn>,
+}
+
+/// The kernel as the sanitizer runs it where the simulator cannot follow one of its memory
+/// objects (lesson 09's image: Oclgrind 21.10 counts every value read from an image as never
+/// initialised, and lets a read outside the image pass): the same text, the object replaced
+/// by a buffer the course's own functions read. Only the sanitizer's runs use it; the device,
+/// the timings and the technique's counts run the kernel as written.
+pub struct StandIn {
+    /// The kernel's text as the sanitizer builds it: the stand-in's source first, then the
+    /// file's text with the object's type words replaced, line for line and column for
+    /// column, so that every report points at the file's own line.
+    pub source: fn(&str) -> String,
+    /// The kernel's arguments in that text.
+    pub args: &'static [Arg],
+    /// One run with buffers of exactly the objects' sizes, C not initialised.
+    pub exact: RunFn,
+    /// The file name the stand-in's own lines carry in the simulator's reports (its source
+    /// begins with a `#line 1 "…"` of this name).
+    pub file: &'static str,
+    /// What a read or write the simulator reports in those lines means for the kernel, and
+    /// what to do about it: the report's own line is the course's, not the student's.
+    pub outside: &'static str,
 }
 
 /// Another way to run a lesson's problem, measured beside the reference for the chapter

@@ -16,7 +16,7 @@ use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::harness::paths;
 use crate::harness::program::{self, Define};
-use crate::lesson::{with_overrides, Ctx, OclLesson};
+use crate::lesson::{with_overrides, Ctx, OclLesson, StandIn};
 
 /// A lesson's defines, resolved: the device's own, then the tuned set recorded for `at` (a
 /// lesson program, the ladder or the bench at one size; grading passes `None` and keeps the
@@ -74,6 +74,31 @@ impl Prepared {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("reading the kernel file {}", paths::display(file)))?;
         Self::build(gpu, ocl, file, &text, defines, options)
+    }
+
+    /// Builds `text` as the sanitizer runs it where the lesson has a stand-in for a memory
+    /// object the simulator cannot follow ([`StandIn`]): the stand-in's own source, then the
+    /// device's prelude and the file's text with the object's type words replaced, under the
+    /// stand-in's arguments.
+    pub fn stand_in(
+        gpu: &Gpu,
+        ocl: &OclLesson,
+        stand_in: &StandIn,
+        file: &Path,
+        text: &str,
+        defines: &[Define],
+        options: &str,
+    ) -> Result<Prepared> {
+        count(file, defines, options);
+        let source = (stand_in.source)(&ocl.source(gpu, text));
+        let program = program::build_source(gpu, file, &source, defines, options)?;
+        let kernel = program::kernel(&program, file, ocl.kernel, stand_in.args)?;
+        Ok(Prepared {
+            file: file.to_path_buf(),
+            defines: defines.to_vec(),
+            kernel,
+            program,
+        })
     }
 
     /// Builds source that is already whole (a chapter's variant made from the lesson's file,

@@ -440,26 +440,25 @@ pub mod cases {
 ",
             "",
         )]),
-        // The simulator cannot check uninitialised values in a kernel that reads images, so
-        // this is caught by what the device leaves in the accumulators: some are garbage,
-        // others NaN (read as "never written"), from one run to the next.
-        &[FailKind::Wrong, FailKind::Unwritten],
-        &[],
+        // The simulator sees the never-initialised accumulators reach C (the device's C,
+        // garbage or NaN from one run to the next, is wrong too: its words follow).
+        &[FailKind::Uninitialized],
+        &["never initialised", "vstore4(acc[i][j], 0, out)"],
     ),
     Case::rejects_any(
         L,
         "a_tile_loaded_in_one_pass",
         Edge,
         // One float4 per work-item: enough for the device's 32×8 group, not for a 4×8 group
-        // whose tile of A has 64 float4. The simulator cannot check uninitialised values
-        // here (B is an image), so this is caught by what the device computes from the
-        // unloaded part of the tile.
+        // whose tile of A has 64 float4, nor for the simulator's 4×2 group with 16: the
+        // simulator sees the unloaded part of the tile reach C (and the device's C is wrong
+        // in the second define set).
         Mutant(&[(
             "for (int t = ly * WGX + lx; t < TM * KT4; t += WGX * WGY) {",
             "for (int t = ly * WGX + lx; t < WGX * WGY; t += WGX * WGY) {",
         )]),
-        &[FailKind::Wrong, FailKind::Unwritten],
-        &["with -D WGX=4 -D WGY=8"],
+        &[FailKind::Uninitialized],
+        &["never initialised", "with -D WGX=4 -D WGY=8"],
     ),
     Case::rejects(
         L,
@@ -558,7 +557,58 @@ pub mod cases {
         &["expected", "got"],
     )
     .printing(&["LAB-EVENT"]),
+    // Reads the device does not check. C read before it is written, its value multiplied
+    // by zero: the fast-math build folds the product away, so the device's C is right
+    // whatever C held; the simulator follows B through the course's stand-in for the image
+    // and sees the never-initialised value reach C.
+    Case::rejects(
+        L,
+        "reads_c_before_writing_it",
+        Uninitialised,
+        Mutant(&[(
+            "vstore4(acc[i][j], 0, out);",
+            "vstore4(acc[i][j] + 0.0f * vload4(0, out), 0, out);",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised", "C read before the kernel wrote it"],
+    ),
+    // Pixels past the image's edges read with a sampler that leaves them undefined: PoCL
+    // returns zeros there, the simulator's stand-in reads past its buffer.
+    Case::rejects(
+        L,
+        "sampler_without_clamp",
+        OutOfBoundsRead,
+        Mutant(&[("CLK_ADDRESS_CLAMP |", "CLK_ADDRESS_NONE |")]),
+        FailKind::BadAccess,
+        &["reads B outside the image", "CLK_ADDRESS_CLAMP"],
+    ),
+    Case::rejects(
+        L,
+        "reads_without_a_sampler",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "b[j][q] = read_imagef(B, pixel, (int2)(x0 + j * WGX, k + q));",
+            "b[j][q] = read_imagef(B, (int2)(x0 + j * WGX, k + q));",
+        )]),
+        FailKind::BadAccess,
+        &["reads B outside the image", "with no sampler"],
+    ),
     // Correct in another style.
+    Case::accepts(
+        L,
+        "normalised_coordinates",
+        // Pixel centres in coordinates from 0 to 1, the image's size from get_image_dim.
+        Mutant(&[
+            (
+                "CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP |",
+                "CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_CLAMP |",
+            ),
+            (
+                "b[j][q] = read_imagef(B, pixel, (int2)(x0 + j * WGX, k + q));",
+                "b[j][q] = read_imagef(B, pixel, ((float2)(x0 + j * WGX, k + q) + 0.5f) / convert_float2(get_image_dim(B)));",
+            ),
+        ]),
+    ),
     Case::accepts(
         L,
         "a_from_global_memory",

@@ -38,6 +38,7 @@ mod objects;
 mod recorder;
 mod run;
 mod shape;
+pub mod stand_in;
 mod transfer;
 
 pub use adreno::*;

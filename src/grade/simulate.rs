@@ -21,7 +21,7 @@ use crate::harness::matrix::{self, Problem};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::pool;
-use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe};
+use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe, StandIn};
 use crate::prepared::Prepared;
 
 use super::request::Request;
@@ -74,7 +74,16 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let defines = probe.defines();
         let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
         let build_options = opts.build_options(ocl);
-        let prepared = Prepared::build(&gpu, ocl, &file, &text, &defines, &build_options)?;
+        // The sanitizer runs the lesson's stand-in where it has one (an image the simulator
+        // cannot follow, read from a buffer); the technique's counts, the kernel as written.
+        let stand_in = match look {
+            Look::Sanitize(_) => ocl.sanitize.stand_in,
+            Look::Metrics => None,
+        };
+        let prepared = match stand_in {
+            Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, &defines, &build_options)?,
+            None => Prepared::build(&gpu, ocl, &file, &text, &defines, &build_options)?,
+        };
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
@@ -89,7 +98,8 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // Inputs drawn for this run from a seed the kernel cannot know: a kernel that behaves
         // only on the simulator's inputs (recognised by a value of A, say) behaves badly here.
         let p = Problem::random(probe.shape, matrix::secret_seed());
-        let out = (ocl.host.exact)(&gpu, kernel, &p, &launch, &defines)?;
+        let exact = stand_in.map_or(ocl.host.exact, |s| s.exact);
+        let out = exact(&gpu, kernel, &p, &launch, &defines)?;
         let right = matrix::check(&p, &out.c).passed();
         Ok(Probed {
             right,
@@ -119,14 +129,10 @@ fn simulate(
     opts: &Options,
     look: Look,
     icd: &Path,
-    uninitialized: bool,
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
     let options = match look {
-        Look::Sanitize(_) => oclgrind::Options {
-            uninitialized,
-            ..oclgrind::Options::sanitizer()
-        },
+        Look::Sanitize(_) => oclgrind::Options::sanitizer(),
         Look::Metrics => oclgrind::Options::metrics(),
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
@@ -192,7 +198,13 @@ fn kind_of(f: &Finding) -> Option<FailKind> {
 }
 
 /// The findings that fail a kernel, rendered for the student, most important first.
-fn failure_from(report: &Report, probe: &Probe, file: &Path, source: &str) -> Option<Failure> {
+fn failure_from(
+    report: &Report,
+    probe: &Probe,
+    file: &Path,
+    source: &str,
+    stand_in: Option<&StandIn>,
+) -> Option<Failure> {
     let faults: Vec<&Finding> = report
         .findings
         .iter()
@@ -210,7 +222,14 @@ fn failure_from(report: &Report, probe: &Probe, file: &Path, source: &str) -> Op
     for f in faults.iter().take(shown) {
         text.push_str("\n\n");
         // A hint said once is enough.
-        let rendered = super::words::oclgrind::render(f, &paths::display(file), source);
+        // A report in the stand-in's own lines is about how the kernel used the object it
+        // stands for: the stand-in's words, at the kernel's file.
+        let rendered = match stand_in {
+            Some(s) if f.at.as_ref().is_some_and(|at| at.file == s.file) => {
+                format!("{}: {}", paths::display(file), s.outside)
+            }
+            _ => super::words::oclgrind::render(f, &paths::display(file), source),
+        };
         let kept: Vec<&str> = rendered
             .trim_end()
             .lines()
@@ -275,14 +294,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // on one thread): the technique's probe too, where the device run passed, though its
     // counts are read only if the sanitizer finds nothing. The results are read in the
     // probes' order, so the verdict is the one probes run one after another would give.
-    let mut looks: Vec<(Look, bool)> = (0..ocl.sanitize.probes.len())
-        .map(|i| (Look::Sanitize(i), ocl.sanitize.uninitialized))
-        .collect();
+    let mut looks: Vec<Look> = (0..ocl.sanitize.probes.len()).map(Look::Sanitize).collect();
     if ocl.behaviour.is_some() && v.passed() {
-        looks.push((Look::Metrics, false));
+        looks.push(Look::Metrics);
     }
-    let mut runs = pool::side_by_side(&looks, usize::MAX, |&(look, uninitialized)| {
-        simulate(lesson, source, opts, look, &icd, uninitialized)
+    let mut runs = pool::side_by_side(&looks, usize::MAX, |&look| {
+        simulate(lesson, source, opts, look, &icd)
     })
     .into_iter();
     for probe in ocl.sanitize.probes.iter() {
@@ -297,7 +314,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 return;
             }
         };
-        if let Some(mut f) = failure_from(&run.report, probe, &file, &text) {
+        if let Some(mut f) = failure_from(&run.report, probe, &file, &text, ocl.sanitize.stand_in) {
             match &mut v.failure {
                 // The device run already saw the bad write: keep its words, and add where
                 // in the source the simulator saw it.
@@ -349,12 +366,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     if !v.passed() {
         return;
-    }
-    if !ocl.sanitize.uninitialized {
-        // Said in every verdict, so that nobody reads the sanitizer's silence as a pass.
-        v.notes.push(
-            "not asked of the simulator: uninitialised values (Oclgrind 21.10 reports every image read as one); races, reads out of bounds and barriers were checked".into(),
-        );
     }
     let Some(behaviour) = &ocl.behaviour else {
         return;

@@ -644,6 +644,19 @@ fn sum_parts(data: &[f32], s: pad::Sum) -> Vec<f32> {
 /// uninitialised: for the simulator, which reports any access past an allocation's end
 /// (the guard zones of [`run_guarded`] would hide a write just past C).
 pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+    run_exact_as(gpu, kernel, p.shape, &p.a, &p.b, l)
+}
+
+/// [`run_exact`] with A and B laid out as the kernel expects them (lesson 09's A with padded
+/// rows, its B's pixels behind their width and height).
+pub fn run_exact_as(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    shape: Shape,
+    a: &[f32],
+    b: &[f32],
+    l: &Launch,
+) -> Result<RunOutput> {
     let exact = |data: &[f32], what: &str| -> Result<Buffer<f32>> {
         let mut copy = if data.is_empty() {
             vec![f32::NAN]
@@ -660,8 +673,8 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
         }
         .with_context(|| format!("allocating {what}"))
     };
-    let a = exact(&p.a, "A")?;
-    let b = exact(&p.b, "B")?;
+    let a = exact(a, "A")?;
+    let b = exact(b, "B")?;
     // C is left uninitialised: the simulator then reports a kernel that reads C before
     // writing it (one that skips work when C already holds numbers, or adds into C without
     // clearing it), wherever the value read goes.
@@ -669,20 +682,20 @@ pub fn run_exact(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<
         Buffer::<f32>::create(
             &gpu.context,
             CL_MEM_READ_WRITE,
-            (p.shape.m * p.shape.n).max(1),
+            (shape.m * shape.n).max(1),
             ptr::null_mut(),
         )
     }
     .context("allocating C")?;
-    set_standard_args(kernel, p.shape, &a, &b, &c)?;
+    set_standard_args(kernel, shape, &a, &b, &c)?;
     let kernel_ms = launch(gpu, kernel, l)?;
-    let mut out = vec![0.0f32; (p.shape.m * p.shape.n).max(1)];
+    let mut out = vec![0.0f32; (shape.m * shape.n).max(1)];
     unsafe {
         gpu.queue
             .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
             .context("reading C back")?;
     }
-    out.truncate(p.shape.m * p.shape.n);
+    out.truncate(shape.m * shape.n);
     Ok(RunOutput::plain(out, kernel_ms))
 }
 
