@@ -344,6 +344,7 @@ pub const BUFFERS: Host = Host {
 
 /// One run of a kernel under the simulator: a size and the defines it is built with (small
 /// and asymmetric, so that the simulator is quick and a swapped dimension shows).
+#[derive(Clone, Copy, Debug)]
 pub struct Probe {
     pub shape: Shape,
     pub defines: &'static [(&'static str, &'static str)],

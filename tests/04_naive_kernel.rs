@@ -327,6 +327,28 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of A", "A[row * K + K]"],
     ),
+    // Reads past the end of A except at the simulator's declared probe shape (37×29×23 in
+    // the lesson's declaration, which anyone can read). The sanitizer also runs one of its
+    // probes at a shape drawn for each grading, where the read is seen.
+    Case::rejects(
+        L,
+        "reads_past_a_except_at_the_declared_probe",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    if (!(M == 37 && N == 29 && K == 23)) {
+        const float next = A[row * K + K];
+        if (next == 12345.0f) {
+            acc += 1.0f;
+        }
+    }
+    C[row * N + col] = acc;
+    // EXERCISE END",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of A", "A[row * K + K]"],
+    ),
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),

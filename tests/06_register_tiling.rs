@@ -133,6 +133,24 @@ pub mod cases {
         FailKind::Race,
         &["data race", "__local Asub", "line 76", "hint"],
     ),
+    // The second barrier only at the simulator's declared shapes (the sanitizer's 16×32×24
+    // and the technique's 32×64×24, in the lesson's declaration): the sanitizer's probe at a
+    // shape drawn for the grading sees the race.
+    Case::rejects(
+        L,
+        "barrier_only_at_the_declared_probe",
+        Race,
+        Mutant(&[(
+            SECOND_BARRIER,
+            "        // Nobody may overwrite the tiles (next iteration) while others still read them.
+        if ((M == 16 && N == 32 && K == 24) || (M == 32 && N == 64 && K == 24)) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+",
+        )]),
+        FailKind::Race,
+        &["data race", "__local Asub"],
+    ),
     Case::rejects(
         L,
         "no_first_barrier",

@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::harness::child::{self, Ended, EventReader, Scratch, Tick};
+use crate::harness::matrix::Shape;
 
 use super::{Options, Source};
 
@@ -29,6 +30,9 @@ pub struct Request {
 pub enum Look {
     /// The sanitizer's probe number `i`.
     Sanitize(usize),
+    /// The sanitizer's probe number `i`, then the same at a shape drawn for this grading
+    /// ([`super::shapes::near_probe`]), in one simulator run (one build).
+    Drawn(usize, Shape),
     /// The behaviour probe, with instruction counts.
     Metrics,
 }

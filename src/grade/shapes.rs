@@ -70,9 +70,93 @@ pub fn drawn_side(rng: &mut Rng, lo: usize, hi: usize) -> usize {
     }
 }
 
+/// A shape for the simulator's sanitizer beside a lesson's declared probe, drawn for this
+/// grading, never the declared shape itself and one the lesson's launch accepts (`valid`).
+/// Each side is drawn from the values between half the declared side and an eighth more
+/// that `valid` accepts with the other sides as declared (lessons of whole tiles take only
+/// some); where that leaves only the declared side, one and a half and twice it join. So the
+/// run costs less than the declared probe, most of the time, and a kernel that behaves only
+/// at the probe's shape, known from the lesson's declaration, cannot know this one. `None`
+/// when every side can only be the declared one.
+pub fn near_probe(declared: Shape, secret: u64, valid: impl Fn(Shape) -> bool) -> Option<Shape> {
+    let sides = [declared.m, declared.n, declared.k];
+    let with = |i: usize, x: usize| {
+        let mut s = sides;
+        s[i] = x;
+        Shape::new(s[0], s[1], s[2])
+    };
+    let options: Vec<Vec<usize>> = (0..3)
+        .map(|i| {
+            let x = sides[i].max(1);
+            let ok = |v: &usize| valid(with(i, *v));
+            let mut near: Vec<usize> = ((x - x / 2).max(1)..=x + (x / 8).max(1))
+                .filter(ok)
+                .collect();
+            if near.iter().all(|&v| v == x) {
+                near.extend([x + x.div_ceil(2), 2 * x].iter().copied().filter(ok));
+            }
+            near
+        })
+        .collect();
+    if options
+        .iter()
+        .zip(sides)
+        .all(|(o, x)| o.iter().all(|&v| v == x))
+    {
+        return None;
+    }
+    let mut rng = Rng::new(secret ^ 0x5A41_7E5D);
+    let mut pick = |o: &Vec<usize>, x: usize| -> usize {
+        if o.is_empty() {
+            x
+        } else {
+            o[(rng.next_u64() % o.len() as u64) as usize]
+        }
+    };
+    (0..64)
+        .map(|_| {
+            Shape::new(
+                pick(&options[0], sides[0]),
+                pick(&options[1], sides[1]),
+                pick(&options[2], sides[2]),
+            )
+        })
+        .find(|&s| s != declared && valid(s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_drawn_near_the_declared_one_is_valid_and_never_it() {
+        let declared = Shape::new(16, 24, 40);
+        let mut seen = std::collections::BTreeSet::new();
+        for secret in 0..64 {
+            // Whole tiles of 8, as lesson 05's probe needs.
+            let whole = |s: Shape| s.multiple_of(8, 8, 8);
+            let s = near_probe(declared, secret, whole).expect("a whole-tile draw");
+            assert!(whole(s) && s != declared, "{s:?}");
+            for (x, d) in [(s.m, 16), (s.n, 24), (s.k, 40)] {
+                assert!((d / 2..=2 * d).contains(&x), "{s:?}");
+            }
+            seen.insert((s.m, s.n, s.k));
+        }
+        assert!(seen.len() > 4, "{seen:?}");
+        // Any shape: ragged draws too.
+        let ragged: Vec<Shape> = (0..64)
+            .filter_map(|x| near_probe(Shape::new(35, 19, 19), x, |_| true))
+            .collect();
+        assert_eq!(ragged.len(), 64);
+        assert!(ragged.iter().any(|s| s.k % 4 != 0) && ragged.iter().any(|s| s.k < 19));
+        for s in &ragged {
+            assert!(
+                (18..=39).contains(&s.m) && (10..=21).contains(&s.k),
+                "{s:?}"
+            );
+        }
+        assert_eq!(near_probe(declared, 1, |_| false), None);
+    }
 
     #[test]
     fn the_asked_size_comes_first_then_round_shapes_near_it() {

@@ -48,12 +48,25 @@ pub struct Probed {
 /// Oclgrind's default limit of 1000 messages).
 const KEEP: usize = 8 << 20;
 
-fn probe_of(ocl: &OclLesson, look: Look) -> Option<&Probe> {
+/// The probe a look runs (for [`Look::Drawn`], the declared one it runs first).
+fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
-        Look::Sanitize(i) => ocl.sanitize.probes.get(i),
-        Look::Metrics => ocl.behaviour.as_ref().map(|b| &b.probe),
+        Look::Sanitize(i) | Look::Drawn(i, _) => ocl.sanitize.probes.get(i).copied(),
+        Look::Metrics => ocl.behaviour.as_ref().map(|b| b.probe),
     }
 }
+
+/// The drawn probe a look runs second, if any.
+fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
+    match look {
+        Look::Drawn(i, shape) => ocl.sanitize.probes.get(i).map(|p| Probe { shape, ..*p }),
+        _ => None,
+    }
+}
+
+/// The line the worker prints on stderr between a look's two runs, so that the parent can
+/// tell the simulator's reports of the one from the other's.
+const SECOND_RUN: &str = "LAB-SIMULATOR-SECOND-RUN";
 
 /// The worker's side: runs one probe on the only device it sees (the simulator).
 pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) -> Probed {
@@ -77,7 +90,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // The sanitizer runs the lesson's stand-in where it has one (an image the simulator
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
-            Look::Sanitize(_) => ocl.sanitize.stand_in,
+            Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
             Look::Metrics => None,
         };
         let prepared = match stand_in {
@@ -97,10 +110,17 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         };
         // Inputs drawn for this run from a seed the kernel cannot know: a kernel that behaves
         // only on the simulator's inputs (recognised by a value of A, say) behaves badly here.
-        let p = Problem::random(probe.shape, matrix::secret_seed());
         let exact = stand_in.map_or(ocl.host.exact, |s| s.exact);
+        let p = Problem::random(probe.shape, matrix::secret_seed());
         let out = exact(&gpu, kernel, &p, &launch, &defines)?;
-        let right = matrix::check(&p, &out.c).passed();
+        let mut right = matrix::check(&p, &out.c).passed();
+        if let Some(drawn) = drawn_of(ocl, look) {
+            eprintln!("\n{SECOND_RUN}\n");
+            let launch = (ocl.launch)(drawn.shape, &defines).map_err(anyhow::Error::msg)?;
+            let p = Problem::random(drawn.shape, matrix::secret_seed());
+            let out = exact(&gpu, kernel, &p, &launch, &defines)?;
+            right &= matrix::check(&p, &out.c).passed();
+        }
         Ok(Probed {
             right,
             local_bytes,
@@ -120,6 +140,8 @@ fn local_bytes(kernel: &Kernel, gpu: &Gpu) -> u64 {
 struct Run {
     probed: Option<Probed>,
     report: Report,
+    /// The reports of a look's second run, at the drawn shape.
+    second: Option<Report>,
     killed: bool,
 }
 
@@ -132,7 +154,7 @@ fn simulate(
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
     let options = match look {
-        Look::Sanitize(_) => oclgrind::Options::sanitizer(),
+        Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
         Look::Metrics => oclgrind::Options::metrics(),
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
@@ -150,10 +172,15 @@ fn simulate(
         KEEP,
         |p: Probed| probed = Some(p),
     )?;
-    let output = format!("{}\n{}", ended.stderr.head, ended.stdout.head);
+    let (first, second) = match ended.stderr.head.split_once(SECOND_RUN) {
+        Some((a, b)) => (a.to_string(), Some(oclgrind::parse(b))),
+        None => (ended.stderr.head.clone(), None),
+    };
+    let output = format!("{first}\n{}", ended.stdout.head);
     Ok(Run {
         probed,
         report: oclgrind::parse(&output),
+        second,
         killed: ended.killed(),
     })
 }
@@ -294,7 +321,27 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // on one thread): the technique's probe too, where the device run passed, though its
     // counts are read only if the sanitizer finds nothing. The results are read in the
     // probes' order, so the verdict is the one probes run one after another would give.
+    //
+    // Besides the declared probes, which anyone can read in the lesson's declaration, one of
+    // them again at a shape drawn for this grading: a kernel that behaves only at the
+    // declared shapes is seen at this one.
     let mut looks: Vec<Look> = (0..ocl.sanitize.probes.len()).map(Look::Sanitize).collect();
+    let secret = crate::harness::matrix::secret_seed();
+    if let Some(i) = (!ocl.sanitize.probes.is_empty())
+        .then(|| (secret % ocl.sanitize.probes.len() as u64) as usize)
+    {
+        let p = ocl.sanitize.probes[i];
+        let d = p.defines();
+        let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
+        match super::shapes::near_probe(p.shape, secret, valid) {
+            Some(shape) => looks[i] = Look::Drawn(i, shape),
+            None => v.notes.push(format!(
+                "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
+                describe(&p)
+            )),
+        }
+    }
+    let sanitized = looks.len();
     if ocl.behaviour.is_some() && v.passed() {
         looks.push(Look::Metrics);
     }
@@ -302,7 +349,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         simulate(lesson, source, opts, look, &icd)
     })
     .into_iter();
-    for probe in ocl.sanitize.probes.iter() {
+    for look in &looks[..sanitized] {
+        let probe = &probe_of(ocl, *look).expect("a look of a declared probe");
         let run = match runs.next().expect("one run per look") {
             Ok(r) => r,
             Err(e) => {
@@ -314,7 +362,19 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 return;
             }
         };
-        if let Some(mut f) = failure_from(&run.report, probe, &file, &text, ocl.sanitize.stand_in) {
+        // The declared shape's reports first, then the drawn shape's.
+        let found =
+            failure_from(&run.report, probe, &file, &text, ocl.sanitize.stand_in).or_else(|| {
+                let drawn = drawn_of(ocl, *look)?;
+                failure_from(
+                    run.second.as_ref()?,
+                    &drawn,
+                    &file,
+                    &text,
+                    ocl.sanitize.stand_in,
+                )
+            });
+        if let Some(mut f) = found {
             match &mut v.failure {
                 // The device run already saw the bad write: keep its words, and add where
                 // in the source the simulator saw it.
@@ -352,6 +412,11 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             .as_ref()
             .and_then(|p| p.error.clone())
             .or_else(|| simulator_trouble(&run.report))
+            .or_else(|| run.second.as_ref().and_then(simulator_trouble))
+            .or_else(|| {
+                (drawn_of(ocl, *look).is_some() && run.second.is_none())
+                    .then(|| "its run at the drawn shape did not report".to_string())
+            })
         {
             skipped(
                 v,
