@@ -31,8 +31,9 @@ pub enum Look {
     /// The sanitizer's probe number `i`.
     Sanitize(usize),
     /// The sanitizer's probe number `i`, then the same at a shape drawn for this grading
-    /// ([`super::shapes::near_probe`]), in one simulator run (one build).
-    Drawn(usize, Shape),
+    /// ([`super::shapes::near_probe`]), in one simulator run (one build). The number is the
+    /// run's own mark between the two runs' reports, which no kernel's text can know.
+    Drawn(usize, Shape, u64),
     /// The behaviour probe, with instruction counts.
     Metrics,
 }

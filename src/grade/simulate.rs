@@ -51,7 +51,7 @@ const KEEP: usize = 8 << 20;
 /// The probe a look runs (for [`Look::Drawn`], the declared one it runs first).
 fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
-        Look::Sanitize(i) | Look::Drawn(i, _) => ocl.sanitize.probes.get(i).copied(),
+        Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
         Look::Metrics => ocl.behaviour.as_ref().map(|b| b.probe),
     }
 }
@@ -59,14 +59,21 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
 /// The drawn probe a look runs second, if any.
 fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
-        Look::Drawn(i, shape) => ocl.sanitize.probes.get(i).map(|p| Probe { shape, ..*p }),
+        Look::Drawn(i, shape, _) => ocl.sanitize.probes.get(i).map(|p| Probe { shape, ..*p }),
         _ => None,
     }
 }
 
 /// The line the worker prints on stderr between a look's two runs, so that the parent can
-/// tell the simulator's reports of the one from the other's.
-const SECOND_RUN: &str = "LAB-SIMULATOR-SECOND-RUN";
+/// tell the simulator's reports of the one from the other's: a word and the look's own
+/// number, on a line of its own (the simulator echoes a kernel's lines indented, and no
+/// kernel knows the number).
+fn second_run(look: Look) -> Option<String> {
+    match look {
+        Look::Drawn(_, _, mark) => Some(format!("\nLAB-SIMULATOR-SECOND-RUN {mark:016x}\n")),
+        _ => None,
+    }
+}
 
 /// The worker's side: runs one probe on the only device it sees (the simulator).
 pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) -> Probed {
@@ -115,7 +122,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let out = exact(&gpu, kernel, &p, &launch, &defines)?;
         let mut right = matrix::check(&p, &out.c).passed();
         if let Some(drawn) = drawn_of(ocl, look) {
-            eprintln!("\n{SECOND_RUN}\n");
+            eprint!("{}", second_run(look).unwrap_or_default());
             let launch = (ocl.launch)(drawn.shape, &defines).map_err(anyhow::Error::msg)?;
             let p = Problem::random(drawn.shape, matrix::secret_seed());
             let out = exact(&gpu, kernel, &p, &launch, &defines)?;
@@ -172,7 +179,8 @@ fn simulate(
         KEEP,
         |p: Probed| probed = Some(p),
     )?;
-    let (first, second) = match ended.stderr.head.split_once(SECOND_RUN) {
+    let split = second_run(look).and_then(|m| ended.stderr.head.split_once(&m));
+    let (first, second) = match split {
         Some((a, b)) => (a.to_string(), Some(oclgrind::parse(b))),
         None => (ended.stderr.head.clone(), None),
     };
@@ -334,7 +342,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let d = p.defines();
         let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
         match super::shapes::near_probe(p.shape, secret, valid) {
-            Some(shape) => looks[i] = Look::Drawn(i, shape),
+            Some(shape) => looks[i] = Look::Drawn(i, shape, secret.rotate_left(17)),
             None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
                 describe(&p)
