@@ -15,7 +15,7 @@ use opencl3::program::Program;
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::harness::paths;
-use crate::harness::program::{self, Define};
+use crate::harness::program::{self, Arg, Define};
 use crate::lesson::{with_overrides, Ctx, OclLesson, StandIn};
 
 /// A lesson's defines, resolved: the device's own, then the tuned set recorded for `at` (a
@@ -89,16 +89,16 @@ impl Prepared {
         defines: &[Define],
         options: &str,
     ) -> Result<Prepared> {
-        count(file, defines, options);
         let source = (stand_in.source)(&ocl.source(gpu, text));
-        let program = program::build_source(gpu, file, &source, defines, options)?;
-        let kernel = program::kernel(&program, file, ocl.kernel, stand_in.args)?;
-        Ok(Prepared {
-            file: file.to_path_buf(),
-            defines: defines.to_vec(),
-            kernel,
-            program,
-        })
+        Self::built(
+            gpu,
+            ocl.kernel,
+            stand_in.args,
+            file,
+            &source,
+            defines,
+            options,
+        )
     }
 
     /// Builds source that is already whole (a chapter's variant made from the lesson's file,
@@ -111,9 +111,22 @@ impl Prepared {
         defines: &[Define],
         options: &str,
     ) -> Result<Prepared> {
+        Self::built(gpu, ocl.kernel, ocl.args, file, source, defines, options)
+    }
+
+    /// The one build: counted, built, the kernel `name` checked against `args`.
+    fn built(
+        gpu: &Gpu,
+        name: &str,
+        args: &[Arg],
+        file: &Path,
+        source: &str,
+        defines: &[Define],
+        options: &str,
+    ) -> Result<Prepared> {
         count(file, defines, options);
         let program = program::build_source(gpu, file, source, defines, options)?;
-        let kernel = program::kernel(&program, file, ocl.kernel, ocl.args)?;
+        let kernel = program::kernel(&program, file, name, args)?;
         Ok(Prepared {
             file: file.to_path_buf(),
             defines: defines.to_vec(),

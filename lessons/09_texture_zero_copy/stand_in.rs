@@ -6,8 +6,7 @@
 
 use super::*;
 
-use lab::harness::program::Arg;
-use lab::lesson::StandIn;
+use lab::lesson::{StandIn, STANDARD_ARGS};
 
 /// The stand-in's source, before the kernel's.
 const SOURCE: &str = include_str!("stand_in.cl");
@@ -18,14 +17,8 @@ pub const FILE: &str = "image B (the sanitizer's stand-in)";
 
 pub static STAND_IN: StandIn = StandIn {
     source,
-    args: &[
-        Arg::Int("M"),
-        Arg::Int("N"),
-        Arg::Int("K"),
-        Arg::GlobalIn("A"),
-        Arg::GlobalIn("B"),
-        Arg::GlobalOut("C"),
-    ],
+    // B's pixels in a buffer: every argument as in the lessons without images.
+    args: STANDARD_ARGS,
     exact,
     file: FILE,
     outside: "your kernel reads B outside the image with a sampler that leaves such reads undefined (CLK_ADDRESS_NONE, or REPEAT and MIRRORED_REPEAT without normalised coordinates), or with no sampler at all: a device may return anything there, and the simulator's copy of the image reads past its end.\n    hint: the pixels past the image's right and bottom edges are zeros only with CLK_ADDRESS_CLAMP in the sampler (`CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST`); or read only pixels inside it (x < ceil(N/4), y < K).",
