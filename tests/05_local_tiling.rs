@@ -296,6 +296,30 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "tiles_read_only_at_the_counted_size",
+        Decoy,
+        // The tiles are read only when C has as many elements as at the technique's declared
+        // probe (16×24); everywhere else each product reads A and B from global memory. The
+        // counts are taken at a shape drawn for each grading, never the declared one.
+        Mutant(&[(
+            "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+            "        if (M * N == 384) {
+            for (int k = 0; k < TS; k++) {
+                acc += Asub[tr][k] * Bsub[k][tc];
+            }
+        } else {
+            for (int k = 0; k < TS; k++) {
+                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+            }
+        }",
+        )]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "2/TS"],
+    ),
+    Case::rejects(
+        L,
         "tiles_loaded_but_not_read",
         Decoy,
         Mutant(&[(

@@ -417,6 +417,38 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "register_block_only_where_it_is_counted",
+        Decoy,
+        // Register tiling only for a launch of 2 × 2 work-groups over a K of three tiles, as
+        // at the technique's declared probe (32×64×24 with TSM = 16, TSN = 32); products read
+        // from the local tiles everywhere else. The counts are taken at a shape drawn for each
+        // grading, never the declared one.
+        Mutant(&[
+            (
+                "            for (int wn = 0; wn < WPTN; wn++) {
+                Breg[wn] = Bsub[k][tidn + wn * RTSN];
+            }
+",
+                "            const bool counted = get_num_groups(0) * get_num_groups(1) == 4 && K == 3 * TSK;
+            for (int wn = 0; wn < WPTN; wn++) {
+                Breg[wn] = counted ? Bsub[k][tidn + wn * RTSN] : 0.0f;
+            }
+",
+            ),
+            (
+                "                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];",
+                "                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += counted ? a * Breg[wn] : Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];",
+            ),
+        ]),
+        FailKind::Technique,
+        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN"],
+    ),
+    Case::rejects(
+        L,
         "prints_a_forged_verdict",
         Forged,
         Mutant(&[(

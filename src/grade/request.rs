@@ -34,8 +34,9 @@ pub enum Look {
     /// ([`super::shapes::near_probe`]), in one simulator run (one build). The number is the
     /// run's own mark between the two runs' reports, which no kernel's text can know.
     Drawn(usize, Shape, u64),
-    /// The behaviour probe, with instruction counts.
-    Metrics,
+    /// The behaviour probe, with instruction counts, at a shape drawn for this grading
+    /// ([`super::shapes::whole_tiles_near`]) in place of its declared one.
+    Metrics(Shape),
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

@@ -124,6 +124,61 @@ pub fn near_probe(declared: Shape, secret: u64, valid: impl Fn(Shape) -> bool) -
         .find(|&s| s != declared && valid(s))
 }
 
+/// A shape for the simulator's technique counts, drawn for this grading in place of the
+/// behaviour probe's declared shape. Each side is a multiple of the largest power of two that
+/// divides the declared side (half the side where the side is itself a power of two), from
+/// half the side to twice it, so that whole tiles stay whole and a count per multiply-add
+/// means what it means at the declared shape; the work is at most four times the declared
+/// shape's; the shape is one the lesson's launch accepts (`valid`). Every side, and every
+/// product of two sides, differs from the declared shape's where such a shape exists (else
+/// only the shape itself differs): a kernel that shows its technique only at the declared
+/// shape, or at its number of rows, of work-groups or of elements of C, shows the technique
+/// it has here. `None` when no shape but the declared one qualifies.
+pub fn whole_tiles_near(
+    declared: Shape,
+    secret: u64,
+    valid: impl Fn(Shape) -> bool,
+) -> Option<Shape> {
+    let options = [declared.m, declared.n, declared.k].map(|x| {
+        let x = x.max(1);
+        let mut grain = 1usize << x.trailing_zeros();
+        if grain == x && x > 1 {
+            grain /= 2;
+        }
+        (1..=2 * x / grain)
+            .map(|i| i * grain)
+            .filter(|&v| 2 * v >= x)
+            .collect::<Vec<_>>()
+    });
+    let volume = |s: Shape| s.m * s.n * s.k;
+    let pairs = |s: Shape| [s.m * s.n, s.m * s.k, s.n * s.k];
+    let mut near = Vec::new();
+    for &m in &options[0] {
+        for &n in &options[1] {
+            for &k in &options[2] {
+                let s = Shape::new(m, n, k);
+                if s != declared && volume(s) <= 4 * volume(declared) && valid(s) {
+                    near.push(s);
+                }
+            }
+        }
+    }
+    let apart: Vec<Shape> = near
+        .iter()
+        .copied()
+        .filter(|&s| {
+            let (p, q) = (pairs(s), pairs(declared));
+            s.m != declared.m
+                && s.n != declared.n
+                && s.k != declared.k
+                && (0..3).all(|i| p[i] != q[i])
+        })
+        .collect();
+    let from = if apart.is_empty() { near } else { apart };
+    let mut rng = Rng::new(secret ^ 0x7EC4_1C0E);
+    (!from.is_empty()).then(|| from[(rng.next_u64() % from.len() as u64) as usize])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +253,36 @@ mod tests {
         assert!(sides.iter().all(|&s| (17..=144).contains(&s)));
         assert!(sides.contains(&128));
         assert!(sides.iter().filter(|&&s| s != 128).count() > 200);
+    }
+
+    #[test]
+    fn the_technique_is_counted_at_whole_tiles_never_at_the_declared_shape() {
+        let declared = Shape::new(64, 32, 24);
+        let mut seen = std::collections::BTreeSet::new();
+        for secret in 0..200 {
+            let s = whole_tiles_near(declared, secret, |_| true).expect("a shape");
+            // Every side and every product of two sides differs.
+            assert!(s.m != 64 && s.n != 32 && s.k != 24, "{s:?}");
+            assert!(
+                s.m * s.n != 2048 && s.m * s.k != 1536 && s.n * s.k != 768,
+                "{s:?}"
+            );
+            // Whole tiles of the declared side's powers of two (64 being one: 32).
+            assert!(s.m % 32 == 0 && s.n % 16 == 0 && s.k % 8 == 0, "{s:?}");
+            assert!(
+                (32..=128).contains(&s.m) && (16..=64).contains(&s.n),
+                "{s:?}"
+            );
+            assert!((12..=48).contains(&s.k), "{s:?}");
+            assert!(s.m * s.n * s.k <= 4 * 64 * 32 * 24, "{s:?}");
+            seen.insert((s.m, s.n, s.k));
+        }
+        // Smaller and larger than declared.
+        assert!(seen.len() > 10, "{seen:?}");
+        assert!(seen.iter().any(|s| s.2 < 24) && seen.iter().any(|s| s.2 > 24));
+        // Only what the launch accepts (here: M a multiple of 64 and K of 16).
+        let s = whole_tiles_near(declared, 3, |s| s.m % 64 == 0 && s.k % 16 == 0).unwrap();
+        assert!(s.m % 64 == 0 && s.k % 16 == 0 && s != declared, "{s:?}");
+        assert_eq!(whole_tiles_near(declared, 1, |_| false), None);
     }
 }

@@ -52,7 +52,7 @@ const KEEP: usize = 8 << 20;
 fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
         Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
-        Look::Metrics => ocl.behaviour.as_ref().map(|b| b.probe),
+        Look::Metrics(shape) => ocl.behaviour.as_ref().map(|b| Probe { shape, ..b.probe }),
     }
 }
 
@@ -98,7 +98,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
             Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
-            Look::Metrics => None,
+            Look::Metrics(_) => None,
         };
         let prepared = match stand_in {
             Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, &defines, &build_options)?,
@@ -107,7 +107,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
-            (Some(b), Look::Metrics) if !b.contrast.is_empty() => {
+            (Some(b), Look::Metrics(_)) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
                 Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
                     .ok()
@@ -162,7 +162,7 @@ fn simulate(
     let scratch = Scratch::new("simulate")?;
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
-        Look::Metrics => oclgrind::Options::metrics(),
+        Look::Metrics(_) => oclgrind::Options::metrics(),
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
     let request = Request {
@@ -350,8 +350,20 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
     }
     let sanitized = looks.len();
-    if ocl.behaviour.is_some() && v.passed() {
-        looks.push(Look::Metrics);
+    // The technique's counts at a shape drawn for this grading too, never the declared one:
+    // a kernel that shows its technique only at the shape the lesson declares shows the one
+    // it has. Whole tiles, so that the counts per multiply-add mean what they do there.
+    if let Some(b) = ocl.behaviour.as_ref().filter(|_| v.passed()) {
+        let d = b.probe.defines();
+        let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
+        let drawn = super::shapes::whole_tiles_near(b.probe.shape, secret, valid);
+        if drawn.is_none() {
+            v.notes.push(format!(
+                "the technique was counted at its declared probe only: no other shape of whole tiles near {} is one the lesson's launch accepts",
+                describe(&b.probe)
+            ));
+        }
+        looks.push(Look::Metrics(drawn.unwrap_or(b.probe.shape)));
     }
     let mut runs = pool::side_by_side(&looks, usize::MAX, |&look| {
         simulate(lesson, source, opts, look, &icd)
@@ -447,6 +459,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         v.notes
             .push(format!("not checked: {}", behaviour.not_checked));
     }
+    let probe = looks
+        .get(sanitized)
+        .and_then(|&l| probe_of(ocl, l))
+        .unwrap_or(behaviour.probe);
     let run = match runs
         .next()
         .expect("the technique's probe ran with the sanitizer's")
@@ -465,7 +481,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Part::Technique,
             format!(
                 "the technique was not checked: the simulator gave no counts at {}",
-                describe(&behaviour.probe)
+                describe(&probe)
             ),
         );
         return;
@@ -484,7 +500,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             FailKind::Wrong,
             format!(
                 "your kernel gives the right C on the device but a wrong one under the OpenCL simulator at {}: its result depends on the order in which work-items run. Look for a missing barrier or work-items that read what others write.",
-                describe(&behaviour.probe)
+                describe(&probe)
             ),
         ));
         return;
@@ -494,7 +510,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         local_bytes: probed.local_bytes,
         contrast_local_bytes: probed.contrast_local_bytes,
     };
-    match (behaviour.judge)(&measured, &behaviour.probe) {
+    match (behaviour.judge)(&measured, &probe) {
         Ok(line) => v.notes.push(format!("technique: {line}")),
         Err(why) => v.failure = Some(Failure::new(FailKind::Technique, why)),
     }
