@@ -102,6 +102,22 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "barrier_only_at_the_declared_depths",
+        Race,
+        // The barrier only at the K of every shape the lesson declares for the simulator
+        // (19, 20 and 24): the sanitizer's shape drawn for each grading has a K of its own.
+        Mutant(&[(
+            THE_BARRIER,
+            "        if (K == 19 || K == 20 || K == 24) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+",
+        )]),
+        FailKind::Race,
+        &["data race", "__local"],
+    ),
+    Case::rejects(
+        L,
         "one_buffer_one_barrier",
         Race,
         // Double buffering without the second buffer: the next step overwrites the tile

@@ -74,54 +74,75 @@ pub fn drawn_side(rng: &mut Rng, lo: usize, hi: usize) -> usize {
 /// grading, never the declared shape itself and one the lesson's launch accepts (`valid`).
 /// Each side is drawn from the values between half the declared side and an eighth more
 /// that `valid` accepts with the other sides as declared (lessons of whole tiles take only
-/// some); where that leaves only the declared side, one and a half and twice it join. So the
+/// some); where that leaves only the declared side, one and a half and twice it join. Every
+/// side, and every product of two sides, differs from the declared shape's where such a shape
+/// exists ([`pick_apart`]). So the
 /// run costs less than the declared probe, most of the time, and a kernel that behaves only
 /// at the probe's shape, known from the lesson's declaration, cannot know this one. `None`
 /// when every side can only be the declared one.
-pub fn near_probe(declared: Shape, secret: u64, valid: impl Fn(Shape) -> bool) -> Option<Shape> {
+pub fn near_probe(
+    declared: Shape,
+    others: &[Shape],
+    secret: u64,
+    valid: impl Fn(Shape) -> bool,
+) -> Option<Shape> {
     let sides = [declared.m, declared.n, declared.k];
     let with = |i: usize, x: usize| {
         let mut s = sides;
         s[i] = x;
         Shape::new(s[0], s[1], s[2])
     };
-    let options: Vec<Vec<usize>> = (0..3)
-        .map(|i| {
-            let x = sides[i].max(1);
-            let ok = |v: &usize| valid(with(i, *v));
-            let mut near: Vec<usize> = ((x - x / 2).max(1)..=x + (x / 8).max(1))
-                .filter(ok)
-                .collect();
-            if near.iter().all(|&v| v == x) {
-                near.extend([x + x.div_ceil(2), 2 * x].iter().copied().filter(ok));
-            }
-            near
-        })
-        .collect();
-    if options
-        .iter()
-        .zip(sides)
-        .all(|(o, x)| o.iter().all(|&v| v == x))
-    {
-        return None;
-    }
-    let mut rng = Rng::new(secret ^ 0x5A41_7E5D);
-    let mut pick = |o: &Vec<usize>, x: usize| -> usize {
-        if o.is_empty() {
-            x
-        } else {
-            o[(rng.next_u64() % o.len() as u64) as usize]
+    let options = [0, 1, 2].map(|i| {
+        let x = sides[i].max(1);
+        let ok = |v: &usize| valid(with(i, *v));
+        let mut near: Vec<usize> = ((x - x / 2).max(1)..=x + (x / 8).max(1))
+            .filter(ok)
+            .collect();
+        if near.iter().all(|&v| v == x) {
+            near.extend([x + x.div_ceil(2), 2 * x].iter().copied().filter(ok));
         }
+        near
+    });
+    let near = every_shape(&options)
+        .filter(|&s| s != declared && valid(s))
+        .collect();
+    pick_apart(declared, others, near, secret ^ 0x5A41_7E5D)
+}
+
+/// Every shape whose sides are among `options` (M's, N's, K's).
+fn every_shape(options: &[Vec<usize>; 3]) -> impl Iterator<Item = Shape> + '_ {
+    options[0].iter().flat_map(move |&m| {
+        options[1]
+            .iter()
+            .flat_map(move |&n| options[2].iter().map(move |&k| Shape::new(m, n, k)))
+    })
+}
+
+/// One of `near`, drawn from `secret`: one whose every side, and every product of two sides,
+/// differs from those of `declared` and of the lesson's `others` declared shapes, where there
+/// is such a shape (else from `declared`'s alone, else any): a kernel keyed on one side of a
+/// declared shape, its number of work-groups or its elements of C is seen too.
+fn pick_apart(declared: Shape, others: &[Shape], near: Vec<Shape>, secret: u64) -> Option<Shape> {
+    let pairs = |s: Shape| [s.m * s.n, s.m * s.k, s.n * s.k];
+    let apart = |s: Shape, d: Shape| {
+        let (p, q) = (pairs(s), pairs(d));
+        s.m != d.m && s.n != d.n && s.k != d.k && (0..3).all(|i| p[i] != q[i])
     };
-    (0..64)
-        .map(|_| {
-            Shape::new(
-                pick(&options[0], sides[0]),
-                pick(&options[1], sides[1]),
-                pick(&options[2], sides[2]),
-            )
-        })
-        .find(|&s| s != declared && valid(s))
+    let from_all: Vec<Shape> = near
+        .iter()
+        .copied()
+        .filter(|&s| apart(s, declared) && others.iter().all(|&o| apart(s, o)))
+        .collect();
+    let from_own: Vec<Shape> = near
+        .iter()
+        .copied()
+        .filter(|&s| apart(s, declared))
+        .collect();
+    let from = [from_all, from_own, near]
+        .into_iter()
+        .find(|v| !v.is_empty())?;
+    let mut rng = Rng::new(secret);
+    Some(from[(rng.next_u64() % from.len() as u64) as usize])
 }
 
 /// A shape for the simulator's technique counts, drawn for this grading in place of the
@@ -136,6 +157,7 @@ pub fn near_probe(declared: Shape, secret: u64, valid: impl Fn(Shape) -> bool) -
 /// it has here. `None` when no shape but the declared one qualifies.
 pub fn whole_tiles_near(
     declared: Shape,
+    others: &[Shape],
     secret: u64,
     valid: impl Fn(Shape) -> bool,
 ) -> Option<Shape> {
@@ -151,32 +173,10 @@ pub fn whole_tiles_near(
             .collect::<Vec<_>>()
     });
     let volume = |s: Shape| s.m * s.n * s.k;
-    let pairs = |s: Shape| [s.m * s.n, s.m * s.k, s.n * s.k];
-    let mut near = Vec::new();
-    for &m in &options[0] {
-        for &n in &options[1] {
-            for &k in &options[2] {
-                let s = Shape::new(m, n, k);
-                if s != declared && volume(s) <= 4 * volume(declared) && valid(s) {
-                    near.push(s);
-                }
-            }
-        }
-    }
-    let apart: Vec<Shape> = near
-        .iter()
-        .copied()
-        .filter(|&s| {
-            let (p, q) = (pairs(s), pairs(declared));
-            s.m != declared.m
-                && s.n != declared.n
-                && s.k != declared.k
-                && (0..3).all(|i| p[i] != q[i])
-        })
+    let near = every_shape(&options)
+        .filter(|&s| s != declared && volume(s) <= 4 * volume(declared) && valid(s))
         .collect();
-    let from = if apart.is_empty() { near } else { apart };
-    let mut rng = Rng::new(secret ^ 0x7EC4_1C0E);
-    (!from.is_empty()).then(|| from[(rng.next_u64() % from.len() as u64) as usize])
+    pick_apart(declared, others, near, secret ^ 0x7EC4_1C0E)
 }
 
 #[cfg(test)]
@@ -190,17 +190,21 @@ mod tests {
         for secret in 0..64 {
             // Whole tiles of 8, as lesson 05's probe needs.
             let whole = |s: Shape| s.multiple_of(8, 8, 8);
-            let s = near_probe(declared, secret, whole).expect("a whole-tile draw");
+            let s = near_probe(declared, &[], secret, whole).expect("a whole-tile draw");
             assert!(whole(s) && s != declared, "{s:?}");
             for (x, d) in [(s.m, 16), (s.n, 24), (s.k, 40)] {
                 assert!((d / 2..=2 * d).contains(&x), "{s:?}");
             }
             seen.insert((s.m, s.n, s.k));
         }
-        assert!(seen.len() > 4, "{seen:?}");
+        // Of the whole-tile shapes near 16×24×40, those apart on every side: M = 8, N = 16.
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [(8, 16, 24), (8, 16, 32)]
+        );
         // Any shape: ragged draws too.
         let ragged: Vec<Shape> = (0..64)
-            .filter_map(|x| near_probe(Shape::new(35, 19, 19), x, |_| true))
+            .filter_map(|x| near_probe(Shape::new(35, 19, 19), &[], x, |_| true))
             .collect();
         assert_eq!(ragged.len(), 64);
         assert!(ragged.iter().any(|s| s.k % 4 != 0) && ragged.iter().any(|s| s.k < 19));
@@ -210,7 +214,15 @@ mod tests {
                 "{s:?}"
             );
         }
-        assert_eq!(near_probe(declared, 1, |_| false), None);
+        assert_eq!(near_probe(declared, &[], 1, |_| false), None);
+        // Apart from the declared shape on every side where the sides allow it.
+        for secret in 0..64 {
+            let s = near_probe(Shape::new(35, 19, 19), &[], secret, |_| true).unwrap();
+            assert!(
+                s.m != 35 && s.n != 19 && s.k != 19 && s.n * s.k != 361,
+                "{s:?}"
+            );
+        }
     }
 
     #[test]
@@ -260,7 +272,7 @@ mod tests {
         let declared = Shape::new(64, 32, 24);
         let mut seen = std::collections::BTreeSet::new();
         for secret in 0..200 {
-            let s = whole_tiles_near(declared, secret, |_| true).expect("a shape");
+            let s = whole_tiles_near(declared, &[], secret, |_| true).expect("a shape");
             // Every side and every product of two sides differs.
             assert!(s.m != 64 && s.n != 32 && s.k != 24, "{s:?}");
             assert!(
@@ -281,8 +293,8 @@ mod tests {
         assert!(seen.len() > 10, "{seen:?}");
         assert!(seen.iter().any(|s| s.2 < 24) && seen.iter().any(|s| s.2 > 24));
         // Only what the launch accepts (here: M a multiple of 64 and K of 16).
-        let s = whole_tiles_near(declared, 3, |s| s.m % 64 == 0 && s.k % 16 == 0).unwrap();
+        let s = whole_tiles_near(declared, &[], 3, |s| s.m % 64 == 0 && s.k % 16 == 0).unwrap();
         assert!(s.m % 64 == 0 && s.k % 16 == 0 && s != declared, "{s:?}");
-        assert_eq!(whole_tiles_near(declared, 1, |_| false), None);
+        assert_eq!(whole_tiles_near(declared, &[], 1, |_| false), None);
     }
 }

@@ -335,13 +335,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // declared shapes is seen at this one.
     let mut looks: Vec<Look> = (0..ocl.sanitize.probes.len()).map(Look::Sanitize).collect();
     let secret = crate::harness::matrix::secret_seed();
+    // Every shape the lesson declares for the simulator: the drawn ones keep apart from them all.
+    let declared: Vec<_> = (ocl.sanitize.probes.iter().map(|p| p.shape))
+        .chain(ocl.behaviour.as_ref().map(|b| b.probe.shape))
+        .collect();
     if let Some(i) = (!ocl.sanitize.probes.is_empty())
         .then(|| (secret % ocl.sanitize.probes.len() as u64) as usize)
     {
         let p = ocl.sanitize.probes[i];
         let d = p.defines();
         let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
-        match super::shapes::near_probe(p.shape, secret, valid) {
+        match super::shapes::near_probe(p.shape, &declared, secret, valid) {
             Some(shape) => looks[i] = Look::Drawn(i, shape, secret.rotate_left(17)),
             None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
@@ -356,7 +360,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     if let Some(b) = ocl.behaviour.as_ref().filter(|_| v.passed()) {
         let d = b.probe.defines();
         let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
-        let drawn = super::shapes::whole_tiles_near(b.probe.shape, secret, valid);
+        let drawn = super::shapes::whole_tiles_near(b.probe.shape, &declared, secret, valid);
         if drawn.is_none() {
             v.notes.push(format!(
                 "the technique was counted at its declared probe only: no other shape of whole tiles near {} is one the lesson's launch accepts",
