@@ -120,9 +120,62 @@ pub fn for_size(
     shape: Shape,
     fits: &dyn Fn(&[Define]) -> bool,
 ) -> Option<(usize, Vec<Define>)> {
-    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
-    usable(path, lesson, info, fits)
+    nearest_size(usable(path, lesson, info, fits), shape)
+}
+
+/// The device's winner for `lesson` that serves `shape`, among those recorded that `fits`
+/// accepts: the size it was tuned at, and its defines. At a cube a winner was tuned at, that
+/// winner (the tuner measured it there). Everywhere else (long, flat and small problems, and
+/// cubes between two tuned ones) what decides is how well a winner's work-groups fill the
+/// device's compute units: `groups` counts a winner's work-groups at `shape`, and the one
+/// whose last wave is fullest (work-groups ÷ (waves × compute units), one work-group per
+/// compute unit) wins. Fills within 15 % of the best count as equal, decided then by
+/// [`for_size`]'s rule: where both of lesson 10's blocks fill an H200, the larger is 12–14 %
+/// faster per wave, which a slightly emptier last wave does not undo. Measured there
+/// (research/tuner-shapes-10): the rule by the largest side alone gave 1024×1024×8192 a block
+/// that fills a quarter of the device, three times slower than the one this picks.
+pub fn for_shape(
+    path: &Path,
+    lesson: &str,
+    info: &DeviceInfo,
+    shape: Shape,
+    fits: &dyn Fn(&[Define]) -> bool,
+    groups: &dyn Fn(&[Define]) -> Option<usize>,
+) -> Option<(usize, Vec<Define>)> {
+    let rows = usable(path, lesson, info, fits);
+    let units = info.compute_units.max(1) as usize;
+    let fill = |d: &[Define]| {
+        groups(d).filter(|&g| g > 0).map(|g| {
+            let waves = g.div_ceil(units);
+            g as f64 / (waves * units) as f64
+        })
+    };
+    let (tuned_here, rows): (Vec<_>, Vec<_>) = rows
         .into_iter()
+        .partition(|(r, _)| shape == Shape::square(r.size));
+    if !tuned_here.is_empty() {
+        return nearest_size(tuned_here, shape);
+    }
+    let best = rows
+        .iter()
+        .filter_map(|(_, d)| fill(d))
+        .fold(None, |b: Option<f64>, f| Some(b.map_or(f, |b| b.max(f))));
+    let Some(best) = best else {
+        return nearest_size(rows, shape);
+    };
+    nearest_size(
+        rows.into_iter()
+            .filter(|(_, d)| fill(d).is_some_and(|f| f >= 0.85 * best))
+            .collect(),
+        shape,
+    )
+}
+
+/// Of `rows` (oldest first), the one tuned at the size nearest to `shape`'s largest side (by
+/// ratio; the newest among equals).
+fn nearest_size(rows: Vec<(TunedRow, Vec<Define>)>, shape: Shape) -> Option<(usize, Vec<Define>)> {
+    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
+    rows.into_iter()
         .map(|(r, d)| ((r.size as f64 / want).ln().abs(), (r.size, d)))
         // `min_by` keeps the first minimum: walk newest first.
         .rev()

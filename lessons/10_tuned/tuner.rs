@@ -241,9 +241,15 @@ pub fn tuned_from(path: &Path, info: &DeviceInfo) -> Option<Params> {
     Params::from_defines(&d).ok()
 }
 
-/// The device's winner tuned at the size nearest to `shape`, if one is recorded and fits.
+/// The device's winner that serves `shape` ([`lab::tuner::for_shape`]): the one tuned at it,
+/// else the one whose TSM×TSN blocks fill the device's compute units best.
 pub fn tuned_for_size(path: &Path, info: &DeviceInfo, shape: Shape) -> Option<Params> {
-    let (_, d) = lab::tuner::for_size(path, &super::LESSON.name(), info, shape, &fits(info))?;
+    let groups = |d: &[Define]| {
+        let p = Params::from_defines(d).ok()?;
+        Some(shape.m.div_ceil(p.tsm) * shape.n.div_ceil(p.tsn))
+    };
+    let name = super::LESSON.name();
+    let (_, d) = lab::tuner::for_shape(path, &name, info, shape, &fits(info), &groups)?;
     Params::from_defines(&d).ok()
 }
 
@@ -518,5 +524,91 @@ mod tests {
         record::append(&path, &[row(&twin, &own.to_string())]).unwrap();
         assert_eq!(tuned_from(&path, &twin), Some(own));
         assert_eq!(tuned_from(&path, &tuned), Some(p));
+    }
+
+    #[test]
+    fn a_shape_nobody_tuned_at_gets_the_winner_that_fills_the_device() {
+        let tmp = lab::harness::child::Scratch::new("tuned-shape").unwrap();
+        let path = tmp.dir.join("tuned.csv");
+        let _ = std::fs::remove_file(&path);
+        let mut h200 = device(1024, 48 * 1024, true);
+        h200.compute_units = 132;
+        let big = Params::new(128, 256, 16, 8, 16).along_k(0);
+        let small = Params::new(128, 64, 32, 8, 4).along_k(1);
+        let row = |size: usize, p: &Params| TunedRow {
+            date: "2026-11-22".into(),
+            device: h200.name.clone(),
+            driver: "1.0".into(),
+            gflops: 100.0,
+            size,
+            defines: p.to_string(),
+            props: signature(&h200),
+            lesson: "10_tuned".into(),
+        };
+        // The H200's winners as results/tuned.csv holds them.
+        record::append(&path, &[row(4096, &big), row(2048, &big), row(1024, &small)]).unwrap();
+        // The faster of the two at each shape, measured with both forced on an H200
+        // (research/tuner-shapes-10): the big block where both fill the device, the small
+        // one where M·N is small or between the tuned cubes.
+        for (m, n, k, want) in [
+            (8192, 8192, 1024, &big),
+            (1024, 8192, 8192, &big),
+            (12288, 4096, 3072, &big),
+            (8192, 1024, 8192, &big),
+            (1024, 8192, 1024, &big),
+            (1024, 1024, 8192, &small),
+            (1000, 1000, 8000, &small),
+            (1024, 1024, 4096, &small),
+            (512, 512, 8192, &small),
+            (768, 768, 4096, &small),
+            (512, 512, 2048, &small),
+            (1536, 1536, 1536, &small),
+            (3072, 3072, 3072, &small),
+            // Measured the same way at 23 more shapes (calls 2 and 3), from which the rule's
+            // tolerance was chosen: the faster block at each.
+            (2560, 2560, 2560, &big),
+            (6144, 1024, 2048, &small),
+            (1536, 1536, 6144, &small),
+            (4096, 512, 4096, &small),
+            (16384, 2048, 1024, &big),
+            (5000, 3000, 700, &big),
+            (2048, 6144, 512, &big),
+            (384, 3072, 4096, &small),
+            (7000, 7000, 7000, &big),
+            (2304, 2304, 2304, &small),
+            (3584, 3584, 1024, &big),
+            (1200, 1200, 1200, &small),
+            (1800, 1800, 1800, &big),
+            (2200, 2200, 2200, &small),
+            (3800, 3800, 3800, &big),
+            (4608, 4608, 4608, &big),
+            (2048, 2048, 1024, &big),
+            (1280, 1280, 1280, &small),
+            (2816, 2816, 2816, &big),
+            (8192, 512, 2048, &big),
+            (640, 640, 16384, &small),
+            (3000, 5000, 1500, &big),
+            (10000, 2000, 3000, &big),
+            // And at twelve shapes measured after the rule was settled (call 4).
+            (3328, 3328, 3328, &big),
+            (2432, 2432, 2432, &small),
+            (1664, 1664, 1664, &small),
+            (5120, 5120, 512, &big),
+            (6000, 1500, 3000, &small),
+            (1024, 4096, 2048, &big),
+            (2944, 2944, 2944, &small),
+            (896, 896, 8192, &small),
+            (4096, 1536, 4096, &small),
+            (7168, 3072, 1024, &big),
+            (1920, 1920, 1920, &big),
+            (3456, 2048, 2048, &big),
+            // The cubes tuned at: their own winners.
+            (4096, 4096, 4096, &big),
+            (2048, 2048, 2048, &big),
+            (1024, 1024, 1024, &small),
+        ] {
+            let got = tuned_for_size(&path, &h200, Shape::new(m, n, k));
+            assert_eq!(got.as_ref(), Some(want), "{m}×{n}×{k}");
+        }
     }
 }
