@@ -130,7 +130,7 @@ pub fn for_size(
 /// device's compute units: `groups` counts a winner's work-groups at `shape`, and the one
 /// whose last wave is fullest (work-groups ÷ (waves × compute units), one work-group per
 /// compute unit) wins. Fills within 15 % of the best count as equal, decided then by
-/// [`for_size`]'s rule: where both of lesson 10's blocks fill an H200, the larger is 12–14 %
+/// [`for_size`]'s rule: where both of lesson 10's blocks fill an H200, the larger is 12–16 %
 /// faster per wave, which a slightly emptier last wave does not undo. Measured there
 /// (research/tuner-shapes-10): the rule by the largest side alone gave 1024×1024×8192 a block
 /// that fills a quarter of the device, three times slower than the one this picks.

@@ -223,7 +223,7 @@ pub mod cases {
         FailKind::Wrong,
         &["expected", "got"],
     ),
-    Case::rejects(
+    Case::rejects_any(
         L,
         "vector_path_when_n_is_ragged",
         Edge,
@@ -231,9 +231,11 @@ pub mod cases {
             "const bool aligned = K % WIDTH == 0 && N % WIDTH == 0;",
             "const bool aligned = K % WIDTH == 0;",
         )]),
-        FailKind::Unwritten,
         // Not the shape's words: on PoCL the float4 stores of rows that do not start on 16 bytes
         // leave elements unwritten at one shape in one grading and at another in the next.
+        // Where the simulator's drawn shape has K a multiple of 4 and N not, it sees two
+        // work-items store the same elements, and says so first, the device's words after.
+        &[FailKind::Unwritten, FailKind::Race],
         &["never written"],
     ),
     Case::rejects(
