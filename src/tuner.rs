@@ -156,10 +156,7 @@ pub fn for_shape(
     if !tuned_here.is_empty() {
         return nearest_size(tuned_here, shape);
     }
-    let best = rows
-        .iter()
-        .filter_map(|(_, d)| fill(d))
-        .fold(None, |b: Option<f64>, f| Some(b.map_or(f, |b| b.max(f))));
+    let best = rows.iter().filter_map(|(_, d)| fill(d)).reduce(f64::max);
     let Some(best) = best else {
         return nearest_size(rows, shape);
     };

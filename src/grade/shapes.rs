@@ -75,11 +75,11 @@ pub fn drawn_side(rng: &mut Rng, lo: usize, hi: usize) -> usize {
 /// Each side is drawn from the values between half the declared side and an eighth more
 /// that `valid` accepts with the other sides as declared (lessons of whole tiles take only
 /// some); where that leaves only the declared side, one and a half and twice it join. Every
-/// side, and every product of two sides, differs from the declared shape's where such a shape
-/// exists ([`pick_apart`]). So the
-/// run costs less than the declared probe, most of the time, and a kernel that behaves only
-/// at the probe's shape, known from the lesson's declaration, cannot know this one. `None`
-/// when every side can only be the declared one.
+/// side, and every product of two sides, differs from those of every shape the lesson
+/// declares (`declared` and `others`) where such a shape exists ([`pick_apart`]). So the run
+/// costs less than the declared probe, most of the time, and a kernel that behaves only at
+/// the probe's shape, known from the lesson's declaration, cannot know this one. `None` when
+/// every side can only be the declared one.
 pub fn near_probe(
     declared: Shape,
     others: &[Shape],
@@ -151,8 +151,8 @@ fn pick_apart(declared: Shape, others: &[Shape], near: Vec<Shape>, secret: u64) 
 /// half the side to twice it, so that whole tiles stay whole and a count per multiply-add
 /// means what it means at the declared shape; the work is at most four times the declared
 /// shape's; the shape is one the lesson's launch accepts (`valid`). Every side, and every
-/// product of two sides, differs from the declared shape's where such a shape exists (else
-/// only the shape itself differs): a kernel that shows its technique only at the declared
+/// product of two sides, differs from those of every shape the lesson declares where such a
+/// shape exists ([`pick_apart`]; else only the shape itself differs): a kernel that shows its technique only at the declared
 /// shape, or at its number of rows, of work-groups or of elements of C, shows the technique
 /// it has here. `None` when no shape but the declared one qualifies.
 pub fn whole_tiles_near(

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
-use crate::harness::matrix::{self, Problem};
+use crate::harness::matrix::{self, Problem, Shape};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::pool;
@@ -206,6 +206,12 @@ pub fn serve_probe(
 }
 
 /// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
+/// Whether the lesson runs `probe`'s defines at a shape: the shapes a drawn probe may take.
+fn accepts<'a>(ocl: &'a OclLesson, probe: &Probe) -> impl Fn(Shape) -> bool + 'a {
+    let d = probe.defines();
+    move |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok()
+}
+
 fn describe(probe: &Probe) -> String {
     if probe.defines.is_empty() {
         probe.shape.to_string()
@@ -343,9 +349,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         .then(|| (secret % ocl.sanitize.probes.len() as u64) as usize)
     {
         let p = ocl.sanitize.probes[i];
-        let d = p.defines();
-        let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
-        match super::shapes::near_probe(p.shape, &declared, secret, valid) {
+        match super::shapes::near_probe(p.shape, &declared, secret, accepts(ocl, &p)) {
             Some(shape) => looks[i] = Look::Drawn(i, shape, secret.rotate_left(17)),
             None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
@@ -358,8 +362,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // a kernel that shows its technique only at the shape the lesson declares shows the one
     // it has. Whole tiles, so that the counts per multiply-add mean what they do there.
     if let Some(b) = ocl.behaviour.as_ref().filter(|_| v.passed()) {
-        let d = b.probe.defines();
-        let valid = |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok();
+        let valid = accepts(ocl, &b.probe);
         let drawn = super::shapes::whole_tiles_near(b.probe.shape, &declared, secret, valid);
         if drawn.is_none() {
             v.notes.push(format!(
