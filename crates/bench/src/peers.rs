@@ -257,6 +257,60 @@ pub fn clblast_call(lib: &Clblast, gpu: &Gpu, p: &Problem, batch: &mut usize) ->
     })
 }
 
+/// Checks and times CLBlast's SGEMM at `shape` as the course times its lessons: every timed
+/// call one call on inputs nobody has multiplied yet ([`clblast_call_fresh`]), where
+/// [`clblast_sgemm`] times batches of calls on the same inputs, warm in the caches.
+pub fn clblast_sgemm_fresh(lib: &Clblast, gpu: &Gpu, shape: Shape) -> Result<Timing> {
+    let target = Target::device(&gpu.info);
+    timing::time_checked(
+        shape,
+        &target,
+        |p| clblast_call_fresh(lib, gpu, p),
+        clblast_check,
+    )
+}
+
+/// One call of CLBlast's SGEMM on `p`, alone, on the host clock from an idle queue to its end.
+/// A, B and C are written to the device first, untimed, by blocking writes: NVIDIA's driver
+/// uploads a buffer made from host memory at its first use, which would otherwise land inside
+/// the timed call (a migration request did not prevent it on an H200). The call then times
+/// CLBlast on inputs it has not read before, as each lesson's kernel is timed; the host clock
+/// adds the launch and the wake-up that a lesson's profiling event leaves out, so at small
+/// sizes this favours the lessons.
+pub fn clblast_call_fresh(lib: &Clblast, gpu: &Gpu, p: &Problem) -> Result<RunOutput> {
+    let started = Instant::now();
+    let mut a = exec::input_buffer(gpu, &p.a, 0)?;
+    let mut b = exec::input_buffer(gpu, &p.b, 0)?;
+    let mut c = GuardedC::new(gpu, &p.poison, 0)?;
+    let c_len = c.total();
+    resident(gpu, &mut a, p.a.len() + exec::INPUT_GUARD).context("writing A to the device")?;
+    resident(gpu, &mut b, p.b.len() + exec::INPUT_GUARD).context("writing B to the device")?;
+    resident(gpu, &mut c.whole, c_len).context("writing C to the device")?;
+    let ms = batch_ms(lib, gpu, p, &a, &b, &c.whole, c.offset, 1)?;
+    let (got, guard) = c.read(gpu)?;
+    Ok(RunOutput {
+        guard,
+        host_ms: started.elapsed().as_secs_f64() * 1e3,
+        ..RunOutput::plain(got, ms)
+    })
+}
+
+/// Makes `buf` (of `len` floats) live in device memory: its content read back and written
+/// again with blocking calls, so that no upload is left for the next command to wait on.
+fn resident(gpu: &Gpu, buf: &mut opencl3::memory::Buffer<f32>, len: usize) -> Result<()> {
+    let mut host = vec![0.0f32; len];
+    unsafe {
+        gpu.queue
+            .enqueue_read_buffer(buf, opencl3::types::CL_BLOCKING, 0, &mut host, &[])
+            .context("reading it")?;
+        gpu.queue
+            .enqueue_write_buffer(buf, opencl3::types::CL_BLOCKING, 0, &host, &[])
+            .context("writing it")?;
+    }
+    gpu.queue.finish().context("waiting for the write")?;
+    Ok(())
+}
+
 /// Whether CLBlast's C is right, in the protocol's terms.
 pub fn clblast_check(p: &Problem, out: &RunOutput) -> Result<(), String> {
     verify(p, out, None)

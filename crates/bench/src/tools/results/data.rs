@@ -61,6 +61,38 @@ impl Peer {
     }
 }
 
+/// How a peer was timed, from its row's variant: on the same inputs back to back (`warm`, the
+/// default of both scripts), on new inputs for every call (`…-fresh`, as the lessons are
+/// timed), or back to back over inputs too large for the cache (`…-rotating`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    Warm,
+    Fresh,
+    Rotating,
+}
+
+impl Way {
+    pub const ALL: [Way; 3] = [Way::Warm, Way::Fresh, Way::Rotating];
+
+    pub fn of(variant: &str) -> Way {
+        if variant.ends_with("-fresh") {
+            Way::Fresh
+        } else if variant.ends_with("-rotating") {
+            Way::Rotating
+        } else {
+            Way::Warm
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Way::Warm => "warm",
+            Way::Fresh => "fresh",
+            Way::Rotating => "rotating",
+        }
+    }
+}
+
 /// One recorded measurement, as the book reads it.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -262,6 +294,15 @@ impl Row {
         ladder::find(&self.lesson)
     }
 
+    /// How a peer's row was timed (a rung's rows are [`Way::Fresh`] by the course's protocol,
+    /// whatever their variant).
+    pub fn way(&self) -> Way {
+        match self.peer {
+            Some(_) => Way::of(&self.variant),
+            None => Way::Fresh,
+        }
+    }
+
     /// A rung's reference answer (not a variant, not a peer).
     pub fn is_reference(&self) -> bool {
         self.peer.is_none() && self.variant == "reference"
@@ -282,7 +323,10 @@ impl Row {
                 Some(t) => format!("matrixmultiply, {}", threads_in_words(t)),
                 None => "matrixmultiply (threads not recorded)".into(),
             },
-            Some(p) => p.title().to_string(),
+            Some(p) => match self.way() {
+                Way::Warm => p.title().to_string(),
+                w => format!("{}, {} inputs", p.title(), w.word()),
+            },
             None => {
                 let base = match self.rung() {
                     Some(l) => format!("{} {}", l.key, l.title),
@@ -693,6 +737,30 @@ mod tests {
     }
 
     #[test]
+    fn a_peer_is_named_by_how_it_was_timed() {
+        let row = |lesson: &str, variant: &str| {
+            Row::from_record(
+                "f.csv",
+                2,
+                record("NVIDIA H200", "580", lesson, variant, "d"),
+            )
+        };
+        let warm = row("clblast", "sgemm");
+        assert_eq!((warm.way(), warm.name().as_str()), (Way::Warm, "CLBlast"));
+        let fresh = row("clblast", "sgemm-fresh");
+        assert_eq!(fresh.way(), Way::Fresh);
+        assert_eq!(fresh.name(), "CLBlast, fresh inputs");
+        assert_eq!(
+            row("cublas", "sgemm-fp32-fresh").name(),
+            "cuBLAS, fresh inputs"
+        );
+        assert_eq!(row("cublas", "sgemm-fp32-rotating").way(), Way::Rotating);
+        assert_eq!(row("cublas", "sgemm-fp32").way(), Way::Warm);
+        // A lesson's rows are timed the course's way, whatever their variant.
+        assert_eq!(row("10_tuned", "untuned").way(), Way::Fresh);
+    }
+
+    #[test]
     fn peers_are_recognised_however_they_were_recorded() {
         assert_eq!(Peer::of("cublas", "sgemm"), Some(Peer::Cublas));
         assert_eq!(Peer::of("peer", "cublas"), Some(Peer::Cublas));
@@ -860,6 +928,7 @@ mod tests {
             best_width: 16,
             bandwidth_gbs: 17.2,
             matrix_tf32_gflops: None,
+            l2_gbs: None,
         };
         let _ = std::fs::remove_file(peak::file(&dir));
         peak::save(&dir, &pocl).unwrap();

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 
+use super::data::Way;
 use super::*;
 
 impl Book<'_> {
@@ -419,16 +420,25 @@ impl Book<'_> {
                 if !any {
                     let _ = writeln!(
                     s,
-                    "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time (cuBLAS: CUDA events; CLBlast: host clock over back-to-back calls; {top}: profiling events). A ratio above 100 % means {top} is faster.",
+                    "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time: {top} by profiling events, every call on new inputs, each checked; cuBLAS by CUDA events, *warm* over back-to-back calls on the same inputs, *fresh* on new inputs for every call, each checked, as the lessons are timed; CLBlast by the host clock, *warm* over batches of back-to-back calls on the same inputs, *fresh* one call on new inputs from an idle queue. The ÷ columns give {top}'s rate over the peer's: above 100 % means {top} is faster. Like with like is {top} against the *fresh* columns, and even there the peers' clocks include a launch that {top}'s profiling events leave out, which weighs at small sizes.",
                     lesson.key
                 );
                     any = true;
                 }
-                let has = |p: Peer| peers.iter().any(|r| r.peer == Some(p));
-                let cols: Vec<Peer> = [Peer::Cublas, Peer::Clblast]
+                // One column per peer and way of timing it that the run holds.
+                let cols: Vec<(Peer, Way)> = [Peer::Cublas, Peer::Clblast]
                     .into_iter()
-                    .filter(|p| has(*p))
+                    .flat_map(|p| Way::ALL.into_iter().map(move |w| (p, w)))
+                    .filter(|&(p, w)| peers.iter().any(|r| r.peer == Some(p) && r.way() == w))
                     .collect();
+                let title = |&(p, w): &(Peer, Way)| {
+                    let ways = cols.iter().filter(|c| c.0 == p).count();
+                    if ways > 1 || w != Way::Warm {
+                        format!("{} {}", p.title(), w.word())
+                    } else {
+                        p.title().to_string()
+                    }
+                };
                 let first = ours[0];
                 let _ = writeln!(
                     s,
@@ -441,12 +451,12 @@ impl Book<'_> {
                 );
                 let mut header = format!("| size | {top} |");
                 let mut line = String::from("|---|--:|");
-                for p in &cols {
-                    let _ = write!(header, " {} |", p.title());
+                for c in &cols {
+                    let _ = write!(header, " {} |", title(c));
                     line.push_str("--:|");
                 }
-                for p in &cols {
-                    let _ = write!(header, " {top} / {} |", p.title());
+                for c in &cols {
+                    let _ = write!(header, " ÷ {} |", title(c));
                     line.push_str("--:|");
                 }
                 let _ = writeln!(s, "{header}\n{line}");
@@ -454,24 +464,27 @@ impl Book<'_> {
                     let Some(r) = ours.iter().find(|r| r.shape() == shape) else {
                         continue;
                     };
-                    let of = |p: Peer| {
+                    // The last measurement of the column at this size, as the note on
+                    // repeats below says.
+                    let of = |&(p, w): &(Peer, Way)| {
                         peers
                             .iter()
-                            .find(|x| x.peer == Some(p) && x.shape() == shape)
+                            .rev()
+                            .find(|x| x.peer == Some(p) && x.way() == w && x.shape() == shape)
                     };
                     let mut cells = format!("| {} | {} |", r.size(), gflops(r.gflops));
-                    for p in &cols {
+                    for c in &cols {
                         let _ = write!(
                             cells,
                             " {} |",
-                            of(*p).map_or(NONE.into(), |x| gflops(x.gflops))
+                            of(c).map_or(NONE.into(), |x| gflops(x.gflops))
                         );
                     }
-                    for p in &cols {
+                    for c in &cols {
                         let _ = write!(
                             cells,
                             " {} |",
-                            of(*p).map_or(NONE.into(), |x| pct(100.0 * r.gflops / x.gflops))
+                            of(c).map_or(NONE.into(), |x| pct(100.0 * r.gflops / x.gflops))
                         );
                     }
                     let _ = writeln!(s, "{cells}");
