@@ -16,6 +16,8 @@ use lab::lesson::{Kind, Lesson, Program, Session};
 
 #[path = "00_your_device/microbench.rs"]
 pub mod microbench;
+#[path = "00_your_device/l2_rate.rs"]
+pub mod l2_rate;
 #[path = "00_your_device/matrix_unit.rs"]
 pub mod matrix_unit;
 
@@ -118,10 +120,30 @@ fn run(args: &Args, session: &Session) -> Result<()> {
              capability 8.0 or newer); lesson 11 runs a model of it."
         ),
     }
+    let l2 = l2_rate::measure(&gpu, &opts)?;
+    match &l2 {
+        Some(c) => println!(
+            "\nL2 cache: float4 reads that skip L1 (ld.global.cg) over {} (a quarter of the {} \
+             the driver reports as its global-memory cache, at most 16 MiB), {} work-items, {} \
+             reads each, {:.3} ms: {:.1} GB/s read ({} work-items' sums match)",
+            bytes(c.bytes),
+            bytes(c.cache_bytes),
+            c.work_items,
+            c.reps,
+            c.ms,
+            c.gbs,
+            c.checked
+        ),
+        None => println!(
+            "\nL2 cache: not measured here (the course reads it past L1 with NVIDIA's \
+             ld.global.cg only)."
+        ),
+    }
     let report = Report {
         flops,
         bandwidth,
         matrix_gflops: matrix.as_ref().map(|m| m.gflops),
+        l2_gbs: l2.as_ref().map(|c| c.gbs),
     };
     let Some(p) = report.peak(&gpu.info) else {
         anyhow::bail!("no multiply-add width was measured");

@@ -460,6 +460,8 @@ pub struct Report {
     /// The matrix unit's TF32 rate, GFLOP/s, where the device has one and it was measured
     /// (lesson 00's program measures it with [`super::matrix_unit`]).
     pub matrix_gflops: Option<f64>,
+    /// The L2 cache's read bandwidth, GB/s, where it was measured ([`super::l2_rate`]).
+    pub l2_gbs: Option<f64>,
 }
 
 impl Report {
@@ -483,6 +485,7 @@ impl Report {
             best_width: best.width,
             bandwidth_gbs: self.bandwidth.gbs,
             matrix_tf32_gflops: self.matrix_gflops,
+            l2_gbs: self.l2_gbs,
         })
     }
 }
@@ -500,6 +503,7 @@ pub fn measure(gpu: &Gpu, opts: &Options, mut progress: impl FnMut(&str)) -> Res
         flops,
         bandwidth,
         matrix_gflops: None,
+        l2_gbs: None,
     })
 }
 

@@ -32,6 +32,10 @@ pub struct Peak {
     /// the device has one; empty elsewhere and in rows recorded before it was measured.
     #[serde(default)]
     pub matrix_tf32_gflops: Option<f64>,
+    /// The L2 cache's read bandwidth, GB/s, where lesson 00 measures it (NVIDIA GPUs); empty
+    /// elsewhere and in rows recorded before it was measured.
+    #[serde(default)]
+    pub l2_gbs: Option<f64>,
 }
 
 impl Peak {
@@ -112,6 +116,7 @@ pub fn save(results: &Path, p: &Peak) -> Result<()> {
         gflops: tenth(p.gflops),
         bandwidth_gbs: tenth(p.bandwidth_gbs),
         matrix_tf32_gflops: p.matrix_tf32_gflops.map(tenth),
+        l2_gbs: p.l2_gbs.map(tenth),
         ..p.clone()
     };
     record::append(&file(results), &[rounded])
@@ -125,13 +130,18 @@ pub fn markdown_table(peaks: &[Peak]) -> String {
             .to_string();
     }
     let cell = |s: &str| s.replace('|', "\\|");
-    let mut out = String::from(
+    // The L2 column only once some device has it (lesson 00 measures it on NVIDIA GPUs).
+    let l2 = peaks.iter().any(|p| p.l2_gbs.is_some());
+    let mut out = String::from(if l2 {
+        "| device | kind | units | driver | date | FP32 GFLOP/s | best width | bandwidth GB/s | ridge FLOP/byte | L2 read GB/s |\n\
+         |---|---|--:|---|---|--:|---|--:|--:|--:|\n"
+    } else {
         "| device | kind | units | driver | date | FP32 GFLOP/s | best width | bandwidth GB/s | ridge FLOP/byte |\n\
-         |---|---|--:|---|---|--:|---|--:|--:|\n",
-    );
+         |---|---|--:|---|---|--:|---|--:|--:|\n"
+    });
     for p in peaks {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.1} | `{}` | {:.1} | {:.1} |\n",
+            "| {} | {} | {} | {} | {} | {:.1} | `{}` | {:.1} | {:.1} |",
             cell(&p.device),
             cell(&p.kind),
             p.units.map_or("—".to_string(), |u| u.to_string()),
@@ -142,6 +152,13 @@ pub fn markdown_table(peaks: &[Peak]) -> String {
             p.bandwidth_gbs,
             p.ridge()
         ));
+        if l2 {
+            out.push_str(
+                &p.l2_gbs
+                    .map_or(" — |".to_string(), |g| format!(" {g:.1} |")),
+            );
+        }
+        out.push('\n');
     }
     out
 }
@@ -161,6 +178,7 @@ mod tests {
             best_width: 4,
             bandwidth_gbs: 100.0,
             matrix_tf32_gflops: None,
+            l2_gbs: None,
         }
     }
 

@@ -230,6 +230,7 @@ mod tests {
             best_width: 8,
             bandwidth_gbs: 19.0,
             matrix_tf32_gflops: None,
+            l2_gbs: None,
         };
         let c = of(&p).unwrap();
         assert!((c.gflops - 358.4).abs() < 1e-9);

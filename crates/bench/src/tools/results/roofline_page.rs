@@ -14,7 +14,7 @@ impl Book<'_> {
             s,
             "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
              - **x**, DRAM intensity: the FLOP the kernel does per byte it moves between DRAM and the device's last-level cache, *counted* from the kernel's blocking, not inferred from its speed. If A, B and C fit in that cache together, each comes from DRAM once (C is written once). If not, the blocking decides: a kernel that computes C in BM×BN blocks, block row by block row, reads A's BM-row panel once if it stays in the cache along the row (else once per block), and all of B once if it stays in the cache (else once per block row). The cache size used is stated under each chart. This is a model: it leaves out any other reuse the cache finds, so it errs towards too many bytes.\n\
-             - **Requested intensity** (in the table): the FLOP the kernel does per byte it *requests* from global memory, from its tiles (the loads of A and B). The caches (L1, L2, local memory) serve the difference. Their bandwidths are not measured, so they have no roof here.\n\
+             - **Requested intensity** (in the table, and the small squares where an L2 roof is drawn): the FLOP the kernel does per byte it *requests* from global memory, from its tiles (the loads of A and B). The caches (L1, L2, local memory) serve the difference. Where {peak_lesson} measured the L2 cache's read bandwidth (NVIDIA GPUs), it is drawn as a dashed roof against this intensity: the most the L2 could feed a kernel whose every request it served.\n\
              - **y**: GFLOP/s from the median device time.\n\
              - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see {peak_lesson}'s table). They meet at the ridge point. A rung left of the ridge is labelled *memory*: DRAM cannot feed its arithmetic any faster. Right of it, DRAM is not what holds it back, and the roof is the arithmetic's; a dot far below it is held by something these roofs do not draw (cache bandwidth, latency, the instructions issued). A dot above its roof would mean the model counts more bytes than the kernel moved: the page says so where it happens.\n\
              - **Hollow dots**: the row did not record the kernel's defines, so its intensity uses the defines the lesson's code chooses for that device (listed under the table).\n\
@@ -161,11 +161,6 @@ impl Book<'_> {
             _ if matrix => format!("{}, matrix unit", p.device),
             _ => p.device.clone(),
         };
-        let used: Vec<&str> = {
-            let g: BTreeSet<&str> = points.iter().map(|pt| pt.row.group()).collect();
-            g.into_iter().collect()
-        };
-        let many_runs = used.len() > 1;
         let peers: Vec<&Row> = file
             .latest
             .iter()
@@ -176,6 +171,16 @@ impl Book<'_> {
                     && self.peaks.of(r).as_ref() == Some(p)
             })
             .collect();
+        // Every run a dot or a peer's level comes from, so that each letter is explained.
+        let used: Vec<&str> = {
+            let g: BTreeSet<&str> = points
+                .iter()
+                .map(|pt| pt.row.group())
+                .chain(peers.iter().map(|r| r.group()))
+                .collect();
+            g.into_iter().collect()
+        };
+        let many_runs = used.len() > 1;
         let dots: Vec<Dot> = points
             .iter()
             .enumerate()
@@ -195,6 +200,7 @@ impl Book<'_> {
                 y: pt.row.gflops,
                 hollow: pt.assumed,
                 color: charts::PALETTE[i % charts::PALETTE.len()],
+                requested: p.l2_gbs.map(|_| pt.requested),
             })
             .collect();
         let levels: Vec<Level> = peers
@@ -270,6 +276,13 @@ impl Book<'_> {
                     .to_string(),
             );
         }
+        if let Some(l2) = p.l2_gbs {
+            footer.push(format!(
+                "Dashed roof: the L2 cache's read bandwidth, {} GB/s, measured by {}; small squares: each rung's rate at the FLOP per byte it requests from global memory (its loads, before any cache), under that roof if every request came from L2.",
+                charts::rate(l2),
+                device_lesson()
+            ));
+        }
         if !levels.is_empty() {
             footer.push(format!(
                 "Dashed grey: peers at {size}³ on this device (no intensity: their tiling is unknown)."
@@ -280,6 +293,7 @@ impl Book<'_> {
             peak_gflops: p.gflops,
             roof: roof_words.to_string(),
             bandwidth_gbs: p.bandwidth_gbs,
+            l2_gbs: p.l2_gbs,
             dots,
             levels,
             footer,
@@ -319,12 +333,18 @@ impl Book<'_> {
             cache_words(&cache),
             cache.source
         );
+        let l2 = p.l2_gbs.filter(|g| *g > 0.0);
         let _ = writeln!(
             s,
-            "| rung | requested FLOP/byte | DRAM MB, counted | DRAM FLOP/byte (x) | GFLOP/s (% of peak) | roof there, GFLOP/s | served by caches |\n|---|--:|--:|--:|--:|--:|--:|"
+            "| rung | requested FLOP/byte | DRAM MB, counted | DRAM FLOP/byte (x) | GFLOP/s (% of peak) | roof there, GFLOP/s | served by caches |{}\n|---|--:|--:|--:|--:|--:|--:|{}",
+            if l2.is_some() { " L2 roof at the requests, GFLOP/s |" } else { "" },
+            if l2.is_some() { "--:|" } else { "" }
         );
         let mut counted = Vec::new();
         let mut above = Vec::new();
+        // Rungs faster than the L2 could feed their requests: a cache nearer the lanes (L1,
+        // the texture cache) served part of them, at least this share.
+        let mut nearer: Vec<String> = Vec::new();
         for pt in &points {
             let x = pt.traffic.intensity(pt.shape);
             let roof = (p.bandwidth_gbs * x).min(p.gflops);
@@ -340,9 +360,24 @@ impl Book<'_> {
             if pt.row.gflops > roof {
                 above.push(format!("{} {}", pt.lesson.key, pt.lesson.title));
             }
+            let l2_cell = match l2 {
+                Some(g) => {
+                    let at = (g * pt.requested).min(p.gflops);
+                    if pt.row.gflops > at && at < p.gflops {
+                        nearer.push(format!(
+                            "{} {} ({})",
+                            pt.lesson.key,
+                            pt.lesson.title,
+                            pct(100.0 * (1.0 - at / pt.row.gflops))
+                        ));
+                    }
+                    format!(" {} |", gflops(at))
+                }
+                None => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "| {} {}{} | {} | {} | {} | {} ({}) | {} ({bound}) | {} |",
+                "| {} {}{} | {} | {} | {} | {} ({}) | {} ({bound}) | {} |{l2_cell}",
                 pt.lesson.key,
                 pt.lesson.title,
                 if many_runs {
@@ -376,11 +411,33 @@ impl Book<'_> {
                 pt.traffic.rule
             ));
         }
-        let _ = writeln!(
-            s,
-            "\nThe requested intensity has no roof of its own: the bandwidths of the caches that serve it (L1, L2, local memory) are not measured. How each rung's bytes are counted: {}.",
-            counted.join("; ")
-        );
+        match l2 {
+            Some(g) => {
+                let _ = writeln!(
+                    s,
+                    "\nThe requested intensity's roof is the L2 cache's read bandwidth, {} GB/s, measured by {} with reads that skip L1: the most the L2 could feed a rung if every byte it requests came from there, as a tile staged in local memory requests each byte once per work-group. A cache nearer the lanes (L1, the texture cache) serves repeats and lets a rung pass it{}. How each rung's bytes are counted: {}.",
+                    gflops(g),
+                    device_lesson(),
+                    if nearer.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; here they served at least this share of the requests of {}",
+                            nearer.join(", ")
+                        )
+                    },
+                    counted.join("; ")
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "\nThe requested intensity has no roof here: {} measures the L2 cache's bandwidth on NVIDIA GPUs only, and none is recorded for this device. How each rung's bytes are counted: {}.",
+                    device_lesson(),
+                    counted.join("; ")
+                );
+            }
+        }
         if !above.is_empty() {
             let _ = writeln!(
                 s,

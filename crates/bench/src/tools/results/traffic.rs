@@ -38,6 +38,16 @@ pub fn cache_of(device: &str, kind: &str) -> Cache {
             assumed: false,
         };
     }
+    if device.contains("H200") {
+        // The H200 is the H100's chip (GH100) with more and faster memory: NVIDIA gives no
+        // L2 size of its own for it.
+        return Cache {
+            bytes: 50.0 * MIB,
+            source:
+                "the H200 is the H100's chip, whose datasheet gives 50 MB of L2, taken as 50 MiB",
+            assumed: false,
+        };
+    }
     if kind == "CPU" {
         // The results name the CPU only as "Intel(R) Xeon(R) Processor": neither its model
         // nor its L3. 8 MiB is what lesson 03's measured speed needs: at 1024³ its B (4 MiB)
