@@ -49,6 +49,10 @@ typedef struct _cl_event* cl_event;
 #define CL_PROGRAM_BUILD_LOG 0x1183
 #define CL_PROFILING_COMMAND_START 0x1282
 #define CL_PROFILING_COMMAND_END 0x1283
+#define CL_PROGRAM_BINARY_SIZES 0x1165
+#define CL_PROGRAM_BINARIES 0x1166
+typedef cl_uint cl_program_info;
+cl_int clGetProgramInfo(cl_program, cl_program_info, size_t, void*, size_t*);
 cl_int clGetPlatformIDs(cl_uint, cl_platform_id*, cl_uint*);
 cl_int clGetPlatformInfo(cl_platform_id, cl_platform_info, size_t, void*, size_t*);
 cl_int clGetDeviceIDs(cl_platform_id, cl_device_type, cl_uint, cl_device_id*, cl_uint*);
@@ -234,6 +238,16 @@ int main(int argc, char** argv) {
         free(log);
     }
     CHECK(berr);
+    if (getenv("OZAKI_PTX")) { // the program's binary (PTX on NVIDIA), for prof/drv.cu under ncu
+        size_t bsz = 0;
+        CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bsz, &bsz, NULL));
+        unsigned char* bin = malloc(bsz + 1);
+        unsigned char* bins[1] = {bin};
+        CHECK(clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL));
+        FILE* fp = fopen(getenv("OZAKI_PTX"), "wb");
+        if (fp) { fwrite(bin, 1, bsz, fp); fclose(fp); }
+        free(bin);
+    }
     cl_kernel k_row = clCreateKernel(prog, "row_exp", &err); CHECK(err);
     cl_kernel k_col = clCreateKernel(prog, "col_exp", &err); CHECK(err);
     cl_kernel k_ares = clCreateKernel(prog, "a_res", &err); CHECK(err);
@@ -248,6 +262,7 @@ int main(int argc, char** argv) {
       if ((s = strstr(extra, "-D BN="))) BNv = atoi(s + 6);
       if ((s = strstr(extra, "-D WM="))) WMv = atoi(s + 6);
       if ((s = strstr(extra, "-D WN="))) WNv = atoi(s + 6); }
+    const int rec4 = strstr(extra, "-D REC4=1") || strstr(extra, "-D REC4=2"); // 4 columns per work-item
     const size_t threads = 32 * (BMv / WMv) * (BNv / WNv);
     const int Mp = (int)rup(M, BMv), Np = (int)rup(N, BNv), Kp = (int)rup(K, 64);
 
@@ -283,6 +298,7 @@ int main(int argc, char** argv) {
     ARG(k_bres, 4, dRB); ARG(k_bres, 5, Np); ARG(k_bres, 6, Kp);
     ARG(k_gemm, 0, dRA); ARG(k_gemm, 1, dRB); ARG(k_gemm, 2, dRC);
     ARG(k_gemm, 6, Kp); ARG(k_gemm, 7, Np);
+    if (strstr(extra, "-D GROUPM=")) ARG(k_gemm, 9, Mp); // GROUPM's kernel takes Mp
     ARG(k_rec, 0, dRC); ARG(k_rec, 1, Mp); ARG(k_rec, 2, Np); ARG(k_rec, 3, de);
     ARG(k_rec, 4, df); ARG(k_rec, 5, dC); ARG(k_rec, 6, M); ARG(k_rec, 7, N);
 
@@ -292,7 +308,8 @@ int main(int argc, char** argv) {
     const size_t g_bres[2] = {(size_t)Np, (size_t)Kp / 64 * 8}, l_bres[2] = {32, 8};
     const size_t g_gemm[2] = {(size_t)(Np / BNv) * threads, (size_t)(Mp / BMv)},
                  l_gemm[2] = {threads, 1};
-    const size_t g_rec[2] = {rup(N, 128), (size_t)M}, l_rec[2] = {128, 1};
+    const size_t g_rec[2] = {rec4 ? rup((N + 3) / 4, 128) : rup(N, 128), (size_t)M},
+                 l_rec[2] = {128, 1};
 
     const int nev = 5 + NM;
     cl_event* ev = malloc(nev * sizeof(cl_event));

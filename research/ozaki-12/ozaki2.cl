@@ -53,6 +53,13 @@
 #ifndef SWZ
 #define SWZ 0
 #endif
+#ifndef GROUPM
+#define GROUPM 0 // > 0: blocks taken in bands of GROUPM block rows (L2 reuse), call 5
+#endif
+#ifndef REC4
+#define REC4 0 // 1: reconstruct 4 columns per work-item (uchar4 loads), call 5; 2: and the
+                // scale 2^-(e+f) from its bits instead of ldexp, call 7
+#endif
 #if SWZ
 // Rows of BK bytes, no padding; the 16-byte chunk c of row r is stored at chunk
 // c ^ ((r / (128 / BK)) % (BK / 16)), so that the 8 rows an ldmatrix phase (or a fragment
@@ -258,6 +265,19 @@ inline void async_copy16(__local uchar* dst, const __global uchar* src) {
 
 // ---------------------------------------------------------------- one INT8 product
 
+#ifndef CPMAP
+#define CPMAP 0
+#endif
+#if CPMAP && !SWZ
+// Call 5's profile: with padded rows (SROW/16 odd) and 4 consecutive copies per row, the
+// 16-byte cp.async stores meet in shared-memory banks. CPMAP=1: the 8 lanes of a phase copy
+// the same 16-byte chunk of 8 consecutive rows (chunk units 5r + c mod 8 all differ).
+#define CPROWCOL(c) const int row = ((c) / (8 * (BK / 16))) * 8 + ((c) & 7), \
+                              col = (((c) >> 3) % (BK / 16)) * 16;
+#else
+#define CPROWCOL(c) const int row = (c) / (BK / 16), col = ((c) % (BK / 16)) * 16;
+#endif
+
 // Stage the k-step at k0: A's BM x BK bytes and B's BN x BK bytes, 16 bytes per copy.
 // The planes are padded (Mp, Np multiples of BM, BN; Kp of BK): no bounds.
 inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
@@ -266,7 +286,7 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
     for (int u = 0; u < (BM * BK / 16 + THREADS - 1) / THREADS; u++) {
         const int c = tid + u * THREADS;
         if ((BM * BK / 16) % THREADS == 0 || c < BM * BK / 16) {
-            const int row = c / (BK / 16), col = (c % (BK / 16)) * 16;
+            CPROWCOL(c)
             async_copy16(as + TOFF(row, col), A + (long)row * Kp + k0 + col);
         }
     }
@@ -274,7 +294,7 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
     for (int u = 0; u < (BN * BK / 16 + THREADS - 1) / THREADS; u++) {
         const int c = tid + u * THREADS;
         if ((BN * BK / 16) % THREADS == 0 || c < BN * BK / 16) {
-            const int row = c / (BK / 16), col = (c % (BK / 16)) * 16;
+            CPROWCOL(c)
             async_copy16(bs + TOFF(row, col), B + (long)row * Kp + k0 + col);
         }
     }
@@ -284,14 +304,35 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar* Cb,
              const ulong aoff, const ulong boff, const ulong coff,
-             const int Kp, const int Np, const int p) {
+             const int Kp, const int Np, const int p
+#if GROUPM
+             , const int Mp // the grid is (Np / BN) x (Mp / BM) groups
+#endif
+             ) {
     __local uint smem[STAGES * (TILE_A + TILE_B) / 4] __attribute__((aligned(16)));
     __local uint scratch[MMA_SCRATCH_WORDS];
     __local uchar* sm = (__local uchar*)smem;
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
+#if GROUPM
+    // Block rasterization: the launch order (x fastest) walks bands of GROUPM block rows
+    // column by column, so that the blocks resident at one time share A and B panels in L2.
+    int bmi, bni;
+    {
+        // (from the arguments, not get_num_groups: that comes from %envreg in NVIDIA's PTX,
+        // which prof/drv.cu cannot set)
+        const int gx = Np / BN, gy = Mp / BM;
+        const int pid = get_group_id(1) * gx + get_group_id(0);
+        const int per = GROUPM * gx, grp = pid / per, first = grp * GROUPM;
+        const int gsz = min(gy - first, GROUPM), r = pid - grp * per;
+        bmi = first + r % gsz;
+        bni = r / gsz;
+    }
+    const int m0 = bmi * BM, n0 = bni * BN;
+#else
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
+#endif
     const __global uchar* A = Ab + aoff + (long)m0 * Kp;
     const __global uchar* B = Bb + boff + (long)n0 * Kp;
 
@@ -378,6 +419,53 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
 // Work-item (j, i): the residues c_t of a'_i . b'_j -> x in [-P/2, P/2) (Garner, balanced
 // digits v_t, so that Horner's x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)) loses at most a factor
 // 2 to cancellation per step and stays accurate in double), then C = x 2^-(e_i + f_j).
+#if REC4
+// Work-item (j/4, i): the same for 4 consecutive columns j0..j0+3, with uchar4 loads of the
+// residue planes (rows are Np bytes, Np a multiple of BN, so j0 is 4-aligned and in the plane).
+__kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
+                          __global const int* e, __global const int* f,
+                          __global float* C, const int M, const int N) {
+    const int j0 = get_global_id(0) * 4, i = get_global_id(1);
+    if (j0 >= N || i >= M) return;
+    const long plane = (long)Mp * Np, at = (long)i * Np + j0;
+    int4 v[NMOD];
+    #pragma unroll
+    for (int k = 0; k < NMOD; k++) {
+        const int pk = MODS[k];
+        int4 t = convert_int4(*(__global const uchar4*)(R + k * plane + at));
+        #pragma unroll
+        for (int q = 0; q < k; q++) t = ((t - v[q]) * INVS[q * NMOD + k]) % pk;
+        t += select((int4)(0), (int4)(pk), t < 0);
+        t -= select((int4)(0), (int4)(pk), t > (pk - 1) / 2);
+        v[k] = t;
+    }
+    double4 x = convert_double4(v[NMOD - 1]);
+    #pragma unroll
+    for (int k = NMOD - 2; k >= 0; k--) x = fma(x, (double4)((double)MODS[k]), convert_double4(v[k]));
+    const int ei = e[i];
+    __global float* c = C + (long)i * N + j0;
+    if (j0 + 3 < N) {
+        const int4 fj = *(__global const int4*)(f + j0);
+#if REC4 == 2
+        // 2^-(e_i + f_j) built from its bits (a normal double): the same as ldexp, cheaper
+        const int4 s = -(ei + fj);
+        if (all(s > -1000) && all(s < 1000)) {
+            const double4 sc = (double4)(as_double((long)(1023 + s.x) << 52),
+                                         as_double((long)(1023 + s.y) << 52),
+                                         as_double((long)(1023 + s.z) << 52),
+                                         as_double((long)(1023 + s.w) << 52));
+            vstore4(convert_float4(x * sc), 0, c);
+            return;
+        }
+#endif
+        vstore4((float4)((float)ldexp(x.x, -(ei + fj.x)), (float)ldexp(x.y, -(ei + fj.y)),
+                         (float)ldexp(x.z, -(ei + fj.z)), (float)ldexp(x.w, -(ei + fj.w))), 0, c);
+    } else {
+        const double xs[4] = {x.x, x.y, x.z, x.w};
+        for (int q = 0; q < 4 && j0 + q < N; q++) c[q] = (float)ldexp(xs[q], -(ei + f[j0 + q]));
+    }
+}
+#else
 __kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
                           __global const int* e, __global const int* f,
                           __global float* C, const int M, const int N) {
@@ -400,3 +488,4 @@ __kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
     for (int k = NMOD - 2; k >= 0; k--) x = fma(x, (double)MODS[k], (double)v[k]);
     C[(long)i * N + j] = (float)ldexp(x, -(e[i] + f[j]));
 }
+#endif

@@ -1,0 +1,74 @@
+#!/bin/bash
+# Call 5: (1) variants of gemm_s8 (block rasterization in bands of GROUPM block rows, 64x64
+# warp tiles with bands, the 256x128 swizzled shape with bands) and of reconstruct (REC4: four
+# columns per work-item), each checked at 1000x777x513 (check=1) and then timed at 8192^3 with
+# 7 moduli; (2) the fastest GEMM (+ REC4 if its check passed) at 4096/8192 x 6/7/8 moduli and
+# cuBLAS; (3) gemm_s8's PTX (from OpenCL) under Nsight Compute through prof/drv.cu.
+# (Ran with call 5's ozaki2.cl, whose GROUPM read get_num_groups; see README. It left 11 files
+# under $OUT, and log.txt did not come back: call5-log.txt is the command's tail of it.)
+D=research/ozaki-12
+export PYTHONUNBUFFERED=1 PATH=$PATH:/usr/local/cuda/bin
+L=$OUT/log.txt
+date -u | tee $L
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv 2>&1 | tee -a $L
+echo "ncu: $(which ncu) $(ncu --version 2>&1 | tail -1)" | tee -a $L
+gcc -O2 -DHAVE_CL_H -o /tmp/host $D/host.c /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 -lm 2>&1 | tee -a $L
+nvcc -O2 -o /tmp/drv $D/prof/drv.cu -lcuda 2>&1 | tail -3 | tee -a $L
+H=/tmp/host
+V=$OUT/variants.txt
+for o in "" "-D GROUPM=8" "-D GROUPM=16" "-D GROUPM=32" "-D REC4=1" "-D WM=64 -D WN=64 -D GROUPM=16" \
+         "-D SWZ=1 -D BM=256 -D WM=64 -D WN=32 -D STAGES=2 -D GROUPM=16"; do
+  echo "== '$o'" | tee -a $L
+  OZAKI_LOG=1 timeout 30 $H 1000 777 513 7 uniform 2 7 1 "$o" 2>&1 | grep -E -A3 "RESULT|rror|entry function 'gemm_s8'" | grep -E "RESULT|rror|Used" | tee -a $L
+  timeout 40 $H 8192 8192 8192 7 uniform 8 7 0 "$o" 2>&1 | grep -E "RESULT|rror" | tee -a $L | tee -a $V
+done
+BEST=$(python3 - $V <<'PY'
+import re, sys
+best = (0, "")
+for line in open(sys.argv[1]):
+    m = re.search(r'opts="([^"]*)".*gemm_tops=([0-9.]+)', line)
+    if m and "REC4" not in m.group(1) and float(m.group(2)) > best[0]:
+        best = (float(m.group(2)), m.group(1))
+print(best[1])
+PY
+)
+echo "fastest GEMM: '$BEST'" | tee -a $L
+FIN="$BEST -D REC4=1"
+timeout 30 $H 1000 777 513 7 uniform 2 7 1 "$FIN" 2>&1 | grep -E "RESULT|rror" | tee -a $L > /tmp/fin.txt
+timeout 30 $H 1000 777 513 8 wide 2 7 1 "$FIN" 2>&1 | grep -E "RESULT|rror" | tee -a $L >> /tmp/fin.txt
+ok=$(python3 - /tmp/fin.txt <<'PY'
+import re, sys
+t = open(sys.argv[1]).read().splitlines()
+good = len(t) == 2 and all("bad_ares=0,bad_bres=0,bad_gemm=0" in l and float(re.search(r"err_full=([-0-9.e+]+)", l).group(1)) < 1e-6 for l in t)
+print(1 if good else 0)
+PY
+)
+[ "$ok" = 1 ] || FIN="$BEST"
+echo "sweep with: '$FIN'" | tee -a $L
+for s in 4096 8192; do for nm in 6 7 8; do
+  timeout 40 $H $s $s $s $nm uniform 10 7 0 "$FIN" 2>&1 | grep -E "RESULT|rror" | tee -a $L
+done; done
+timeout 40 $H 8192 8192 8192 7 uniform 10 7 0 "" 2>&1 | grep -E "RESULT|rror" | tee -a $L
+timeout 90 python3 $D/cublas.py 8192 8192 8192 uniform 20 7 2>&1 | tail -1 | tee -a $L
+timeout 60 python3 $D/cublas.py 4096 4096 4096 uniform 20 7 2>&1 | tail -1 | tee -a $L
+date -u | tee -a $L
+# ---- the profile: PTX from OpenCL, launched through CUDA, under Nsight Compute
+prof() { tag=$1; o=$2
+  OZAKI_PTX=/tmp/$tag.bin timeout 30 $H 256 256 256 7 uniform 1 7 0 "$o" > /dev/null 2>&1
+  tr -d "\000" < /tmp/$tag.bin | sed -E "s/%envreg[0-9]+/0/g" > /tmp/$tag.ptx; cp /tmp/$tag.ptx $OUT/$tag.ptx
+  echo "== profile $tag '$o'" | tee -a $L
+  timeout 60 /tmp/drv /tmp/$tag.ptx 8192 10 $3 $4 $5 2>&1 | tee -a $L
+  timeout 150 ncu -f --set full -k gemm_s8 -c 1 -o /tmp/$tag /tmp/drv /tmp/$tag.ptx 8192 1 $3 $4 $5 2>&1 | tail -3 | tee -a $L
+  ncu -i /tmp/$tag.ncu-rep --page details > $OUT/$tag-details.txt 2>&1
+  ncu -i /tmp/$tag.ncu-rep --page source --csv --print-source sass > /tmp/$tag-source.csv 2>&1
+  ncu -i /tmp/$tag.ncu-rep --page raw --csv > $OUT/$tag-raw.csv 2>&1
+  python3 research/perf-11/scripts/prof/stalls.py /tmp/$tag-source.csv > $OUT/$tag-stalls.txt 2>&1
+  grep -E "Duration|SM Frequency|DRAM Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|No Eligible|Eligible Warps|Active Warps Per|Warp Cycles Per Issued|Registers Per|Achieved Occupancy|Theoretical Occupancy|L2 Hit Rate|Block Limit" $OUT/$tag-details.txt | tee -a $L
+  head -14 $OUT/$tag-stalls.txt | tee -a $L
+}
+prof k_default "" 128 128 256
+B16=$(echo "$BEST" | grep -q GROUPM && echo "$BEST" || echo "-D GROUPM=16")
+case "$B16" in *"WM=64 -D WN=64"*) T=128;; *) T=256;; esac
+case "$B16" in *"BM=256"*) BMX=256; T=512;; *) BMX=128;; esac
+prof k_best "$B16" $BMX 128 $T
+date -u | tee -a $L
