@@ -420,7 +420,7 @@ impl Book<'_> {
                 if !any {
                     let _ = writeln!(
                     s,
-                    "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time: {top} by profiling events, every call on new inputs, each checked; cuBLAS by CUDA events, *warm* over back-to-back calls on the same inputs, *fresh* on new inputs for every call, each checked, as the lessons are timed; CLBlast by the host clock, *warm* over batches of back-to-back calls on the same inputs, *fresh* one call on new inputs from an idle queue. The ÷ columns give {top}'s rate over the peer's: above 100 % means {top} is faster. Like with like is {top} against the *fresh* columns, and even there the peers' clocks include a launch that {top}'s profiling events leave out, which weighs at small sizes.",
+                    "\n### Lesson {} beside cuBLAS and CLBlast\n\nEach table below comes from one run: the rows were measured together, on one device; the newest run comes first. GFLOP/s from the median time: {top} by profiling events, every call on new inputs, each checked; cuBLAS by CUDA events, *warm* over back-to-back calls on the same inputs, *fresh* on new inputs for every call, each checked, as the lessons are timed; CLBlast by the host clock, *warm* over batches of back-to-back calls on the same inputs, *fresh* one call on new inputs from an idle queue. The ÷ columns give {top}'s rate over the peer's, its *fresh* figure where the run has one (like with like, though the peers' clocks include a launch that {top}'s profiling events leave out, which weighs at small sizes): above 100 % means {top} is faster.",
                     lesson.key
                 );
                     any = true;
@@ -455,7 +455,19 @@ impl Book<'_> {
                     let _ = write!(header, " {} |", title(c));
                     line.push_str("--:|");
                 }
-                for c in &cols {
+                // One ratio per peer: against its fresh figure where the run has one (like
+                // with like), else against the way it was timed.
+                let ratios: Vec<(Peer, Way)> = [Peer::Cublas, Peer::Clblast]
+                    .into_iter()
+                    .filter_map(|p| {
+                        let mine: Vec<&(Peer, Way)> = cols.iter().filter(|c| c.0 == p).collect();
+                        mine.iter()
+                            .find(|c| c.1 == Way::Fresh)
+                            .or(mine.first())
+                            .map(|c| **c)
+                    })
+                    .collect();
+                for c in &ratios {
                     let _ = write!(header, " ÷ {} |", title(c));
                     line.push_str("--:|");
                 }
@@ -480,7 +492,7 @@ impl Book<'_> {
                             of(c).map_or(NONE.into(), |x| gflops(x.gflops))
                         );
                     }
-                    for c in &cols {
+                    for c in &ratios {
                         let _ = write!(
                             cells,
                             " {} |",
