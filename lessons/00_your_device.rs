@@ -16,8 +16,8 @@ use lab::lesson::{Kind, Lesson, Program, Session};
 
 #[path = "00_your_device/microbench.rs"]
 pub mod microbench;
-#[path = "00_your_device/l2_rate.rs"]
-pub mod l2_rate;
+#[path = "00_your_device/cache_rate.rs"]
+pub mod cache_rate;
 #[path = "00_your_device/matrix_unit.rs"]
 pub mod matrix_unit;
 
@@ -120,12 +120,16 @@ fn run(args: &Args, session: &Session) -> Result<()> {
              capability 8.0 or newer); lesson 11 runs a model of it."
         ),
     }
-    let l2 = l2_rate::measure(&gpu, &opts)?;
-    match &l2 {
-        Some(c) => println!(
-            "\nL2 cache: float4 reads that skip L1 (ld.global.cg) over {} (a quarter of the {} \
-             the driver reports as its global-memory cache, at most 16 MiB), {} work-items, {} \
-             reads each, {:.3} ms: {:.1} GB/s read ({} work-items' sums match)",
+    let l1 = cache_rate::measure(&gpu, &opts, cache_rate::Level::L1)?;
+    let l2 = cache_rate::measure(&gpu, &opts, cache_rate::Level::L2)?;
+    for c in [&l1, &l2].into_iter().flatten() {
+        let (name, how) = match c.level {
+            cache_rate::Level::L1 => ("L1 cache", "reads kept in L1 (ld.global.ca)"),
+            cache_rate::Level::L2 => ("L2 cache", "reads that skip L1 (ld.global.cg)"),
+        };
+        println!(
+            "\n{name}: float4 {how} over {} (the driver reports {} of global-memory cache), \
+             {} work-items, {} reads each, {:.3} ms: {:.1} GB/s read ({} work-items' sums match)",
             bytes(c.bytes),
             bytes(c.cache_bytes),
             c.work_items,
@@ -133,16 +137,19 @@ fn run(args: &Args, session: &Session) -> Result<()> {
             c.ms,
             c.gbs,
             c.checked
-        ),
-        None => println!(
-            "\nL2 cache: not measured here (the course reads it past L1 with NVIDIA's \
-             ld.global.cg only)."
-        ),
+        );
+    }
+    if l2.is_none() {
+        println!(
+            "\nCaches: not measured here (the course reads them past each other with NVIDIA's \
+             ld.global.cg and .ca only)."
+        );
     }
     let report = Report {
         flops,
         bandwidth,
         matrix_gflops: matrix.as_ref().map(|m| m.gflops),
+        l1_gbs: l1.as_ref().map(|c| c.gbs),
         l2_gbs: l2.as_ref().map(|c| c.gbs),
     };
     let Some(p) = report.peak(&gpu.info) else {

@@ -112,7 +112,7 @@ const RULES: &[Rule] = &[
             // The device's micro-benchmarks, which are no lesson's kernel.
             "lessons/00_your_device/microbench.rs",
             "lessons/00_your_device/matrix_unit.rs",
-            "lessons/00_your_device/l2_rate.rs",
+            "lessons/00_your_device/cache_rate.rs",
             // Lesson 09's peers with other signatures (B as a buffer, the Adreno blog's).
             "lessons/09_texture_zero_copy.rs",
         ],

@@ -460,7 +460,9 @@ pub struct Report {
     /// The matrix unit's TF32 rate, GFLOP/s, where the device has one and it was measured
     /// (lesson 00's program measures it with [`super::matrix_unit`]).
     pub matrix_gflops: Option<f64>,
-    /// The L2 cache's read bandwidth, GB/s, where it was measured ([`super::l2_rate`]).
+    /// The L1 and L2 caches' read bandwidths, GB/s, where they were measured
+    /// ([`super::cache_rate`]).
+    pub l1_gbs: Option<f64>,
     pub l2_gbs: Option<f64>,
 }
 
@@ -485,6 +487,7 @@ impl Report {
             best_width: best.width,
             bandwidth_gbs: self.bandwidth.gbs,
             matrix_tf32_gflops: self.matrix_gflops,
+            l1_gbs: self.l1_gbs,
             l2_gbs: self.l2_gbs,
         })
     }
@@ -503,6 +506,7 @@ pub fn measure(gpu: &Gpu, opts: &Options, mut progress: impl FnMut(&str)) -> Res
         flops,
         bandwidth,
         matrix_gflops: None,
+        l1_gbs: None,
         l2_gbs: None,
     })
 }

@@ -36,6 +36,9 @@ pub struct Peak {
     /// elsewhere and in rows recorded before it was measured.
     #[serde(default)]
     pub l2_gbs: Option<f64>,
+    /// The L1 caches' read bandwidth, all compute units together, GB/s, likewise.
+    #[serde(default)]
+    pub l1_gbs: Option<f64>,
 }
 
 impl Peak {
@@ -117,6 +120,7 @@ pub fn save(results: &Path, p: &Peak) -> Result<()> {
         bandwidth_gbs: tenth(p.bandwidth_gbs),
         matrix_tf32_gflops: p.matrix_tf32_gflops.map(tenth),
         l2_gbs: p.l2_gbs.map(tenth),
+        l1_gbs: p.l1_gbs.map(tenth),
         ..p.clone()
     };
     record::append(&file(results), &[rounded])
@@ -130,10 +134,13 @@ pub fn markdown_table(peaks: &[Peak]) -> String {
             .to_string();
     }
     let cell = |s: &str| s.replace('|', "\\|");
-    // The L2 column only once some device has it (lesson 00 measures it on NVIDIA GPUs).
-    let l2 = peaks.iter().any(|p| p.l2_gbs.is_some());
+    // The caches' column only once some device has them (lesson 00 measures them on NVIDIA
+    // GPUs).
+    let l2 = peaks
+        .iter()
+        .any(|p| p.l2_gbs.is_some() || p.l1_gbs.is_some());
     let mut out = String::from(if l2 {
-        "| device | kind | units | driver | date | FP32 GFLOP/s | best width | bandwidth GB/s | ridge FLOP/byte | L2 read GB/s |\n\
+        "| device | kind | units | driver | date | FP32 GFLOP/s | best width | bandwidth GB/s | ridge FLOP/byte | L1 / L2 read GB/s |\n\
          |---|---|--:|---|---|--:|---|--:|--:|--:|\n"
     } else {
         "| device | kind | units | driver | date | FP32 GFLOP/s | best width | bandwidth GB/s | ridge FLOP/byte |\n\
@@ -153,10 +160,8 @@ pub fn markdown_table(peaks: &[Peak]) -> String {
             p.ridge()
         ));
         if l2 {
-            out.push_str(
-                &p.l2_gbs
-                    .map_or(" — |".to_string(), |g| format!(" {g:.1} |")),
-            );
+            let rate = |g: Option<f64>| g.map_or("—".to_string(), |g| format!("{g:.1}"));
+            out.push_str(&format!(" {} / {} |", rate(p.l1_gbs), rate(p.l2_gbs)));
         }
         out.push('\n');
     }
@@ -179,6 +184,7 @@ mod tests {
             bandwidth_gbs: 100.0,
             matrix_tf32_gflops: None,
             l2_gbs: None,
+            l1_gbs: None,
         }
     }
 

@@ -231,6 +231,7 @@ mod tests {
             bandwidth_gbs: 19.0,
             matrix_tf32_gflops: None,
             l2_gbs: None,
+            l1_gbs: None,
         };
         let c = of(&p).unwrap();
         assert!((c.gflops - 358.4).abs() < 1e-9);

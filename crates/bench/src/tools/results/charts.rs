@@ -562,6 +562,7 @@ mod tests {
             roof: "FP32 peak".into(),
             bandwidth_gbs: 100.0,
             l2_gbs: Some(400.0),
+            l1_gbs: Some(1600.0),
             dots: vec![
                 Dot {
                     label: "04".into(),
@@ -592,6 +593,8 @@ mod tests {
         assert!(svg.contains("ridge 10.0 FLOP/byte"), "{svg}");
         assert!(svg.contains("FP32 peak 1\u{2009}000 GFLOP/s"));
         // The L2 roof is named where it is measured.
-        assert!(svg.contains("L2 400 GB/s"), "{svg}");
+        // The caches' roofs are named on the chart; their rates are the footer's.
+        assert!(svg.contains(">\nL2\n<"), "{svg}");
+        assert!(svg.contains(">\nL1\n<"), "{svg}");
     }
 }

@@ -929,6 +929,7 @@ mod tests {
             bandwidth_gbs: 17.2,
             matrix_tf32_gflops: None,
             l2_gbs: None,
+            l1_gbs: None,
         };
         let _ = std::fs::remove_file(peak::file(&dir));
         peak::save(&dir, &pocl).unwrap();

@@ -14,7 +14,7 @@ impl Book<'_> {
             s,
             "\nOne roofline per device with a peak in `results/peak.csv`. Each dot is a rung's reference kernel, at the size most rungs were measured at on that device.\n\n\
              - **x**, DRAM intensity: the FLOP the kernel does per byte it moves between DRAM and the device's last-level cache, *counted* from the kernel's blocking, not inferred from its speed. If A, B and C fit in that cache together, each comes from DRAM once (C is written once). If not, the blocking decides: a kernel that computes C in BM×BN blocks, block row by block row, reads A's BM-row panel once if it stays in the cache along the row (else once per block), and all of B once if it stays in the cache (else once per block row). The cache size used is stated under each chart. This is a model: it leaves out any other reuse the cache finds, so it errs towards too many bytes.\n\
-             - **Requested intensity** (in the table, and the small squares where an L2 roof is drawn): the FLOP the kernel does per byte it *requests* from global memory, from its tiles (the loads of A and B). The caches (L1, L2, local memory) serve the difference. Where {peak_lesson} measured the L2 cache's read bandwidth (NVIDIA GPUs), it is drawn as a dashed roof against this intensity: the most the L2 could feed a kernel whose every request it served.\n\
+             - **Requested intensity** (in the table, and the small squares where an L2 roof is drawn): the FLOP the kernel does per byte it *requests* from global memory, from its tiles (the loads of A and B). The caches (L1, L2, local memory) serve the difference. Where {peak_lesson} measured the caches' read bandwidths (NVIDIA GPUs), they are drawn against this intensity: the L2's dashed, the most the L2 could feed a kernel whose every request it served, and the L1's dotted, which every request passes.\n\
              - **y**: GFLOP/s from the median device time.\n\
              - **The roofs**: the measured bandwidth times the intensity (slanted) and the FP32 peak (flat): measured by {peak_lesson} on a GPU; on a CPU the ceiling of its cores at their nominal clock (see {peak_lesson}'s table). They meet at the ridge point. A rung left of the ridge is labelled *memory*: DRAM cannot feed its arithmetic any faster. Right of it, DRAM is not what holds it back, and the roof is the arithmetic's; a dot far below it is held by something these roofs do not draw (cache bandwidth, latency, the instructions issued). A dot above its roof would mean the model counts more bytes than the kernel moved: the page says so where it happens.\n\
              - **Hollow dots**: the row did not record the kernel's defines, so its intensity uses the defines the lesson's code chooses for that device (listed under the table).\n\
@@ -200,7 +200,7 @@ impl Book<'_> {
                 y: pt.row.gflops,
                 hollow: pt.assumed,
                 color: charts::PALETTE[i % charts::PALETTE.len()],
-                requested: p.l2_gbs.map(|_| pt.requested),
+                requested: p.l2_gbs.or(p.l1_gbs).map(|_| pt.requested),
             })
             .collect();
         let levels: Vec<Level> = peers
@@ -278,9 +278,11 @@ impl Book<'_> {
         }
         if let Some(l2) = p.l2_gbs {
             footer.push(format!(
-                "Dashed roof: the L2 cache's read bandwidth, {} GB/s, measured by {}; small squares: each rung's rate at the FLOP per byte it requests from global memory (its loads, before any cache), under that roof if every request came from L2.",
+                "Dashed roof: the L2 cache's read bandwidth, {} GB/s{}, measured by {}; small squares: each rung's rate at the FLOP per byte it requests from global memory (its loads, before any cache), under the L2 roof if every request came from L2{}.",
                 charts::rate(l2),
-                device_lesson()
+                p.l1_gbs.map_or(String::new(), |g| format!("; dotted: the L1 caches', {} GB/s", charts::rate(g))),
+                device_lesson(),
+                if p.l1_gbs.is_some() { ", and always under the L1 roof" } else { "" }
             ));
         }
         if !levels.is_empty() {
@@ -294,6 +296,7 @@ impl Book<'_> {
             roof: roof_words.to_string(),
             bandwidth_gbs: p.bandwidth_gbs,
             l2_gbs: p.l2_gbs,
+            l1_gbs: p.l1_gbs,
             dots,
             levels,
             footer,
@@ -334,12 +337,19 @@ impl Book<'_> {
             cache.source
         );
         let l2 = p.l2_gbs.filter(|g| *g > 0.0);
+        let l1 = p.l1_gbs.filter(|g| *g > 0.0);
         let _ = writeln!(
             s,
             "| rung | requested FLOP/byte | DRAM MB, counted | DRAM FLOP/byte (x) | GFLOP/s (% of peak) | roof there, GFLOP/s | served by caches |{}\n|---|--:|--:|--:|--:|--:|--:|{}",
-            if l2.is_some() { " L2 roof at the requests, GFLOP/s |" } else { "" },
+            match (l1, l2) {
+                (Some(_), Some(_)) => " L1 / L2 roofs at the requests, GFLOP/s |",
+                (None, Some(_)) => " L2 roof at the requests, GFLOP/s |",
+                _ => "",
+            },
             if l2.is_some() { "--:|" } else { "" }
         );
+        // Rungs faster than the L1 could feed their requests: the model of their loads is wrong.
+        let mut above_l1: Vec<String> = Vec::new();
         let mut counted = Vec::new();
         let mut above = Vec::new();
         // Rungs faster than the L2 could feed their requests: a cache nearer the lanes (L1,
@@ -371,7 +381,16 @@ impl Book<'_> {
                             pct(100.0 * (1.0 - at / pt.row.gflops))
                         ));
                     }
-                    format!(" {} |", gflops(at))
+                    match l1 {
+                        Some(g1) => {
+                            let at1 = (g1 * pt.requested).min(p.gflops);
+                            if pt.row.gflops > at1 {
+                                above_l1.push(format!("{} {}", pt.lesson.key, pt.lesson.title));
+                            }
+                            format!(" {} / {} |", gflops(at1), gflops(at))
+                        }
+                        None => format!(" {} |", gflops(at)),
+                    }
                 }
                 None => String::new(),
             };
@@ -415,9 +434,13 @@ impl Book<'_> {
             Some(g) => {
                 let _ = writeln!(
                     s,
-                    "\nThe requested intensity's roof is the L2 cache's read bandwidth, {} GB/s, measured by {} with reads that skip L1: the most the L2 could feed a rung if every byte it requests came from there, as a tile staged in local memory requests each byte once per work-group. A cache nearer the lanes (L1, the texture cache) serves repeats and lets a rung pass it{}. How each rung's bytes are counted: {}.",
+                    "\nThe requested intensity's roof is the L2 cache's read bandwidth, {} GB/s, measured by {} with reads that skip L1: the most the L2 could feed a rung if every byte it requests came from there, as a tile staged in local memory requests each byte once per work-group. {}A cache nearer the lanes (L1, the texture cache) serves repeats and lets a rung pass it{}. How each rung's bytes are counted: {}.",
                     gflops(g),
                     device_lesson(),
+                    match l1 {
+                        Some(g1) => format!("Every request passes through a compute unit's L1, whose read bandwidth, {} GB/s for all of them together (measured alike, on a buffer every L1 holds), no rung can pass at its requests{}. ", gflops(g1), if above_l1.is_empty() { String::new() } else { format!(": {} does, so its requests are counted wrong", above_l1.join(", ")) }),
+                        None => String::new(),
+                    },
                     if nearer.is_empty() {
                         String::new()
                     } else {

@@ -38,6 +38,9 @@ pub struct Roofline {
     /// The L2 cache's measured read bandwidth, GB/s: a dashed roof against the requested
     /// intensity, where it was measured.
     pub l2_gbs: Option<f64>,
+    /// The L1 caches' measured read bandwidth, GB/s: a dotted roof against the requested
+    /// intensity, where it was measured.
+    pub l1_gbs: Option<f64>,
     pub dots: Vec<Dot>,
     pub levels: Vec<Level>,
     pub footer: Vec<String>,
@@ -151,7 +154,13 @@ pub fn roofline(r: &Roofline) -> Result<String> {
         .flat_map(|d| [Some(d.x), d.requested])
         .flatten()
         .chain([ridge])
-        .chain(r.l2_gbs.filter(|g| *g > 0.0).map(|g| r.peak_gflops / g));
+        .chain(
+            [r.l2_gbs, r.l1_gbs]
+                .into_iter()
+                .flatten()
+                .filter(|g| *g > 0.0)
+                .map(|g| r.peak_gflops / g),
+        );
     // Just below a decade, so that the decade itself is labelled.
     let x_lo = log_floor(xs.clone().fold(f64::INFINITY, f64::min) / 2.0) * 0.999;
     let x_hi = xs.fold(0.0, f64::max) * 5.0;
@@ -219,52 +228,68 @@ pub fn roofline(r: &Roofline) -> Result<String> {
         for w in roof.windows(2) {
             obstacles.line(to_px(w[0].0, w[0].1), to_px(w[1].0, w[1].1));
         }
-        // The L2 roof, dashed, up to where it meets the flat roof; the requests under it.
-        if let Some(l2) = r.l2_gbs.filter(|g| *g > 0.0) {
-            let x_in = (y_lo / l2).max(x_lo);
-            let x_top = (r.peak_gflops / l2).min(x_hi);
-            let (a, b) = (to_px(x_in, l2 * x_in), to_px(x_top, l2 * x_top));
+        // The caches' roofs, dashed (L2) and dotted (L1), up to where each meets the flat
+        // roof; the requests under them.
+        // The requests' squares and their links are obstacles before any label is placed.
+        let squares = r.l2_gbs.or(r.l1_gbs).is_some();
+        if squares {
+            for d in &r.dots {
+                let Some(q) = d.requested else { continue };
+                let (dx, dy) = to_px(d.x, d.y);
+                let (qx, qy) = to_px(q, d.y);
+                obstacles.line((qx, qy), (dx, dy));
+                obstacles.rect(Rect(qx - 4.0, qy - 4.0, qx + 4.0, qy + 4.0));
+            }
+        }
+        let caches: Vec<(&str, f64, u32, f64, f64)> = [("L2", r.l2_gbs, 8), ("L1", r.l1_gbs, 3)]
+            .into_iter()
+            .filter_map(|(name, gbs, dash)| {
+                let bw = gbs.filter(|g| *g > 0.0)?;
+                Some((
+                    name,
+                    bw,
+                    dash,
+                    (y_lo / bw).max(x_lo),
+                    (r.peak_gflops / bw).min(x_hi),
+                ))
+            })
+            .collect();
+        // Both lines first, so that neither label is placed across the other line.
+        for &(_, bw, dash, x_in, x_top) in &caches {
+            let (a, b) = (to_px(x_in, bw * x_in), to_px(x_top, bw * x_top));
             root.draw(&DashedPathElement::new(
                 vec![(a.0 as i32, a.1 as i32), (b.0 as i32, b.1 as i32)],
-                8,
+                dash,
                 4,
                 ROOF.stroke_width(2),
             ))
             .map_err(err)?;
             obstacles.line(a, b);
-            for d in &r.dots {
-                let Some(q) = d.requested else { continue };
-                let (dx, dy) = to_px(d.x, d.y);
-                let (qx, qy) = to_px(q, d.y);
-                root.draw(&PathElement::new(
-                    vec![(qx as i32, qy as i32), (dx as i32, dy as i32)],
-                    d.color.stroke_width(1),
-                ))
-                .map_err(err)?;
-                obstacles.line((qx, qy), (dx, dy));
-                let c = (qx as i32, qy as i32);
-                root.draw(&Rectangle::new(
-                    [(c.0 - 3, c.1 - 3), (c.0 + 3, c.1 + 3)],
-                    d.color.filled(),
-                ))
-                .map_err(err)?;
-                obstacles.rect(Rect(qx - 4.0, qy - 4.0, qx + 4.0, qy + 4.0));
-            }
-            let label = format!("L2 {} GB/s", rate(l2));
+        }
+        for &(name, bw, _, x_in, x_top) in &caches {
+            // The name alone fits between the lines; the footer gives the rates.
+            let label = name.to_string();
             let w = text_width(&label, 12.5);
             // Above the line or below it, at one of a few points along it; else anywhere
             // free near its middle.
-            let mut spots = (1..20).map(|i| f64::from(i) / 20.0).flat_map(|t| {
+            // The side away from the other cache's line first: L1's (the left one) above
+            // it, L2's below it.
+            let spot_at = |t: f64, above: bool| {
                 let x = (x_in.ln() + t * (x_top.ln() - x_in.ln())).exp();
-                let (mx, my) = to_px(x, l2 * x);
-                [
-                    Rect(mx - 6.0 - w, my - 24.0, mx - 6.0, my - 6.0),
-                    Rect(mx + 6.0, my + 6.0, mx + 6.0 + w, my + 24.0),
-                ]
-            });
+                let (mx, my) = to_px(x, bw * x);
+                if above {
+                    Rect(mx - 6.0 - w, my - 24.0, mx - 6.0, my - 6.0)
+                } else {
+                    Rect(mx + 6.0, my + 6.0, mx + 6.0 + w, my + 24.0)
+                }
+            };
+            let first = name == "L1";
+            let mut spots = [first, !first]
+                .into_iter()
+                .flat_map(|above| (1..20).map(move |i| spot_at(f64::from(i) / 20.0, above)));
             let mid = {
                 let x = (x_in * x_top).sqrt();
-                to_px(x, l2 * x)
+                to_px(x, bw * x)
             };
             let spot = spots
                 .find(|r| r.inside(&bounds) && obstacles.free(r))
@@ -277,6 +302,24 @@ pub fn roofline(r: &Roofline) -> Result<String> {
                     (rect.0, (rect.1 + rect.3) / 2.0),
                     &anchored(font(12.5, INK), HPos::Left, VPos::Center),
                 )?;
+            }
+        }
+        if squares {
+            for d in &r.dots {
+                let Some(q) = d.requested else { continue };
+                let (dx, dy) = to_px(d.x, d.y);
+                let (qx, qy) = to_px(q, d.y);
+                root.draw(&PathElement::new(
+                    vec![(qx as i32, qy as i32), (dx as i32, dy as i32)],
+                    d.color.stroke_width(1),
+                ))
+                .map_err(err)?;
+                let c = (qx as i32, qy as i32);
+                root.draw(&Rectangle::new(
+                    [(c.0 - 3, c.1 - 3), (c.0 + 3, c.1 + 3)],
+                    d.color.filled(),
+                ))
+                .map_err(err)?;
             }
         }
         // The ridge.

@@ -1,8 +1,10 @@
-//! Lesson 00's measurement of the L2 cache's read bandwidth: the roof of a kernel whose loads
-//! the L2 serves (a tile of lessons 05 to 11 is read from global memory once per work-group,
-//! and most of those reads hit in L2), as the float4 copy measures DRAM's. NVIDIA GPUs only:
-//! the kernel reads with `ld.global.cg`, which skips the compute units' L1 caches, so every
-//! byte it counts came from L2. Elsewhere nothing is measured and no L2 roof is drawn.
+//! Lesson 00's measurement of the caches' read bandwidth: the roofs of a kernel whose loads the
+//! caches serve, as the float4 copy measures DRAM's. The L2's: a tile of lessons 05 to 11 is
+//! read from global memory once per work-group, and most of those reads hit in L2. The L1's:
+//! loads that repeat within a compute unit (lesson 04's) are served nearer still. NVIDIA GPUs
+//! only, where a load can name its cache: `ld.global.cg` skips the compute units' L1, so every
+//! byte the L2 kernel counts came from L2; `ld.global.ca` over a buffer of a few KiB keeps the
+//! L1 kernel's bytes in L1. Elsewhere nothing is measured and no cache roof is drawn.
 //!
 //! Checked like the other micro-kernels: every sum is exact, and a sample of work-items is
 //! compared with the host's, so a kernel the compiler shortened cannot report a rate.
@@ -22,21 +24,42 @@ use lab::harness::program;
 use super::microbench::{grow_and_time, Options};
 
 /// The kernel, owned by the course (no exercise in it).
-const SOURCE: &str = include_str!("l2_read.cl");
+const SOURCE: &str = include_str!("cache_read.cl");
 
 /// Work-items per work-group.
 const LOCAL: usize = 256;
 
-/// Largest buffer read, bytes: well inside any recent GPU's L2, which holds it after the
-/// first launch.
+/// Largest buffer the L2 kernel reads, bytes: well inside any recent GPU's L2, which holds it
+/// after the first launch.
 const MAX_BYTES: u64 = 16 << 20;
+
+/// The buffer the L1 kernel reads, bytes: a small share of any recent NVIDIA compute unit's
+/// L1 (128 KiB or more), so every unit keeps all of it.
+pub const L1_BYTES: u64 = 16 << 10;
+
+/// A cache measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    L1,
+    L2,
+}
+
+impl Level {
+    fn kernel(self) -> &'static str {
+        match self {
+            Level::L1 => "l1_read",
+            Level::L2 => "l2_read",
+        }
+    }
+}
 
 /// One measured rate.
 #[derive(Clone, Debug)]
-pub struct L2Run {
-    /// Bytes of the buffer read (a power of two, at most a quarter of the L2 cache).
+pub struct CacheRun {
+    pub level: Level,
+    /// Bytes of the buffer read (a power of two).
     pub bytes: u64,
-    /// The L2 cache's size as the driver reports it.
+    /// The global-memory cache's size as the driver reports it.
     pub cache_bytes: u64,
     pub work_items: usize,
     /// float4 reads per work-item in each timed launch.
@@ -66,7 +89,7 @@ pub fn expected(t: usize, global: usize, reps: u32, floats4: usize) -> f64 {
 /// Checks the work-items `0, step, 2·step, …` of `out`; returns how many were checked.
 pub fn verify(out: &[f32], reps: u32, floats4: usize) -> Result<usize> {
     if out.is_empty() {
-        bail!("the L2 kernel produced no output");
+        bail!("the cache kernel produced no output");
     }
     let step = (out.len() / 4096).max(1);
     let mut checked = 0;
@@ -74,9 +97,9 @@ pub fn verify(out: &[f32], reps: u32, floats4: usize) -> Result<usize> {
         let want = expected(t, out.len(), reps, floats4);
         if f64::from(out[t]) != want {
             bail!(
-                "the L2 kernel is wrong: work-item {t} wrote {} where its {reps} reads sum to \
+                "the cache kernel is wrong: work-item {t} wrote {} where its {reps} reads sum to \
                  exactly {want}. A bandwidth measured with a kernel that does not do its reads \
-                 means nothing; check lessons/00_your_device/l2_read.cl and the driver.",
+                 means nothing; check lessons/00_your_device/cache_read.cl and the driver.",
                 out[t]
             );
         }
@@ -92,15 +115,15 @@ pub fn buffer_bytes(cache: u64) -> u64 {
     1 << quarter.ilog2()
 }
 
-/// Measures the L2 cache's read bandwidth on an NVIDIA GPU; `None` elsewhere.
-pub fn measure(gpu: &Gpu, opts: &Options) -> Result<Option<L2Run>> {
+/// Measures a cache's read bandwidth on an NVIDIA GPU; `None` elsewhere.
+pub fn measure(gpu: &Gpu, opts: &Options, level: Level) -> Result<Option<CacheRun>> {
     let info = &gpu.info;
     if !info.vendor.to_lowercase().contains("nvidia") || !info.is_gpu() {
         return Ok(None);
     }
     if info.max_work_group < LOCAL {
         bail!(
-            "{} takes work-groups of at most {} work-items; the L2 kernel needs {LOCAL}",
+            "{} takes work-groups of at most {} work-items; the cache kernels need {LOCAL}",
             info.name,
             info.max_work_group
         );
@@ -109,7 +132,10 @@ pub fn measure(gpu: &Gpu, opts: &Options) -> Result<Option<L2Run>> {
         .device
         .global_mem_cache_size()
         .context("asking the driver for the L2 cache's size")?;
-    let bytes = buffer_bytes(cache_bytes);
+    let bytes = match level {
+        Level::L1 => L1_BYTES,
+        Level::L2 => buffer_bytes(cache_bytes),
+    };
     let floats4 = (bytes / 16) as usize;
     let mut src: Vec<f32> = (0..4 * floats4).map(|f| value(f / 4)).collect();
     let src_buf = unsafe {
@@ -120,16 +146,20 @@ pub fn measure(gpu: &Gpu, opts: &Options) -> Result<Option<L2Run>> {
             src.as_mut_ptr().cast(),
         )
     }
-    .context("allocating the L2 kernel's source")?;
-    let path = Path::new("lessons/00_your_device/l2_read.cl");
+    .context("allocating the cache kernel's source")?;
+    let path = Path::new("lessons/00_your_device/cache_read.cl");
     let program = program::build_source(gpu, path, SOURCE, &[], "")?;
-    let kernel = Kernel::create(&program, "l2_read")
-        .context("creating the kernel l2_read of lessons/00_your_device/l2_read.cl")?;
+    let kernel = Kernel::create(&program, level.kernel()).with_context(|| {
+        format!(
+            "creating the kernel {} of lessons/00_your_device/cache_read.cl",
+            level.kernel()
+        )
+    })?;
     let work_items = info.compute_units.max(1) as usize * 8 * LOCAL;
     let out = unsafe {
         Buffer::<f32>::create(&gpu.context, CL_MEM_READ_WRITE, work_items, ptr::null_mut())
     }
-    .context("allocating the L2 kernel's output")?;
+    .context("allocating the cache kernel's output")?;
     let launch = |reps: u32| -> Result<f64> {
         unsafe {
             kernel.set_arg(0, &src_buf.get()).context("setting src")?;
@@ -147,19 +177,20 @@ pub fn measure(gpu: &Gpu, opts: &Options) -> Result<Option<L2Run>> {
                 local: Some([LOCAL, 1]),
             },
         )
-        .context("running the L2 reads")
+        .context("running the cache reads")
     };
-    // The growing launches also bring the buffer into L2 before the timed ones.
+    // The growing launches also bring the buffer into the cache before the timed ones.
     let (reps, ms) = grow_and_time(opts, launch)?;
     let mut host = vec![0.0f32; work_items];
     unsafe {
         gpu.queue
             .enqueue_read_buffer(&out, CL_BLOCKING, 0, &mut host, &[])
-            .context("reading the L2 kernel's output")?;
+            .context("reading the cache kernel's output")?;
     }
     let checked = verify(&host, reps, floats4)?;
     let read = work_items as f64 * f64::from(reps) * 16.0;
-    Ok(Some(L2Run {
+    Ok(Some(CacheRun {
+        level,
         bytes,
         cache_bytes,
         work_items,
