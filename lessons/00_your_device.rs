@@ -141,8 +141,8 @@ fn run(args: &Args, session: &Session) -> Result<()> {
     }
     if l2.is_none() {
         println!(
-            "\nCaches: not measured here (the course reads them past each other with NVIDIA's \
-             ld.global.cg and .ca only)."
+            "\nCaches: not measured here. The course measures L1 and L2 only on NVIDIA GPUs, \
+             whose loads can choose the cache they come from (ld.global.ca, ld.global.cg)."
         );
     }
     let report = Report {
