@@ -14,7 +14,7 @@
 //!
 //! How many cores are *free* is not a fact of the machine: it changes from one moment to the
 //! next, and the thread check measures how many sat idle during the very calls it judges
-//! (`cpu_watch::idle_ns`).
+//! (`cpu_watch::Watch`, beside each thread's CPU time).
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -83,15 +83,14 @@ mod linux {
         ok.then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
     }
 
-    /// The idle time of the CPUs in this process's affinity list, summed, ns: `/proc/stat`'s
-    /// idle and iowait ticks of each of them.
-    pub fn idle_ns() -> Option<u64> {
+    /// The idle time so far of the CPUs `allowed` (this process's affinity list), summed, ns:
+    /// `/proc/stat`'s idle and iowait ticks of each of them.
+    pub fn idle_ns(allowed: &[usize]) -> Option<u64> {
         // SAFETY: sysconf reads a constant of the system; it takes no pointers.
         let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
         if hz <= 0 {
             return None;
         }
-        let allowed = allowed_cpus()?;
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
         let mut ticks = 0u64;
         let mut seen = 0;
@@ -234,6 +233,8 @@ impl Watch {
         let thread = std::thread::spawn(move || {
             let me = linux::tid();
             let mut tasks = linux::Tasks::new(pid);
+            // The cores whose idle time each reading adds up: read once, not every 2 ms.
+            let allowed = linux::allowed_cpus();
             let mut samples = Vec::new();
             let mut take = |tasks: &mut linux::Tasks| {
                 let (threads, pids) = tasks.sample(me);
@@ -257,7 +258,7 @@ impl Watch {
                     at: Instant::now(),
                     threads,
                     process,
-                    idle: linux::idle_ns(),
+                    idle: allowed.as_deref().and_then(linux::idle_ns),
                 });
             };
             take(&mut tasks);
@@ -397,7 +398,7 @@ pub fn thread_times_available() -> bool {
 /// to call (a `rayon::join` with all the work on one side runs it on whichever worker took
 /// that side), and summing each thread over the calls would then spread one-thread work over
 /// several threads.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TryTimes {
     /// The busiest thread's time of every call, summed, ns.
     pub busiest: u64,
@@ -408,8 +409,17 @@ pub struct TryTimes {
     /// How long the allowed cores sat idle during the calls, summed, ns (`None` once one
     /// call could not tell).
     pub idle: Option<u64>,
-    /// Whether a call has been added.
-    calls: bool,
+}
+
+impl Default for TryTimes {
+    fn default() -> TryTimes {
+        TryTimes {
+            busiest: 0,
+            total: 0,
+            wall: 0,
+            idle: Some(0),
+        }
+    }
 }
 
 impl TryTimes {
@@ -417,12 +427,7 @@ impl TryTimes {
         self.busiest += call.busiest();
         self.total += call.total();
         self.wall += call.wall;
-        self.idle = match (self.calls, self.idle, call.idle) {
-            (false, _, now) => now,
-            (true, Some(so_far), Some(now)) => Some(so_far + now),
-            _ => None,
-        };
-        self.calls = true;
+        self.idle = self.idle.zip(call.idle).map(|(so_far, now)| so_far + now);
     }
 
     /// How many cores sat idle during the calls, on average (0 where the system does not
@@ -482,18 +487,6 @@ pub fn cpu_list(list: &str) -> Option<Vec<usize>> {
     Some(cpus)
 }
 
-/// The idle time so far of the cores this process may run on, summed, ns (`None` where the
-/// system does not tell). Two readings a try apart say how many cores sat idle during it.
-#[cfg(target_os = "linux")]
-pub fn idle_ns() -> Option<u64> {
-    linux::idle_ns()
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn idle_ns() -> Option<u64> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,9 +505,10 @@ mod tests {
             .expect("the affinity list is readable")
             .len() as u64;
         let start = Instant::now();
-        let a = idle_ns().expect("/proc/stat tells the idle time");
+        let allowed = linux::allowed_cpus().unwrap();
+        let a = linux::idle_ns(&allowed).expect("/proc/stat tells the idle time");
         std::thread::sleep(Duration::from_millis(100));
-        let b = idle_ns().unwrap();
+        let b = linux::idle_ns(&allowed).unwrap();
         // No more idle time than every allowed core idle for the whole sleep, give or take a
         // clock tick each: a reading in ticks or microseconds would be far off.
         let most = cores * (start.elapsed().as_nanos() as u64 + 20_000_000);
