@@ -204,7 +204,15 @@ fn grade_into(
                 "running {shape} {with} (global {:?}, local {:?})",
                 launch.global, launch.local
             ));
-            let p = Problem::random(shape, opts.problem_seed(case) ^ secret);
+            // Inputs of either kind, drawn from the secret seed case by case (the kinds
+            // alternate, so a grading of two shapes or more checks both): no range of values
+            // tells a graded call from any other.
+            let seed = opts.problem_seed(case) ^ secret;
+            let wide = (secret >> 11).wrapping_add(case as u64) % 2 == 1;
+            let p = match wide {
+                true => Problem::random(shape, seed).widened(seed.rotate_left(29)),
+                false => Problem::random(shape, seed),
+            };
             let out = (ocl.host.run)(&gpu, kernel, &p, &launch, set)?;
             // A lesson's own judgement of accuracy replaces the generic message, or fails a
             // result the per-element allowance let through.
@@ -225,6 +233,9 @@ fn grade_into(
                     checked: cmp.checked,
                 }),
                 Err(mut f) => {
+                    if wide && f.kind == FailKind::Wrong {
+                        f.message.push_str(&format!("\n{WIDE}"));
+                    }
                     if !with.is_empty() && f.kind != FailKind::NotStarted {
                         f.message = format!("with -D {}: {}", with.replace(' ', " -D "), f.message);
                     }
@@ -359,6 +370,9 @@ fn build_all(
 
 /// The largest product (multiply-adds) a knob combination is checked at: the lesson's shapes
 /// up to this size show every path of the combination, and hundreds of combinations stay quick.
+/// What a wrong result on inputs of wide dynamic range says about them.
+const WIDE: &str = "These inputs had wide dynamic range: each row of A and each column of B scaled by a power of two from 2^-20 to 2^20 (every element of C is then as easy to get right as with values in [-1, 1)).";
+
 const KNOB_SHAPE_MADS: usize = 1 << 22;
 
 /// Times a built kernel with the course's one protocol: every call on fresh inputs through the

@@ -70,6 +70,26 @@ impl Problem {
         }
     }
 
+    /// This problem with inputs of wide dynamic range: every row of A and every column of B
+    /// scaled by 2^u, u drawn from `seed` in −20..=20, so values span 2^80 where `random`'s
+    /// span one binade or a few. Every element of C is its uniform product times a power of
+    /// two, so any correct FP32 kernel is exactly as accurate here (the allowance scales with
+    /// it); code that assumes |a| < 1, or one scale for a whole matrix, is not.
+    pub fn widened(mut self, seed: u64) -> Problem {
+        let Shape { m, n, k } = self.shape;
+        let mut rng = Rng::new(seed);
+        let mut draw = || 2f32.powi((rng.next_f32() * 20.5).round() as i32);
+        for row in self.a.chunks_mut(k.max(1)).take(m) {
+            let u = draw();
+            row.iter_mut().for_each(|x| *x *= u);
+        }
+        for j in 0..n {
+            let u = draw();
+            (0..k).for_each(|kk| self.b[kk * n + j] *= u);
+        }
+        self
+    }
+
     /// This problem with C poisoned with NaN.
     pub fn with_nan(mut self) -> Problem {
         self.poison = Poison::nan(self.shape.m * self.shape.n);
@@ -418,6 +438,39 @@ mod tests {
         let cmp = compare(p.shape, &got, &r, &p.poison);
         assert_eq!((cmp.wrong, cmp.unwritten), (1, 1));
         assert_eq!(cmp.first_unwritten, Some((1, 1)));
+    }
+
+    /// Widened inputs span 2^80, and a plain FP32 loop on them is as right as on uniform ones
+    /// (the allowance scales with each element), while one scale for all of A is not.
+    #[test]
+    fn widened_inputs_span_far_and_fp32_stays_right() {
+        let p = Problem::random(Shape::new(23, 17, 301), 3).widened(9);
+        let span = |v: &[f32]| {
+            let l = |x: &f32| x.abs().log2();
+            v.iter().map(l).fold(f32::MIN, f32::max) - v.iter().map(l).fold(f32::MAX, f32::min)
+        };
+        assert!(span(&p.a) > 40.0 && span(&p.b) > 40.0);
+        let Shape { m, n, k } = p.shape;
+        let fp32 = |a: &[f32]| -> Vec<f32> {
+            let mut c = vec![0f32; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    c[i * n + j] =
+                        (0..k).fold(0f32, |s, kk| a[i * k + kk].mul_add(p.b[kk * n + j], s));
+                }
+            }
+            c
+        };
+        assert!(check(&p, &fp32(&p.a)).passed());
+        // Each value of A rounded to 12 bits of one scale for the whole matrix: the small
+        // rows lose everything.
+        let top = p.a.iter().fold(0f32, |t, x| t.max(x.abs()));
+        let coarse: Vec<f32> =
+            p.a.iter()
+                .map(|x| (x / top * 4096.0).round() / 4096.0 * top)
+                .collect();
+        assert!(!check(&p, &fp32(&coarse)).passed());
+        assert_eq!(Problem::random(p.shape, 3).widened(9).a, p.a);
     }
 
     #[test]
