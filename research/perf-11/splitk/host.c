@@ -14,6 +14,11 @@
 // full=1), exact in float64. Environment: L11_MMA (the unit, lessons/11_matrix_units/mma.cl),
 // L11_SOL (the solution), L11_SPLIT (splitk.cl), L11_PLATFORM (a platform-name substring to
 // insist on, e.g. NVIDIA).
+//
+// L11_IDLE_MODES=1 (call 38) times the idle calls four ways, `idle_reps` each: plain (15 ms idle,
+// then the call), wake (15 ms idle, then an empty one-work-item kernel, untimed, then the call),
+// fresh (A and B uploaded from the host before the 15 ms, alternately (A, B) and (-A, -B),
+// whose product is the same C bit for bit: the course's fresh inputs, checkable), fresh+wake.
 #include <unistd.h>
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
@@ -293,7 +298,21 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < wplanes * MN; i++) nans[i] = NAN;
     const double flop = 2.0 * M * N * (double)K;
 
-    const int nrun = 5 + reps + idle_reps;
+    const int modes = getenv("L11_IDLE_MODES") && atoi(getenv("L11_IDLE_MODES")) ? 4 : 1;
+    static const char* mname[4] = {"plain", "wake", "fresh", "fresh+wake"};
+    const char* wsrc = "__kernel void wake(__global float* x) { if (get_global_id(0) == 1) x[0] = 0.0f; }\n";
+    cl_program pw = clCreateProgramWithSource(ctx, 1, &wsrc, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(pw, 1, &dev, "", NULL, NULL));
+    cl_kernel kwake = clCreateKernel(pw, "wake", &err);
+    CHECK(err);
+    ARG(kwake, 0, dW);
+    const size_t gw[1] = {1};
+    float* An = malloc((size_t)M * K * 4);
+    float* Bn = malloc((size_t)K * N * 4);
+    for (size_t i = 0; i < (size_t)M * K; i++) An[i] = -A[i];
+    for (size_t i = 0; i < (size_t)K * N; i++) Bn[i] = -B[i];
+    const int nrun = 5 + reps + modes * idle_reps;
     cl_event* evp = malloc(nrun * sizeof(cl_event));
     cl_event* evs = malloc(nrun * sizeof(cl_event));
     double *tp = malloc(nrun * 8), *tr = malloc(nrun * 8), *tsum = malloc(nrun * 8), *tspan = malloc(nrun * 8);
@@ -317,7 +336,14 @@ int main(int argc, char** argv) {
         if (!is_sol) CHECK(clEnqueueWriteBuffer(q, dW, CL_TRUE, 0, wplanes * MN * 4, nans, 0, NULL, NULL));
         for (int r = 0; r < nrun; r++) {
             const int idle = r >= 5 + reps;
+            const int mode = idle ? (r - 5 - reps) / idle_reps : 0;
+            if (idle && mode >= 2) { // fresh inputs: (-A, -B) or (A, B), uploaded before the idle time
+                const int neg = (r - 5 - reps) % 2 == 0;
+                CHECK(clEnqueueWriteBuffer(q, dA, CL_TRUE, 0, (size_t)M * K * 4, neg ? An : A, 0, NULL, NULL));
+                CHECK(clEnqueueWriteBuffer(q, dB, CL_TRUE, 0, (size_t)K * N * 4, neg ? Bn : B, 0, NULL, NULL));
+            }
             if (idle) { CHECK(clFinish(q)); usleep(15000); }
+            if (idle && (mode == 1 || mode == 3)) CHECK(clEnqueueNDRangeKernel(q, kwake, 1, NULL, gw, NULL, 0, NULL, NULL));
             CHECK(clEnqueueNDRangeKernel(q, kp, 3, NULL, g, l, 0, NULL, &evp[r]));
             evs[r] = 0;
             if (planes > 0) CHECK(clEnqueueNDRangeKernel(q, ksum, 1, NULL, gs, ls, 0, NULL, &evs[r]));
@@ -359,6 +385,11 @@ int main(int argc, char** argv) {
                flop / msum * 1e-9, flop / mspan * 1e-9, flop / midle * 1e-9, rel, ns,
                full ? ", all" : "", bad ? "FAIL" : "ok");
         if (nonfinite || nan_any) printf("  %d sampled and %zu elements in all not finite\n", nonfinite, nan_any);
+        for (int md = 1; md < modes; md++) {
+            const double mi = median(is + md * idle_reps, idle_reps);
+            printf("  idle %-10s %.4f ms %.2f TFLOP/s (product alone %.4f ms)\n", mname[md], mi,
+                   flop / mi * 1e-9, median(tp + 5 + reps + md * idle_reps, idle_reps));
+        }
         fflush(stdout);
     }
     return bad_total ? 2 : 0;
