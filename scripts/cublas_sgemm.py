@@ -137,19 +137,56 @@ def full_errors(torch, a, b, products):
     return out
 
 
-def lab_products(torch, folder, size, dev):
-    """The C files `lab-bench accuracy --c-out` wrote for this size: {lesson: C}."""
+def lab_products(torch, folder, shape, dev):
+    """The C files `lab-bench accuracy --c-out` wrote for this shape: {lesson: C}."""
     import numpy as np
+    m, n, _ = shape
     found = {}
     for name in sorted(os.listdir(folder)):
-        suffix = f"-{size}.f32"
+        suffix = f"-{tag(shape)}.f32"
         if not name.endswith(suffix):
             continue
         c = np.fromfile(os.path.join(folder, name), dtype="<f4")
-        if c.size != size * size:
-            sys.exit(f"error: {name} holds {c.size} values, not {size}x{size}")
-        found[name[: -len(suffix)]] = torch.from_numpy(c.reshape(size, size)).to(dev)
+        if c.size != m * n:
+            sys.exit(f"error: {name} holds {c.size} values, not {m}x{n}")
+        found[name[: -len(suffix)]] = torch.from_numpy(c.reshape(m, n)).to(dev)
     return found
+
+
+def parse_shape(word):
+    """A size N (the cube N x N x N) or a shape MxNxK, as (M, N, K)."""
+    try:
+        sides = [int(v) for v in word.lower().split("x")]
+    except ValueError:
+        sides = []
+    if len(sides) == 1:
+        sides *= 3
+    if len(sides) != 3 or min(sides) <= 0:
+        raise argparse.ArgumentTypeError(f"{word!r} is not a size N or a shape MxNxK")
+    return tuple(sides)
+
+
+def tag(shape):
+    """The name a shape's C file carries (`lab-bench accuracy`): N for a cube, MxNxK otherwise."""
+    m, n, k = shape
+    return str(m) if m == n == k else f"{m}x{n}x{k}"
+
+
+def lab_widened(a, b, seed):
+    """`Problem::widened(seed)` of src/harness/matrix.rs on A (M x K) and B (K x N): each row of
+    A and column of B times 2^u, u = round(x * 20.5) for the generator's next values x, rows
+    first (Rust's round: halves away from zero, taken in float64 where +0.5 is exact)."""
+    import numpy as np
+    m, n = a.shape[0], b.shape[1]
+    x = lab_matrix(seed, 1, m + n).reshape(-1) * np.float32(20.5)
+    v = x.astype(np.float64)
+    u = (np.sign(v) * np.floor(np.abs(v) + 0.5)).astype(np.int32)
+    scale = np.ldexp(np.float32(1.0), u).astype(np.float32)
+    return a * scale[:m, None], b * scale[None, m:]
+
+
+def rotl64(x, r):
+    return ((x << r) | (x >> (64 - r))) & 0xFFFFFFFFFFFFFFFF
 
 
 VARIANT = {"same": "sgemm-fp32", "fresh": "sgemm-fp32-fresh", "rotating": "sgemm-fp32-rotating"}
@@ -166,22 +203,23 @@ def timed_call(torch, a, b, c):
     return start.elapsed_time(end)
 
 
-def measure_fresh(torch, size, reps, warmup):
+def measure_fresh(torch, shape, reps, warmup):
     """Every call on a new A and B drawn on the host (uniform in [-1, 1)) and copied to the
     GPU, C filled with NaN first, the result checked at 4096 sampled elements before the next
     call: the course's protocol. Returns the median, best and worst ms and the worst error."""
     dev = torch.device("cuda")
-    g = torch.Generator(device="cpu").manual_seed(size)
+    m, n, k = shape
+    g = torch.Generator(device="cpu").manual_seed(m)
     times, worst_err = [], 0.0
     for call in range(warmup + reps):
-        a = (torch.rand((size, size), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
-        b = (torch.rand((size, size), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
-        c = torch.full((size, size), float("nan"), device=dev, dtype=torch.float32)
+        a = (torch.rand((m, k), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
+        b = (torch.rand((k, n), generator=g, dtype=torch.float32) * 2 - 1).to(dev)
+        c = torch.full((m, n), float("nan"), device=dev, dtype=torch.float32)
         torch.cuda.synchronize()
         ms = timed_call(torch, a, b, c)
-        err = max_rel_err(torch, a, b, c, samples=4096, seed=size + call)
+        err = max_rel_err(torch, a, b, c, samples=4096, seed=m + call)
         if not err <= 1e-4:
-            sys.exit(f"error: cuBLAS call {call} at {size} is wrong: max rel err {err}")
+            sys.exit(f"error: cuBLAS call {call} at {tag(shape)} is wrong: max rel err {err}")
         worst_err = max(worst_err, err)
         if call >= warmup:
             times.append(ms)
@@ -189,61 +227,69 @@ def measure_fresh(torch, size, reps, warmup):
     return statistics.median(times), min(times), max(times), worst_err
 
 
-def measure_rotating(torch, size, reps, warmup):
+def measure_rotating(torch, shape, reps, warmup):
     """Back to back over a pool of inputs larger than four L2 caches: call i multiplies pair
     i mod the pool's size. Returns the median, best and worst ms and the worst error."""
     dev = torch.device("cuda")
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20) or (50 << 20)
-    pair = 2 * size * size * 4
+    m, n, k = shape
+    pair = (m * k + k * n) * 4
     count = max(2, -(-4 * l2 // pair))
-    g = torch.Generator(device=dev).manual_seed(size)
-    pool = [(torch.rand((size, size), device=dev, generator=g) * 2 - 1,
-             torch.rand((size, size), device=dev, generator=g) * 2 - 1) for _ in range(count)]
-    c = torch.empty((size, size), device=dev, dtype=torch.float32)
+    g = torch.Generator(device=dev).manual_seed(m)
+    pool = [(torch.rand((m, k), device=dev, generator=g) * 2 - 1,
+             torch.rand((k, n), device=dev, generator=g) * 2 - 1) for _ in range(count)]
+    c = torch.empty((m, n), device=dev, dtype=torch.float32)
     for i in range(warmup):
         torch.matmul(*pool[i % count], out=c)
     torch.cuda.synchronize()
     times = [timed_call(torch, *pool[(warmup + i) % count], c) for i in range(reps)]
     a, b = pool[(warmup + reps - 1) % count]
-    err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+    err = max_rel_err(torch, a, b, c, samples=4096, seed=m)
     print(f"          rotating over {count} pairs of A and B ({count * pair >> 20} MiB, "
           f"L2 {l2 >> 20} MiB)")
     return statistics.median(times), min(times), max(times), err
 
 
-def measure(torch, size, reps, warmup, lab_seed=None, lab_c=None):
+def measure(torch, shape, reps, warmup, lab_seed=None, lab_c=None, lab_wide=False):
     dev = torch.device("cuda")
+    m, n, k = shape
     if lab_seed is None:
-        g = torch.Generator(device=dev).manual_seed(size)
+        g = torch.Generator(device=dev).manual_seed(m)
         # Uniform in [-1, 1), as the course's own matrices.
-        a = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
-        b = torch.rand((size, size), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+        a = torch.rand((m, k), device=dev, generator=g, dtype=torch.float32) * 2 - 1
+        b = torch.rand((k, n), device=dev, generator=g, dtype=torch.float32) * 2 - 1
     else:
-        # The very matrices the ladder gives the lessons (Problem::random(shape, seed)).
-        a = torch.from_numpy(lab_matrix(2 * lab_seed + 1, size, size)).to(dev)
-        b = torch.from_numpy(lab_matrix(2 * lab_seed + 2, size, size)).to(dev)
-    c = torch.empty((size, size), device=dev, dtype=torch.float32)
+        # The very matrices the ladder gives the lessons (Problem::random(shape, seed)), and
+        # with --lab-wide `lab-bench accuracy --wide`'s (widened(seed.rotate_left(29))).
+        a = lab_matrix(2 * lab_seed + 1, m, k)
+        b = lab_matrix(2 * lab_seed + 2, k, n)
+        if lab_wide:
+            a, b = lab_widened(a, b, rotl64(lab_seed, 29))
+        a = torch.from_numpy(a).to(dev)
+        b = torch.from_numpy(b).to(dev)
+    c = torch.empty((m, n), device=dev, dtype=torch.float32)
     for _ in range(warmup):
         torch.matmul(a, b, out=c)
     torch.cuda.synchronize()
     times = [timed_call(torch, a, b, c) for _ in range(reps)]
     ms = statistics.median(times)
     if lab_seed is None:
-        err = max_rel_err(torch, a, b, c, samples=4096, seed=size)
+        err = max_rel_err(torch, a, b, c, samples=4096, seed=m)
     else:
-        err = lab_rel_err(torch, a, b, c, lab_points(size, size))
+        err = lab_rel_err(torch, a, b, c, lab_points(m, n))
     full = None
     if lab_c is not None:
         products = {"cublas-fp32": c}
-        products.update(lab_products(torch, lab_c, size, dev))
+        products.update(lab_products(torch, lab_c, shape, dev))
         full = full_errors(torch, a, b, products)
     return ms, min(times), max(times), err, full
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("sizes", nargs="*", type=int, default=[1024, 2048, 4096],
-                   help="square sizes M = N = K")
+    p.add_argument("sizes", nargs="*", type=parse_shape,
+                   default=[(1024,) * 3, (2048,) * 3, (4096,) * 3],
+                   help="square sizes M = N = K, or shapes MxNxK (e.g. 8192x8192x1024)")
     p.add_argument("--csv", default=None,
                    help="CSV file to append to, created with the ladder header "
                         "(default: results/<device>.csv)")
@@ -264,9 +310,14 @@ def main():
                    help="with --lab-inputs: the folder of C files `lab-bench accuracy --c-out` wrote "
                         "for the same seed; every element of each, and of cuBLAS's C, is compared "
                         "with the float64 product, into --accuracy-csv")
+    p.add_argument("--lab-wide", action="store_true",
+                   help="with --lab-inputs: the course's inputs widened as `lab-bench accuracy "
+                        "--wide` makes them (rows of A and columns of B scaled by 2^-20..2^20)")
     p.add_argument("--accuracy-csv", default=None,
                    help="where --lab-c's errors go (default: results/accuracy/<device>.csv)")
     args = p.parse_args()
+    if args.lab_wide and args.lab_inputs is None:
+        sys.exit("error: --lab-wide widens the course's inputs: give --lab-inputs SEED too")
     if args.lab_c is not None and args.lab_inputs is None:
         sys.exit("error: --lab-c compares on the course's inputs: give --lab-inputs SEED too")
     if args.inputs != "same" and (args.lab_inputs is not None or args.lab_c is not None):
@@ -295,21 +346,23 @@ def main():
     accuracy = []
     print(f"cuBLAS SGEMM (TF32 off) on {device}, driver {driver}, torch {torch.__version__}, "
           f"inputs: {args.inputs}")
-    for size in args.sizes:
+    for shape in args.sizes:
+        m, n, k = shape
+        size = tag(shape)
         full = None
         if args.inputs == "fresh":
-            ms, best, worst, err = measure_fresh(torch, size, args.reps, args.warmup)
+            ms, best, worst, err = measure_fresh(torch, shape, args.reps, args.warmup)
         elif args.inputs == "rotating":
-            ms, best, worst, err = measure_rotating(torch, size, args.reps, args.warmup)
+            ms, best, worst, err = measure_rotating(torch, shape, args.reps, args.warmup)
         else:
-            ms, best, worst, err, full = measure(torch, size, args.reps, args.warmup,
-                                                 args.lab_inputs, args.lab_c)
-        gflops = 2.0 * size ** 3 / (ms * 1e-3) / 1e9
+            ms, best, worst, err, full = measure(torch, shape, args.reps, args.warmup,
+                                                 args.lab_inputs, args.lab_c, args.lab_wide)
+        gflops = 2.0 * m * n * k / (ms * 1e-3) / 1e9
         print(f"  {size:>6}  {ms:9.4f} ms (best {best:.4f}, worst {worst:.4f})  "
               f"{gflops:10.1f} GFLOP/s  max rel err {err:.2e}")
         # Device and host time are the same here: the matrices never leave the GPU.
         rows.append(dict(zip(HEADER, [
-            today, run, device, driver, 0, "cublas", VARIANT[args.inputs], "", size, size, size,
+            today, run, device, driver, 0, "cublas", VARIANT[args.inputs], "", m, n, k,
             f"{ms:.4f}", f"{best:.4f}", f"{worst:.4f}", args.reps, f"{ms:.4f}",
             f"{gflops:.1f}", f"{gflops:.1f}", f"{err:.2e}",
         ])))
@@ -317,7 +370,9 @@ def main():
             print(f"          {who:<20} every element: max rel err {mx:.2e}, "
                   f"relative Frobenius {fro:.2e}")
             accuracy.append(dict(zip(ACCURACY_HEADER, [
-                today, run, device, driver, args.lab_inputs, size, who, f"{mx:.2e}", f"{fro:.2e}",
+                today, run, device, driver,
+                f"{args.lab_inputs}{' wide' if args.lab_wide else ''}", size, who,
+                f"{mx:.2e}", f"{fro:.2e}",
             ])))
 
     if args.csv is None:

@@ -36,12 +36,43 @@ pub struct Args {
     /// Square sizes.
     #[arg(long, value_delimiter = ',', default_value = "1024,2048,4096")]
     pub sizes: Vec<usize>,
+    /// Shapes besides the square sizes, as MxNxK, e.g. --shapes 8192x8192x1024,4095x4097x4093.
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    pub shapes: Vec<Shape>,
+    /// Inputs of wide dynamic range: A and B of the seed with every row of A and column of B
+    /// scaled by a power of two from 2^-20 to 2^20 (`Problem::widened(seed.rotate_left(29))`,
+    /// as the grader's wide cases; `scripts/cublas_sgemm.py --lab-wide` makes the same).
+    #[arg(long)]
+    pub wide: bool,
     /// The inputs' seed: A and B are `Problem::random(shape, seed)` of src/harness/matrix.rs.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
     /// A folder to write each C into, as `<lesson>-<size>.f32` (raw little-endian f32).
     #[arg(long)]
     pub c_out: Option<PathBuf>,
+}
+
+/// `MxNxK` as a shape.
+fn parse_shape(s: &str) -> Result<Shape, String> {
+    let sides: Vec<usize> = s
+        .split('x')
+        .map(|v| v.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("{s:?} is not a shape: write MxNxK, e.g. 8192x8192x1024"))?;
+    match sides[..] {
+        [m, n, k] if m * n * k > 0 => Ok(Shape::new(m, n, k)),
+        _ => Err(format!(
+            "{s:?} is not a shape: write MxNxK with three sides above 0"
+        )),
+    }
+}
+
+/// The name a shape's C file carries: the size for a cube, MxNxK otherwise.
+fn tag(s: Shape) -> String {
+    match s.m == s.n && s.n == s.k {
+        true => s.m.to_string(),
+        false => format!("{}x{}x{}", s.m, s.n, s.k),
+    }
 }
 
 /// max |c − exact| / max |exact| over `points`, exact in float64 (the grader's own sampled
@@ -65,9 +96,15 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     println!(
-        "references on {} (driver {}), inputs of seed {}; error: max |C − exact| / max |exact| at the ladder's points",
-        gpu.info.name, gpu.info.driver, args.seed
+        "references on {} (driver {}), inputs of seed {}{}; error: max |C − exact| / max |exact| at the ladder's points",
+        gpu.info.name,
+        gpu.info.driver,
+        args.seed,
+        if args.wide { ", widened" } else { "" }
     );
+    let shapes: Vec<Shape> = (args.sizes.iter().map(|&s| Shape::square(s)))
+        .chain(args.shapes.iter().copied())
+        .collect();
     for key in &args.lessons {
         let lesson = ladder::find(key).with_context(|| {
             format!(
@@ -86,14 +123,17 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             info: &gpu.info,
             course: &edge.course,
         };
-        for &size in &args.sizes {
-            let shape = Shape::square(size);
+        for &shape in &shapes {
+            let size = tag(shape);
             let defines =
                 prepared::defines(ocl, &ctx, Some(shape), &[]).map_err(anyhow::Error::msg)?;
             let launch = (ocl.launch)(shape, &defines)
                 .map_err(|why| anyhow::anyhow!("lesson {} at {shape}: {why}", lesson.key))?;
             let prepared = Prepared::build(&gpu, ocl, &file, &text, &defines, ocl.build_options)?;
-            let p = Problem::random(shape, args.seed);
+            let p = match args.wide {
+                true => Problem::random(shape, args.seed).widened(args.seed.rotate_left(29)),
+                false => Problem::random(shape, args.seed),
+            };
             let out = (ocl.host.run)(&gpu, &prepared.kernel, &p, &launch, &defines)
                 .with_context(|| format!("running lesson {} at {shape}", lesson.key))?;
             let points = sample_points(shape, 4096, POINTS_SEED);
@@ -119,14 +159,11 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     }
     if let Some(dir) = &args.c_out {
         println!(
-            "C written to {}; for every element's error beside cuBLAS's on the same inputs:\n  python3 scripts/cublas_sgemm.py {} --lab-inputs {} --lab-c {}",
+            "C written to {}; for every element's error beside cuBLAS's on the same inputs:\n  python3 scripts/cublas_sgemm.py {} --lab-inputs {}{} --lab-c {}",
             dir.display(),
-            args.sizes
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
+            shapes.iter().map(|&s| tag(s)).collect::<Vec<_>>().join(" "),
             args.seed,
+            if args.wide { " --lab-wide" } else { "" },
             dir.display()
         );
     }
@@ -137,6 +174,18 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
 mod tests {
     use super::*;
     use lab::harness::matrix::reference_at;
+
+    #[test]
+    fn shapes_are_read_as_mxnxk_and_named_so() {
+        assert_eq!(
+            parse_shape("8192x8192x1024"),
+            Ok(Shape::new(8192, 8192, 1024))
+        );
+        assert!(parse_shape("8192x0x4").is_err() && parse_shape("12x3").is_err());
+        assert!(parse_shape("axbxc").is_err());
+        assert_eq!(tag(Shape::square(4096)), "4096");
+        assert_eq!(tag(Shape::new(4095, 4097, 4093)), "4095x4097x4093");
+    }
 
     #[test]
     fn the_error_is_relative_to_the_largest_exact_value_and_sees_a_nan() {
