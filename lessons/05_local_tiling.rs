@@ -81,10 +81,19 @@ pub static TILED: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(16, 24, 40),
-            defines: &[("TS", "8")],
-        },
+        // TS = 16, the device's own wherever a work-group holds 256 work-items (every GPU, and
+        // PoCL), and TS = 4; each at whole tiles of its own, three or more along K (so that a
+        // shape drawn near it for the sanitizer keeps two: a missing barrier between tiles shows).
+        probes: &[
+            Probe {
+                shape: Shape::new(16, 32, 48),
+                defines: &[("TS", "16")],
+            },
+            Probe {
+                shape: Shape::new(8, 16, 24),
+                defines: &[("TS", "4")],
+            },
+        ],
         judge: tiled,
         contrast: &[],
         not_checked: "",

@@ -158,16 +158,7 @@ pub static REGISTER: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(32, 64, 24),
-            defines: &[
-                ("TSM", "16"),
-                ("TSN", "32"),
-                ("TSK", "8"),
-                ("WPTM", "4"),
-                ("WPTN", "8"),
-            ],
-        },
+        probes: SIMULATED,
         judge: register_blocks,
         contrast: &[],
         not_checked: "",
@@ -186,6 +177,35 @@ pub static REGISTER: OclLesson = OclLesson {
         },
     }],
 };
+
+/// The define sets the technique may be counted with. The device's own tiles (128×128 on a
+/// GPU or PoCL) are too large for the simulator; the first set is the smallest device's, with
+/// the 8×8 block per work-item that every device's defaults have, and the second is
+/// asymmetric (TSM ≠ TSN, WPTM ≠ WPTN, TSK of 16). Each at whole tiles, three steps along K
+/// (so that a shape drawn near it for the sanitizer keeps two: a missing barrier between
+/// steps shows).
+pub const SIMULATED: &[Probe] = &[
+    Probe {
+        shape: Shape::new(32, 64, 24),
+        defines: &[
+            ("TSM", "32"),
+            ("TSN", "32"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "8"),
+        ],
+    },
+    Probe {
+        shape: Shape::new(32, 32, 48),
+        defines: &[
+            ("TSM", "32"),
+            ("TSN", "16"),
+            ("TSK", "16"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+        ],
+    },
+];
 
 /// The 1D form: 64×64 tiles (fewer columns where the work-group is small), 8 results per
 /// work-item along M, none shared along N.

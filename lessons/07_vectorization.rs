@@ -122,7 +122,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: PROBE,
+        probes: SIMULATED,
         judge: vectors,
         contrast: &[],
         not_checked: "",
@@ -171,6 +171,33 @@ const PROBE: Probe = Probe {
         ("WIDTH", "4"),
     ],
 };
+
+/// The define sets the technique may be counted with: lesson 06's, in float4 (the device's
+/// own WIDTH), at lesson 06's shapes.
+const SIMULATED: &[Probe] = &[
+    Probe {
+        shape: Shape::new(32, 64, 24),
+        defines: &[
+            ("TSM", "32"),
+            ("TSN", "32"),
+            ("TSK", "8"),
+            ("WPTM", "8"),
+            ("WPTN", "8"),
+            ("WIDTH", "4"),
+        ],
+    },
+    Probe {
+        shape: Shape::new(32, 32, 48),
+        defines: &[
+            ("TSM", "32"),
+            ("TSN", "16"),
+            ("TSK", "16"),
+            ("WPTM", "8"),
+            ("WPTN", "4"),
+            ("WIDTH", "4"),
+        ],
+    },
+];
 
 /// Vectors show in the bytes each global access moves: 4·WIDTH for a floatX access, 4 for
 /// a float. The global loads per multiply-add show that the tiles are still shared.

@@ -118,10 +118,35 @@ pub static PADDED: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(16, 32, 24),
-            defines: PROBE_DEFINES,
-        },
+        // Lesson 07's sets, padded: the first by the device's own PAD = 2, the second by 1. Two
+        // tiles a side (a drawn shape of whole tiles may not be one) and three steps along K
+        // (so that a shape drawn near it for the sanitizer keeps two).
+        probes: &[
+            Probe {
+                shape: Shape::new(64, 64, 24),
+                defines: &[
+                    ("TSM", "32"),
+                    ("TSN", "32"),
+                    ("TSK", "8"),
+                    ("WPTM", "8"),
+                    ("WPTN", "8"),
+                    ("WIDTH", "4"),
+                    ("PAD", "2"),
+                ],
+            },
+            Probe {
+                shape: Shape::new(64, 32, 48),
+                defines: &[
+                    ("TSM", "32"),
+                    ("TSN", "16"),
+                    ("TSK", "16"),
+                    ("WPTM", "8"),
+                    ("WPTN", "4"),
+                    ("WIDTH", "4"),
+                    ("PAD", "1"),
+                ],
+            },
+        ],
         judge: padded,
         contrast: &[("PAD", "0")],
         not_checked: "padding is judged by the size of the local tiles and how it grows with PAD; the simulator has no memory banks, so bank conflicts themselves are not measured",

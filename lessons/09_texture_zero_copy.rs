@@ -143,10 +143,34 @@ pub static TEXTURE: OclLesson = OclLesson {
         stand_in: Some(&texture::stand_in::STAND_IN),
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(16, 64, 16),
-            defines: PROBE_DEFINES,
-        },
+        // The device's own micro-tile on a CPU (RM = 8 rows of one pixel, KT = 16) in a
+        // work-group of 4×2 (the device's 32×8 is too large for the simulator), and 4×2-pixel
+        // micro-tiles in a group of 4×4; each at two macro-tiles a side and three steps of KT
+        // (so that a shape drawn near it for the sanitizer keeps two).
+        probes: &[
+            Probe {
+                shape: Shape::new(32, 32, 48),
+                defines: &[
+                    ("WGX", "4"),
+                    ("WGY", "2"),
+                    ("RM", "8"),
+                    ("RN", "1"),
+                    ("KT", "16"),
+                    ("A_LOCAL", "1"),
+                ],
+            },
+            Probe {
+                shape: Shape::new(32, 64, 24),
+                defines: &[
+                    ("WGX", "4"),
+                    ("WGY", "4"),
+                    ("RM", "4"),
+                    ("RN", "2"),
+                    ("KT", "8"),
+                    ("A_LOCAL", "1"),
+                ],
+            },
+        ],
         judge: micro_tiles,
         contrast: &[],
         not_checked: "B is an image, so every correct kernel reads it through the texture pipe; the counts measure how much each read is reused. The zero-copy path is the course's host code, not yours",

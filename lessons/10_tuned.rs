@@ -110,16 +110,32 @@ pub static TUNED: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(64, 32, 24),
-            defines: &[
-                ("TSM", "32"),
-                ("TSN", "16"),
-                ("TSK", "8"),
-                ("WPTM", "8"),
-                ("WPTN", "4"),
-            ],
-        },
+        // The untuned defaults' 8×8 block per work-item (a CPU's: 64×64 tiles, 32×32 on a small
+        // one; the larger tiles are too slow under the simulator), and an asymmetric set of
+        // 4×8 blocks; each at two tiles a side and three steps along K (so that a shape drawn
+        // near it for the sanitizer keeps two).
+        probes: &[
+            Probe {
+                shape: Shape::new(64, 64, 24),
+                defines: &[
+                    ("TSM", "32"),
+                    ("TSN", "32"),
+                    ("TSK", "8"),
+                    ("WPTM", "8"),
+                    ("WPTN", "8"),
+                ],
+            },
+            Probe {
+                shape: Shape::new(32, 64, 24),
+                defines: &[
+                    ("TSM", "16"),
+                    ("TSN", "32"),
+                    ("TSK", "8"),
+                    ("WPTM", "4"),
+                    ("WPTN", "8"),
+                ],
+            },
+        ],
         judge: everything,
         contrast: &[],
         not_checked: "",

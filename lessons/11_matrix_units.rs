@@ -123,10 +123,34 @@ pub static MATRIX: OclLesson = OclLesson {
         stand_in: None,
     },
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(64, 32, 32),
-            defines: PROBE_DEFINES,
-        },
+        // The device's own blocks (64×64 on a CPU, 128×128 on a GPU, warps of 32×32 or more)
+        // are too slow under the simulator: square blocks of four 16×16 warps in three stages,
+        // and tall warps of 16×8 in blocks wider than tall; each at two blocks a side and three
+        // k-steps (so that a shape drawn near it for the sanitizer keeps two).
+        probes: &[
+            Probe {
+                shape: Shape::new(64, 64, 24),
+                defines: &[
+                    ("BM", "32"),
+                    ("BN", "32"),
+                    ("BK", "8"),
+                    ("WM", "16"),
+                    ("WN", "16"),
+                    ("STAGES", "3"),
+                ],
+            },
+            Probe {
+                shape: Shape::new(32, 64, 48),
+                defines: &[
+                    ("BM", "16"),
+                    ("BN", "32"),
+                    ("BK", "16"),
+                    ("WM", "16"),
+                    ("WN", "8"),
+                    ("STAGES", "2"),
+                ],
+            },
+        ],
         judge: through_the_unit,
         contrast: &[],
         not_checked: "",

@@ -372,9 +372,18 @@ pub struct Measured<'a> {
 }
 
 /// How a lesson's technique shows in what the kernel does: the simulator's counts of one
-/// run at `probe`, judged by `judge`.
+/// run at one of `probes`, judged by `judge`.
 pub struct Behaviour {
-    pub probe: Probe,
+    /// The define sets the simulator may run the kernel with, each at a shape of whole tiles
+    /// of its own (so that a count per multiply-add means what the judge says). Each grading
+    /// draws one of them from a seed no code can see, for the technique's counts and for the
+    /// sanitizer's run at a drawn shape, and draws that shape near the set's own: a kernel
+    /// that shows its technique only when built with one set, recognised by a define's value,
+    /// shows the technique it has at the others. So there are at least two, small enough for
+    /// the simulator, and among them, where they are small enough, the defines the device's
+    /// timed runs use (or their work-item's block): a kernel that shows its technique only at
+    /// these sets shows it where it is timed.
+    pub probes: &'static [Probe],
     /// `Ok`: what was measured, in a line the student reads; `Err`: why this is not the
     /// lesson's technique, with the numbers and a hint.
     pub judge: fn(&Measured, &Probe) -> Result<String, String>,

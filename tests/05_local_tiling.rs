@@ -264,7 +264,7 @@ pub mod cases {
         FailKind::Technique,
         &[
             "2.00 values from global memory per multiply-add",
-            "2/TS = 0.250",
+            "2/TS = ",
             "Hint",
         ],
     ),
@@ -298,9 +298,9 @@ pub mod cases {
         L,
         "tiles_read_only_at_the_counted_size",
         Decoy,
-        // The tiles are read only when C has as many elements as at the technique's declared
-        // probe (16×24); everywhere else each product reads A and B from global memory. The
-        // counts are taken at a shape drawn for each grading, never the declared one.
+        // The tiles are read only when C has as many elements as at the simulator's first
+        // declared probe (16×24); everywhere else each product reads A and B from global memory.
+        // The counts are taken at a shape drawn for each grading, never a declared one.
         Mutant(&[(
             "        for (int k = 0; k < TS; k++) {
             acc += Asub[tr][k] * Bsub[k][tc];
@@ -317,6 +317,31 @@ pub mod cases {
         )]),
         FailKind::Technique,
         &["values from global memory per multiply-add", "2/TS"],
+    ),
+    Case::rejects(
+        L,
+        "tiles_read_only_at_the_counted_tile_size",
+        Decoy,
+        // The tiles are read only when the kernel is built with the tile size lesson 05 once
+        // declared for the technique's counts (TS = 8); the device's own TS (16 on most
+        // devices) reads A and B from global memory for every product. The simulator's
+        // defines are drawn for each grading from sets that include the device's.
+        Mutant(&[(
+            "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+            "#if TS == 8
+        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }
+#else
+        for (int k = 0; k < TS; k++) {
+            acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+        }
+#endif",
+        )]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "2/TS", "drawn for this grading"],
     ),
     Case::rejects(
         L,

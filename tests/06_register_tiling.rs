@@ -274,12 +274,14 @@ pub mod cases {
         L,
         "a_tile_read_as_rows",
         Asymmetric,
+        // Wrong on the device; the simulator, whose tiles are never square, finds the read past
+        // the end of the tile's rows, and says so first.
         Mutant(&[(
             "const float a = Asub[k][tidm + wm * RTSM];",
             "const float a = Asub[tidm + wm * RTSM][k];",
         )]),
-        FailKind::Wrong,
-        &["expected", "got"],
+        FailKind::BadAccess,
+        &["__local array Asub", "expected", "got"],
     ),
     Case::rejects(
         L,
@@ -417,12 +419,44 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "register_block_only_with_the_counted_defines",
+        Decoy,
+        // Register blocks only when built with the defines lesson 06 once declared for the
+        // technique's counts, recognised by an expression of them (WPTM·TSM = 4·16); the
+        // device's own defines read every product from the local tiles.
+        Mutant(&[(
+            "            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }",
+            "#if WPTM * TSM == 64
+            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }
+#else
+            for (int wm = 0; wm < WPTM; wm++) {
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
+                }
+            }
+#endif",
+        )]),
+        FailKind::Technique,
+        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "drawn for this grading"],
+    ),
+    Case::rejects(
+        L,
         "register_block_only_where_it_is_counted",
         Decoy,
         // Register tiling only for a launch of 2 × 2 work-groups over a K of three tiles, as
-        // at the technique's declared probe (32×64×24 with TSM = 16, TSN = 32); products read
-        // from the local tiles everywhere else. The counts are taken at a shape drawn for each
-        // grading, never the declared one.
+        // at a declared probe (32×64×24 with TSM = 16, TSN = 32); products read from the local
+        // tiles everywhere else. The counts are taken at a shape drawn for each grading, never
+        // a declared one.
         Mutant(&[
             (
                 "            for (int wn = 0; wn < WPTN; wn++) {

@@ -333,7 +333,7 @@ pub mod cases {
             "__local float Asub[TSK][TSM];",
         )]),
         FailKind::Technique,
-        &["PAD = 2", "bytes", "Asub[TSK][TSM + PAD]"],
+        &["with PAD = ", "bytes", "Asub[TSK][TSM + PAD]"],
     ),
     Case::rejects(
         L,
@@ -345,7 +345,7 @@ pub mod cases {
     __local float Apad[TSK][TSM + PAD];",
         )]),
         FailKind::Technique,
-        &["PAD = 2", "Asub[TSK][TSM + PAD]"],
+        &["with PAD = ", "Asub[TSK][TSM + PAD]"],
     ),
     Case::rejects(
         L,

@@ -30,13 +30,16 @@ pub struct Request {
 pub enum Look {
     /// The sanitizer's probe number `i`.
     Sanitize(usize),
-    /// The sanitizer's probe number `i`, then the same at a shape drawn for this grading
-    /// ([`super::shapes::near_probe`]), in one simulator run (one build). The number is the
-    /// run's own mark between the two runs' reports, which no kernel's text can know.
-    Drawn(usize, Shape, u64),
-    /// The behaviour probe, with instruction counts, at a shape drawn for this grading
-    /// ([`super::shapes::whole_tiles_near`]) in place of its declared one.
-    Metrics(Shape),
+    /// The sanitizer's probe number `i`, then the kernel again at a shape drawn for this
+    /// grading ([`super::shapes::near_probe`]), built with the behaviour's probe number `j`'s
+    /// defines (drawn for this grading too; `None`: the lesson has no behaviour, and the
+    /// sanitizer's probe keeps its own), in one simulator run. The number is the run's own
+    /// mark between the two runs' reports, which no kernel's text can know.
+    Drawn(usize, Option<usize>, Shape, u64),
+    /// The behaviour's probe number `j` (drawn for this grading), with instruction counts, at
+    /// a shape drawn for this grading ([`super::shapes::whole_tiles_near`]) in place of its
+    /// declared one.
+    Metrics(usize, Shape),
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

@@ -146,8 +146,8 @@ fn pick_apart(declared: Shape, others: &[Shape], near: Vec<Shape>, secret: u64) 
 }
 
 /// A shape for the simulator's technique counts, drawn for this grading in place of the
-/// behaviour probe's declared shape. Each side is a multiple of the largest power of two that
-/// divides the declared side (half the side where the side is itself a power of two), from
+/// declared shape of the behaviour probe drawn for it. Each side is a multiple of the largest
+/// power of two that divides the declared side (half the side where the side is itself a power of two), from
 /// half the side to twice it, so that whole tiles stay whole and a count per multiply-add
 /// means what it means at the declared shape; the work is at most four times the declared
 /// shape's; the shape is one the lesson's launch accepts (`valid`). Every side, and every

@@ -52,14 +52,25 @@ const KEEP: usize = 8 << 20;
 fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
         Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
-        Look::Metrics(shape) => ocl.behaviour.as_ref().map(|b| Probe { shape, ..b.probe }),
+        Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
     }
 }
 
-/// The drawn probe a look runs second, if any.
+/// The behaviour's probe number `j`.
+fn behaviour_probe(ocl: &OclLesson, j: usize) -> Option<Probe> {
+    ocl.behaviour.as_ref()?.probes.get(j).copied()
+}
+
+/// The drawn probe a look runs second, if any: the drawn shape, with the drawn defines.
 fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
-        Look::Drawn(i, shape, _) => ocl.sanitize.probes.get(i).map(|p| Probe { shape, ..*p }),
+        Look::Drawn(i, j, shape, _) => {
+            let p = match j {
+                Some(j) => behaviour_probe(ocl, j)?,
+                None => ocl.sanitize.probes.get(i).copied()?,
+            };
+            Some(Probe { shape, ..p })
+        }
         _ => None,
     }
 }
@@ -70,7 +81,7 @@ fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
 /// kernel knows the number).
 fn second_run(look: Look) -> Option<String> {
     match look {
-        Look::Drawn(_, _, mark) => Some(format!("\nLAB-SIMULATOR-SECOND-RUN {mark:016x}\n")),
+        Look::Drawn(.., mark) => Some(format!("\nLAB-SIMULATOR-SECOND-RUN {mark:016x}\n")),
         _ => None,
     }
 }
@@ -98,16 +109,17 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
             Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
-            Look::Metrics(_) => None,
+            Look::Metrics(..) => None,
         };
-        let prepared = match stand_in {
-            Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, &defines, &build_options)?,
-            None => Prepared::build(&gpu, ocl, &file, &text, &defines, &build_options)?,
+        let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
+            Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, defines, &build_options),
+            None => Prepared::build(&gpu, ocl, &file, &text, defines, &build_options),
         };
+        let prepared = prepare(&defines)?;
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
-            (Some(b), Look::Metrics(_)) if !b.contrast.is_empty() => {
+            (Some(b), Look::Metrics(..)) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
                 Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
                     .ok()
@@ -123,6 +135,12 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let mut right = matrix::check(&p, &out.c).passed();
         if let Some(drawn) = drawn_of(ocl, look) {
             eprint!("{}", second_run(look).unwrap_or_default());
+            // Drawn defines other than the declared probe's: a build of their own.
+            let defines = drawn.defines();
+            let rebuilt = (drawn.defines != probe.defines)
+                .then(|| prepare(&defines))
+                .transpose()?;
+            let kernel = rebuilt.as_ref().map_or(kernel, |r| &r.kernel);
             let launch = (ocl.launch)(drawn.shape, &defines).map_err(anyhow::Error::msg)?;
             let p = Problem::random(drawn.shape, matrix::secret_seed());
             let out = exact(&gpu, kernel, &p, &launch, &defines)?;
@@ -162,7 +180,7 @@ fn simulate(
     let scratch = Scratch::new("simulate")?;
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
-        Look::Metrics(_) => oclgrind::Options::metrics(),
+        Look::Metrics(..) => oclgrind::Options::metrics(),
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
     let request = Request {
@@ -205,13 +223,13 @@ pub fn serve_probe(
     out.send(&probe_here(lesson, source, opts, look))
 }
 
-/// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
 /// Whether the lesson runs `probe`'s defines at a shape: the shapes a drawn probe may take.
 fn accepts<'a>(ocl: &'a OclLesson, probe: &Probe) -> impl Fn(Shape) -> bool + 'a {
     let d = probe.defines();
     move |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok()
 }
 
+/// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
 fn describe(probe: &Probe) -> String {
     if probe.defines.is_empty() {
         probe.shape.to_string()
@@ -337,20 +355,28 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // probes' order, so the verdict is the one probes run one after another would give.
     //
     // Besides the declared probes, which anyone can read in the lesson's declaration, one of
-    // them again at a shape drawn for this grading: a kernel that behaves only at the
-    // declared shapes is seen at this one.
+    // them again at a shape drawn for this grading, built with the define set drawn for it
+    // (below): a kernel that behaves only at the declared shapes or defines is seen there.
     let mut looks: Vec<Look> = (0..ocl.sanitize.probes.len()).map(Look::Sanitize).collect();
     let secret = crate::harness::matrix::secret_seed();
     // Every shape the lesson declares for the simulator: the drawn ones keep apart from them all.
-    let declared: Vec<_> = (ocl.sanitize.probes.iter().map(|p| p.shape))
-        .chain(ocl.behaviour.as_ref().map(|b| b.probe.shape))
+    let behaviour_probes = ocl.behaviour.as_ref().map_or(&[][..], |b| b.probes);
+    let declared: Vec<_> = (ocl.sanitize.probes.iter())
+        .chain(behaviour_probes)
+        .map(|p| p.shape)
         .collect();
+    // The define set of the technique's counts and of the sanitizer's drawn run, drawn for
+    // this grading among the behaviour's: a kernel keyed on one set's values (`#if TS == 8`)
+    // cannot know which the verdict is judged at.
+    let set = (!behaviour_probes.is_empty())
+        .then(|| (secret.rotate_left(29) % behaviour_probes.len() as u64) as usize);
     if let Some(i) = (!ocl.sanitize.probes.is_empty())
         .then(|| (secret % ocl.sanitize.probes.len() as u64) as usize)
     {
-        let p = ocl.sanitize.probes[i];
+        // Near the drawn set's own shape, whose sides are whole tiles of its defines.
+        let p = set.map_or(ocl.sanitize.probes[i], |j| behaviour_probes[j]);
         match super::shapes::near_probe(p.shape, &declared, secret, accepts(ocl, &p)) {
-            Some(shape) => looks[i] = Look::Drawn(i, shape, secret.rotate_left(17)),
+            Some(shape) => looks[i] = Look::Drawn(i, set, shape, secret.rotate_left(17)),
             None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
                 describe(&p)
@@ -361,16 +387,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // The technique's counts at a shape drawn for this grading too, never the declared one:
     // a kernel that shows its technique only at the shape the lesson declares shows the one
     // it has. Whole tiles, so that the counts per multiply-add mean what they do there.
-    if let Some(b) = ocl.behaviour.as_ref().filter(|_| v.passed()) {
-        let valid = accepts(ocl, &b.probe);
-        let drawn = super::shapes::whole_tiles_near(b.probe.shape, &declared, secret, valid);
+    if let Some(j) = set.filter(|_| v.passed()) {
+        let p = behaviour_probes[j];
+        let valid = accepts(ocl, &p);
+        let drawn = super::shapes::whole_tiles_near(p.shape, &declared, secret, valid);
         if drawn.is_none() {
             v.notes.push(format!(
-                "the technique was counted at its declared probe only: no other shape of whole tiles near {} is one the lesson's launch accepts",
-                describe(&b.probe)
+                "the technique was counted at a declared shape only: no other shape of whole tiles near {} is one the lesson's launch accepts",
+                describe(&p)
             ));
         }
-        looks.push(Look::Metrics(drawn.unwrap_or(b.probe.shape)));
+        looks.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
     }
     let mut runs = pool::side_by_side(&looks, usize::MAX, |&look| {
         simulate(lesson, source, opts, look, &icd)
@@ -466,10 +493,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         v.notes
             .push(format!("not checked: {}", behaviour.not_checked));
     }
-    let probe = looks
-        .get(sanitized)
-        .and_then(|&l| probe_of(ocl, l))
-        .unwrap_or(behaviour.probe);
+    let Some(probe) = looks.get(sanitized).and_then(|&l| probe_of(ocl, l)) else {
+        // No define set to draw from: a lesson declares at least two (a test checks it).
+        v.not_checked(
+            Part::Technique,
+            "the technique was not checked: the lesson declares no probe for it".into(),
+        );
+        return;
+    };
     let run = match runs
         .next()
         .expect("the technique's probe ran with the sanitizer's")
@@ -517,9 +548,16 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         local_bytes: probed.local_bytes,
         contrast_local_bytes: probed.contrast_local_bytes,
     };
+    // Where it was counted, as the sanitizer's reports say where they were found: the shape
+    // and the defines, both drawn for this grading.
+    let at = format!(
+        "counted under the simulator at {}, drawn for this grading from the lesson's {} define sets",
+        describe(&probe),
+        behaviour.probes.len()
+    );
     match (behaviour.judge)(&measured, &probe) {
-        Ok(line) => v.notes.push(format!("technique: {line}")),
-        Err(why) => v.failure = Some(Failure::new(FailKind::Technique, why)),
+        Ok(line) => v.notes.push(format!("technique: {line} ({at})")),
+        Err(why) => v.failure = Some(Failure::new(FailKind::Technique, format!("{why}\n({at}.)"))),
     }
 }
 
@@ -546,4 +584,48 @@ fn simulator_trouble(report: &Report) -> Option<String> {
         )),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every lesson with a technique to count offers the simulator at least two define sets,
+    /// each legal, at a shape of its own that the launch takes, and shapes to draw near it for
+    /// both looks, whatever the seed: no grading falls back to a declared shape or defines.
+    #[test]
+    fn every_technique_has_define_sets_to_draw_from() {
+        for lesson in crate::ladder::ALL {
+            let Some(ocl) = lesson.ocl() else { continue };
+            let Some(b) = &ocl.behaviour else { continue };
+            let name = lesson.name();
+            assert!(b.probes.len() >= 2, "{name}: one define set only");
+            let declared: Vec<Shape> = (ocl.sanitize.probes.iter())
+                .chain(b.probes)
+                .map(|p| p.shape)
+                .collect();
+            for (j, p) in b.probes.iter().enumerate() {
+                let d = p.defines();
+                (ocl.check_defines)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (ocl.launch)(p.shape, &d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(
+                    b.probes[..j].iter().all(|q| q.defines != p.defines),
+                    "{name}: a define set twice"
+                );
+                for secret in 0..32 {
+                    let valid = accepts(ocl, p);
+                    let s =
+                        super::super::shapes::whole_tiles_near(p.shape, &declared, secret, &valid)
+                            .unwrap_or_else(|| panic!("{name}: no shape near {}", describe(p)));
+                    assert!(valid(s) && !declared.contains(&s), "{name}: {s}");
+                    assert!(
+                        super::super::shapes::near_probe(p.shape, &declared, secret, &valid)
+                            .is_some(),
+                        "{name}: no sanitizer shape near {}",
+                        describe(p)
+                    );
+                }
+            }
+        }
+    }
 }
