@@ -163,6 +163,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         needs_images: true,
         prelude: None,
         accuracy: None,
+        kernels: &[],
     },
     sized: None,
     knobs: None,

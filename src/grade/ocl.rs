@@ -63,9 +63,13 @@ fn grade_into(
             verdict.failure = Some(Failure::new(
                 FailKind::Build,
                 format!(
-                    "{} is empty: the lesson expects a kernel\n  {}",
+                    "{} is empty: the lesson expects {}\n  {}",
                     paths::display(file),
-                    program::signature(ocl.kernel, ocl.args)
+                    match ocl.host.kernels.len() {
+                        0 => "a kernel",
+                        _ => "these kernels",
+                    },
+                    ocl.declarations()
                 ),
             ));
             return Ok(());
@@ -289,7 +293,7 @@ fn grade_into(
         let t = match &reference {
             Some(r) => {
                 let target = Target::device(&gpu.info);
-                let run = |k: &opencl3::kernel::Kernel, p: &Problem| {
+                let run = |k: &program::Kernels, p: &Problem| {
                     (ocl.host.run)(&gpu, k, p, &launch, &defines)
                 };
                 match timing::time_beside(
@@ -366,7 +370,7 @@ const KNOB_SHAPE_MADS: usize = 1 << 22;
 pub fn time(
     gpu: &Gpu,
     ocl: &OclLesson,
-    kernel: &opencl3::kernel::Kernel,
+    kernel: &program::Kernels,
     shape: Shape,
     launch: &Launch,
     defines: &[Define],
@@ -389,7 +393,7 @@ pub fn time(
 pub fn time_within(
     gpu: &Gpu,
     ocl: &OclLesson,
-    kernel: &opencl3::kernel::Kernel,
+    kernel: &program::Kernels,
     shape: Shape,
     launch: &Launch,
     defines: &[Define],
