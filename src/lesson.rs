@@ -47,6 +47,9 @@ pub enum Unit {
     Fp32,
     /// The matrix units (NVIDIA's tensor cores) on TF32 inputs.
     MatrixTf32,
+    /// The matrix units on INT8 inputs (lesson 12's products of residues): lesson 00 measures
+    /// no INT8 rate, so its share of peak is "n/a".
+    MatrixInt8,
 }
 
 impl Unit {
@@ -58,6 +61,7 @@ impl Unit {
         match self {
             Unit::Fp32 => Some(peak.gflops),
             Unit::MatrixTf32 => peak.matrix_tf32_gflops.map(|r| r / 3.0),
+            Unit::MatrixInt8 => None,
         }
     }
 
@@ -66,6 +70,7 @@ impl Unit {
         match self {
             Unit::Fp32 => "FP32 lanes",
             Unit::MatrixTf32 => "matrix unit",
+            Unit::MatrixInt8 => "INT8 matrix unit",
         }
     }
 }

@@ -1,0 +1,222 @@
+//! Lesson 12: integers for floats. FP32-accurate products from the INT8 matrix units (Ozaki
+//! scheme II): rows of A and columns of B scaled by powers of two and truncated to integers,
+//! their residues modulo a few moduli below 256 multiplied exactly on the unit, one product
+//! per modulus, and the integer products put back together by the Chinese remainder theorem.
+//! Six kernels per multiplication. The declaration the grader, the scoreboard and the book
+//! read, and the lesson's program:
+//!
+//! ```text
+//! cargo run --release --bin 12_integers_for_floats [-- --solution --size 4096]
+//! ```
+
+use lab::harness::matrix::Shape;
+use lab::harness::program::Define;
+use lab::lesson::{
+    define, require_divides, require_nonempty, Host, Kind, Lesson, OclLesson, Probe, Sanitize,
+    BUFFERS,
+};
+
+#[path = "12_integers_for_floats/host.rs"]
+pub mod host;
+#[path = "12_integers_for_floats/stages.rs"]
+pub mod stages;
+#[path = "12_integers_for_floats/unit.rs"]
+pub mod unit;
+
+pub static LESSON: Lesson = Lesson {
+    key: "12",
+    slug: "integers_for_floats",
+    title: "Integers for floats",
+    teaches: "FP32-accurate products from the INT8 matrix units (Ozaki scheme II): power-of-two scaling, residues modulo small moduli, one exact INT8 product each, the integer put back together by the Chinese remainder theorem; several kernels per multiplication",
+    hint: "in kernels/12_integers_for_floats.cl, start with residue (12.1): x mod p brought into [0, p), then centred so that it fits a signed byte. Then reconstruct (12.2): Garner's digits from the products' residues, x by Horner in double, and C = 2^-(e_i+f_j)·x.",
+    kind: Kind::OpenCl(&INTEGERS),
+    // Per multiplication the kernels request A and B twice (the norms, then the residues), the
+    // planes once per block row and column of the products, and C once: counted here as the
+    // FP32 product's blocks, which is what the products kernel's tiles make of the planes.
+    intensity: Some(lab::lesson::Intensity {
+        rule: "BM×BN blocks of byte planes, NMOD products: 2·BM·BN / (NMOD·(BM+BN))",
+        of: |d| {
+            let (bm, bn) = (
+                lab::lesson::positive(d, "BM")?,
+                lab::lesson::positive(d, "BN")?,
+            );
+            Some(2.0 * bm * bn / (lab::lesson::positive(d, "NMOD")? * (bm + bn)))
+        },
+        walk: |d| {
+            Some(lab::lesson::Walk::Blocks {
+                bm: lab::lesson::positive(d, "BM")?,
+                bn: lab::lesson::positive(d, "BN")?,
+            })
+        },
+    }),
+    peers: &[],
+    top: false,
+    program: None,
+    unit: lab::lesson::Unit::MatrixInt8,
+};
+
+pub static INTEGERS: OclLesson = OclLesson {
+    kernel: host::ROW_SCALE.name,
+    args: host::ROW_SCALE.args,
+    defines: |ctx| {
+        // Big blocks where there are tensor cores to feed; small ones for the model on a CPU.
+        let d: &[(&str, &str)] = if nvidia(ctx.info) { GPU_DEFINES } else { CPU_DEFINES };
+        lab::lesson::defines(d)
+    },
+    check_defines,
+    launch: |s, d| {
+        require_nonempty(s)?;
+        check_defines(d)?;
+        Ok(host::Plan::new(s, d)?.first())
+    },
+    shapes: |d| {
+        let (bm, bn) = (define(d, "BM")?, define(d, "BN")?);
+        Ok(vec![
+            // Whole blocks and k-steps.
+            Shape::new(2 * bm, bn, 192),
+            // Partial blocks everywhere, K not a multiple of 4.
+            Shape::new(bm + 3, 2 * bn - 5, 131),
+            Shape::new(1, 1, 1),
+            Shape::new(37, 29, 301),
+            // Every matrix longer than 65 536 floats: an index kept in 16 bits wraps.
+            Shape::new(257, 263, 129),
+            // A long K, where FP32's own error has grown well above the scheme's, and where
+            // a bound that ignores K lets products wrap: at least FP32's accuracy.
+            Shape::new(40, 24, 4096),
+        ])
+    },
+    build_options: "",
+    define_sets: &[
+        // Blocks wider than tall, warps taller than wide, k-steps of 32 bytes, three stages, and
+        // all eight moduli.
+        &[
+            ("BM", "32"),
+            ("BN", "64"),
+            ("BK", "32"),
+            ("WM", "32"),
+            ("WN", "16"),
+            ("STAGES", "3"),
+            ("NMOD", "8"),
+        ],
+    ],
+    sanitize: Sanitize {
+        probes: &[Probe {
+            shape: Shape::new(35, 19, 70),
+            defines: PROBE_DEFINES,
+        }],
+        stand_in: None,
+    },
+    behaviour: None,
+    // One multiplication is six kernels; on a problem small enough the host then checks what
+    // each stage left, so that a wrong C is traced to the stage that made it (stages.rs), and
+    // the judgement of C says so before anything else.
+    host: Host {
+        run: |gpu, k, p, _, d| {
+            let (out, between, plan) = host::run(gpu, k, p, d)?;
+            stages::check(gpu, &between, &plan, p, &out.c)?;
+            Ok(out)
+        },
+        exact: host::exact,
+        prelude: Some(unit::prelude),
+        accuracy: Some(|p, c, failed| {
+            stages::found(p, c).or_else(|| unit::accuracy(p, c, failed))
+        }),
+        kernels: host::FURTHER,
+        ..BUFFERS
+    },
+    sized: None,
+    knobs: None,
+    any_size: true,
+    variants: &[],
+};
+
+fn nvidia(info: &lab::harness::device::DeviceInfo) -> bool {
+    info.vendor.to_lowercase().contains("nvidia")
+}
+
+/// The tensor cores' defaults: research/ozaki-12's default build, 128×128 blocks of 8 warps of
+/// 64×32, k-steps of 64 bytes, two stages (40 KB of local memory), seven moduli: the operating
+/// point where the error is 6 to 9 times below cuBLAS FP32's at 4096 to 8192 on an H100.
+pub const GPU_DEFINES: &[(&str, &str)] = &[
+    ("BM", "128"),
+    ("BN", "128"),
+    ("BK", "64"),
+    ("WM", "64"),
+    ("WN", "32"),
+    ("STAGES", "2"),
+    ("NMOD", "7"),
+];
+
+/// The model's defaults on a CPU: four warps of 32×32.
+const CPU_DEFINES: &[(&str, &str)] = &[
+    ("BM", "64"),
+    ("BN", "64"),
+    ("BK", "64"),
+    ("WM", "32"),
+    ("WN", "32"),
+    ("STAGES", "2"),
+    ("NMOD", "7"),
+];
+
+/// Small and asymmetric for the simulator: two warps of 16×16 one above the other, two stages
+/// of 32 bytes (a missing barrier shows between one step's copies and the next step's reads).
+const PROBE_DEFINES: &[(&str, &str)] = &[
+    ("BM", "32"),
+    ("BN", "16"),
+    ("BK", "32"),
+    ("WM", "16"),
+    ("WN", "16"),
+    ("STAGES", "2"),
+    ("NMOD", "7"),
+];
+
+fn warps(d: &[Define]) -> Result<usize, String> {
+    Ok((define(d, "BM")? / define(d, "WM")?) * (define(d, "BN")? / define(d, "WN")?))
+}
+
+fn check_defines(d: &[Define]) -> Result<(), String> {
+    let (wm, wn, bk) = (define(d, "WM")?, define(d, "WN")?, define(d, "BK")?);
+    let mut why = Vec::new();
+    if wm % 16 != 0 {
+        why.push(format!("WM = {wm} must be a multiple of 16 (tiles of 16 rows)"));
+    }
+    if wn % 16 != 0 {
+        why.push(format!(
+            "WN = {wn} must be a multiple of 16 (tiles of 8 columns, loaded two at a time)"
+        ));
+    }
+    if bk != 32 && bk != 64 {
+        why.push(format!(
+            "BK = {bk} must be 32 or 64 (bytes of k per stage: whole calls of the unit, within the residues' 64)"
+        ));
+    }
+    for (b, w) in [("BM", "WM"), ("BN", "WN")] {
+        if let Err(e) = require_divides(d, b, w, "whole warps") {
+            why.push(e);
+        }
+    }
+    let nmod = define(d, "NMOD")?;
+    if !(2..=unit::MAX_MODULI).contains(&nmod) {
+        why.push(format!(
+            "NMOD = {nmod} must be 2 to {} (the moduli the host provides)",
+            unit::MAX_MODULI
+        ));
+    }
+    let stages = define(d, "STAGES")?;
+    if !(2..=4).contains(&stages) {
+        why.push(format!("STAGES = {stages} must be 2, 3 or 4"));
+    }
+    if why.is_empty() {
+        let w = warps(d)?;
+        if !(1..=32).contains(&w) {
+            why.push(format!(
+                "(BM/WM)·(BN/WN) = {w} warps: a work-group holds 1 to 32 warps"
+            ));
+        }
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("; "))
+    }
+}
