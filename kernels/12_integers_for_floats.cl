@@ -298,7 +298,6 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     // TODO:   into [-(p_k-1)/2, (p_k-1)/2]: v[k] = t.
     // TODO: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)) in double, by Horner from v[NMOD-1] inwards (fma).
     // TODO: C[i][j] = (float)(2^-(e[i] + f[j]) · x) (ldexp).
-    C[(long)i * N + j] = 0.0f;
     // EXERCISE END
 }
 // ANCHOR_END: reconstruct

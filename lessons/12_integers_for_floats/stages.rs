@@ -162,6 +162,25 @@ fn judge(
     // signed byte.
     let plane_a = plan.mp * plan.kp;
     let plane_b = plan.np * plan.kp;
+    // Planes of zeros where the integers are not: the residues were never computed, or were
+    // computed of values never scaled (on the grader's inputs, all below 1 in magnitude, an
+    // unscaled value truncates to 0, so the two look the same).
+    let zeros = |what: &str, plane: &[i8], want: &mut dyn Iterator<Item = f64>| {
+        // Residues, not integers: a scaled integer may well be a multiple of 256.
+        let nonzero = want.filter(|&x| centred(x, MODULI[0]) != 0).count();
+        (nonzero > 0 && plane.iter().all(|&r| r == 0)).then(|| {
+            format!(
+                "{what}'s residue planes hold only zeros, where the integers trunc(2^e·x) leave {nonzero} residues other than 0 modulo 256: the scaling was skipped (truncate ldexp(x, e), not x: the truncation of a value below 1 is 0), or residue returns 0 for every x.\nHint: in residue (12.1), r = x − p·floor(x/p), brought into [0, p) and centred; and every value is scaled by its row's or column's power of two before it is truncated."
+            )
+        })
+    };
+    let first_a = &ra[..plane_a.min(ra.len())];
+    let first_b = &rb[..plane_b.min(rb.len())];
+    let mut ints_a = (0..s.m).flat_map(|i| (0..s.k).map(move |k| (i, k))).map(|(i, k)| a(i, k));
+    let mut ints_b = (0..s.k).flat_map(|k| (0..s.n).map(move |j| (k, j))).map(|(k, j)| bv(k, j));
+    if let Some(z) = zeros("A", first_a, &mut ints_a).or_else(|| zeros("B", first_b, &mut ints_b)) {
+        return Some(z);
+    }
     for (t, &m) in MODULI[..nmod].iter().enumerate() {
         for i in 0..s.m {
             for k in 0..s.k {
