@@ -12,8 +12,8 @@
 use lab::harness::matrix::Shape;
 use lab::harness::program::Define;
 use lab::lesson::{
-    define, require_divides, require_nonempty, Host, Kind, Lesson, OclLesson, Probe, Sanitize,
-    BUFFERS,
+    define, per_mad, probe_define, require_divides, require_nonempty, Behaviour, Host, Kind,
+    Lesson, Measured, OclLesson, Probe, Sanitize, BUFFERS,
 };
 
 #[path = "12_integers_for_floats/host.rs"]
@@ -106,7 +106,15 @@ pub static INTEGERS: OclLesson = OclLesson {
         }],
         stand_in: None,
     },
-    behaviour: None,
+    behaviour: Some(Behaviour {
+        probe: Probe {
+            shape: Shape::new(32, 16, 64),
+            defines: PROBE_DEFINES,
+        },
+        judge: through_the_unit,
+        contrast: &[],
+        not_checked: "",
+    }),
     // One multiplication is six kernels; on a problem small enough the host then checks what
     // each stage left, so that a wrong C is traced to the stage that made it (stages.rs), and
     // the judgement of C says so before anything else.
@@ -219,4 +227,32 @@ fn check_defines(d: &[Define]) -> Result<(), String> {
     } else {
         Err(why.join("; "))
     }
+}
+
+/// The technique, by what the simulator counted: the INT8 unit did one multiply-add per
+/// modulus for every multiply-add of the product (on the padded planes), and nothing else
+/// multiplied the residues.
+fn through_the_unit(m: &Measured, probe: &Probe) -> Result<String, String> {
+    let at = probe.shape;
+    let per = per_mad(unit::unit_mads(m.counts), probe);
+    let d = |n| probe_define(probe, n);
+    let nmod = d("NMOD");
+    // The products run over the planes, padded to whole blocks and to 64 bytes of k.
+    let plan = host::Plan::new(at, &lab::lesson::defines(probe.defines))
+        .map_err(|e| format!("the probe's defines: {e}"))?;
+    let padded = (plan.mp * plan.np * plan.kp) as f64 / (at.m * at.n * at.k).max(1) as f64;
+    if per < 0.9 * nmod {
+        return Err(format!(
+            "the INT8 unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at} under the simulator, which counts the unit's calls); lesson 12's products send one product per modulus through it, {nmod:.0} here, and multiply no residue anywhere else.\nHint: in products, every tile's product goes through mma_s8, with the fragments loaded from the staged tiles."
+        ));
+    }
+    if per > nmod * padded * 1.2 {
+        return Err(format!(
+            "the INT8 unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at}); one product per modulus ({nmod:.0}, {:.1} with the planes' padding) is all the scheme needs, and each costs time.\nHint: call mma_s8 once per tile and k-step of 32, for each modulus's planes.",
+            nmod * padded
+        ));
+    }
+    Ok(format!(
+        "the INT8 unit did {per:.2} multiply-adds per multiply-add of the product at {at} ({nmod:.0} moduli, on padded planes)"
+    ))
 }

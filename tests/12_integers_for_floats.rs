@@ -288,6 +288,45 @@ pub mod cases {
             &[FailKind::Race, FailKind::Wrong],
             &["barrier"],
         ),
+        // Edges: the planes' padding.
+        Case::rejects_any(
+            L,
+            "a_read_past_k",
+            Edge,
+            // Columns past K read from memory instead of taken as 0: the next row's values,
+            // and past the end of A on the last row.
+            Mutant(&[(
+                "const float a = (i < M && k + q < K) ? A[(long)i * K + k + q] : 0.0f;",
+                "const float a = i < M ? A[(long)i * K + k + q] : 0.0f;",
+            )]),
+            &[FailKind::Wrong, FailKind::BadAccess],
+            &["past the"],
+        ),
+        // A right answer that is not the lesson's technique.
+        Case::rejects(
+            L,
+            "products_on_the_lanes",
+            Decoy,
+            // The same tiles, each work-item multiplying its fragments' bytes itself: exact,
+            // and no matrix unit.
+            Mutant(&[(
+                "            for (int i = 0; i < MI; i++)
+                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
+                "            for (int i = 0; i < MI; i++)
+                for (int j = 0; j < NI; j++) {
+                    const __local char* a8 = (const __local char*)as;
+                    const __local char* b8 = (const __local char*)bs;
+                    const int r = i * 16 + g, c = j * 8 + 2 * t4;
+                    for (int k = kk * 32; k < kk * 32 + 32; k++) {
+                        const int a0 = a8[r * SROW + k], a1 = a8[(r + 8) * SROW + k];
+                        const int b0 = b8[c * SROW + k], b1 = b8[(c + 1) * SROW + k];
+                        acc[i][j] += (int4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+                }",
+            )]),
+            FailKind::Technique,
+            &["INT8 unit did 0.00", "mma_s8", "Hint"],
+        ),
         // Correct in another style.
         Case::accepts(
             L,

@@ -181,6 +181,28 @@ fn judge(
     if let Some(z) = zeros("A", first_a, &mut ints_a).or_else(|| zeros("B", first_b, &mut ints_b)) {
         return Some(z);
     }
+    // The padding: zeros past the matrices, or the products add terms that are not A·B's.
+    let past = |what: &str, plane: &[i8], rows: usize, inside: (usize, usize), stride: usize| {
+        for t in 0..nmod {
+            for r in 0..rows {
+                for k in 0..plan.kp {
+                    let got = plane[t * rows * stride + r * stride + k];
+                    if got != 0 && (r >= inside.0 || k >= inside.1) {
+                        return Some(format!(
+                            "{what}'s residue plane modulo {} holds {got} at row {r}, k = {k}, past the matrix ({} rows, K = {}): the planes are padded to whole blocks with zeros, and a residue there adds a term to the products that is not one of A·B's.\nHint: a value outside the matrix is 0 (bounds on both the row and k before reading it), and so is its residue.",
+                            MODULI[t], inside.0, inside.1
+                        ));
+                    }
+                }
+            }
+        }
+        None
+    };
+    if let Some(p) = past("A", ra, plan.mp, (s.m, s.k), plan.kp)
+        .or_else(|| past("B", rb, plan.np, (s.n, s.k), plan.kp))
+    {
+        return Some(p);
+    }
     for (t, &m) in MODULI[..nmod].iter().enumerate() {
         for i in 0..s.m {
             for k in 0..s.k {

@@ -66,7 +66,9 @@ inline void async_copy16(__local uchar* dst, const __global uchar* src) {
 
 // ANCHOR: model
 // The model of one warp's instruction: each lane leaves its fragments in its warp's part of
-// `scratch`, then computes its four elements of D exactly in 32-bit integers.
+// `scratch`, then computes its four elements of D exactly in 32-bit integers. Each
+// multiply-add is a mad24 (exact: the bytes fit its 24 bits), so that the simulator's count of
+// mad24 is the unit's work.
 inline int4 mma_s8(uint4 a, uint2 b, int4 c, __local uint* scratch) {
     const int lane = get_local_id(0) & 31, g = lane >> 2, t = lane & 3;
     __local uint* sa = scratch + (get_local_id(0) >> 5) * (128 + 64);
@@ -82,10 +84,10 @@ inline int4 mma_s8(uint4 a, uint2 b, int4 c, __local uint* scratch) {
     const __local char* B8 = (const __local char*)sb; // 8 columns of 32 bytes (k)
     int4 d = c;
     for (int k = 0; k < 32; k++) {
-        d.x += (int)A8[g * 32 + k] * (int)B8[(2 * t) * 32 + k];
-        d.y += (int)A8[g * 32 + k] * (int)B8[(2 * t + 1) * 32 + k];
-        d.z += (int)A8[(g + 8) * 32 + k] * (int)B8[(2 * t) * 32 + k];
-        d.w += (int)A8[(g + 8) * 32 + k] * (int)B8[(2 * t + 1) * 32 + k];
+        d.x = mad24((int)A8[g * 32 + k], (int)B8[(2 * t) * 32 + k], d.x);
+        d.y = mad24((int)A8[g * 32 + k], (int)B8[(2 * t + 1) * 32 + k], d.y);
+        d.z = mad24((int)A8[(g + 8) * 32 + k], (int)B8[(2 * t) * 32 + k], d.z);
+        d.w = mad24((int)A8[(g + 8) * 32 + k], (int)B8[(2 * t + 1) * 32 + k], d.w);
     }
     // The next call overwrites the fragments: every lane must have read them first.
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -71,6 +71,17 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
     }
 }
 
+/// Multiply-adds the INT8 unit did, as the simulator counted the model's calls: each of its
+/// multiply-adds is one `mad24`.
+pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
+    counts
+        .ops
+        .iter()
+        .filter(|(name, _)| name.contains("mad24"))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
 /// log2 of the product of the first `n` moduli.
 pub fn log2_p(n: usize) -> f64 {
     MODULI[..n].iter().map(|&m| (m as f64).log2()).sum()
