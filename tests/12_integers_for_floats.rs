@@ -343,6 +343,22 @@ pub mod cases {
         ),
         Case::accepts(
             L,
+            "residues_of_rounded_values",
+            // Scaled values rounded to the nearest integer instead of truncated: half the
+            // error, and within the same bound.
+            Mutant(&[
+                (
+                    "x[q] = trunc(ldexp((double)a, ei));",
+                    "x[q] = rint(ldexp((double)a, ei));",
+                ),
+                (
+                    "tile[ly + 8 * r][lx] = trunc(ldexp((double)b, fj));",
+                    "tile[ly + 8 * r][lx] = rint(ldexp((double)b, fj));",
+                ),
+            ]),
+        ),
+        Case::accepts(
+            L,
             "horner_without_fma",
             // Horner's step as a multiply and an add, rounded twice: still far within FP32.
             Mutant(&[(
