@@ -221,6 +221,29 @@ int main(int argc, char** argv) {
         for (int k = 0; k < NM; k++)
             o += sprintf(hdr + o, "%d%s", j < k ? inv_mod(MODS_ALL[j], MODS_ALL[k]) : 0,
                          j * NM + k + 1 < NM * NM ? ", " : "};\n");
+    // Call 8: the moduli and Garner's closed-form constants as ?: chains (compile-time in
+    // unrolled loops): PM(t), GC(k) = (p_0..p_{k-1})^-1 mod p_k, GG(q, k) = (p_0..p_{q-1}) GC(k)
+    // mod p_k.
+    o += sprintf(hdr + o, "#define PM(t) (");
+    for (int t = 0; t < NM; t++) o += sprintf(hdr + o, "(t) == %d ? %d : ", t, MODS_ALL[t]);
+    o += sprintf(hdr + o, "0)\n#define GC(k) (");
+    for (int k = 0; k < NM; k++) {
+        int w = 1;
+        for (int r = 0; r < k; r++) w = (w * (MODS_ALL[r] % MODS_ALL[k])) % MODS_ALL[k];
+        o += sprintf(hdr + o, "(k) == %d ? %d : ", k, k == 0 ? 1 : inv_mod(w, MODS_ALL[k]));
+    }
+    o += sprintf(hdr + o, "0)\n#define GG(q, k) (");
+    for (int k = 1; k < NM; k++) {
+        int wk = 1;
+        for (int r = 0; r < k; r++) wk = (wk * (MODS_ALL[r] % MODS_ALL[k])) % MODS_ALL[k];
+        const int ck = inv_mod(wk, MODS_ALL[k]);
+        for (int q = 0; q < k; q++) {
+            int w = 1;
+            for (int r = 0; r < q; r++) w = (w * (MODS_ALL[r] % MODS_ALL[k])) % MODS_ALL[k];
+            o += sprintf(hdr + o, "((q) == %d && (k) == %d) ? %d : ", q, k, (w * ck) % MODS_ALL[k]);
+        }
+    }
+    o += sprintf(hdr + o, "0)\n");
     char* body = read_file(src_path);
     const char* srcs[2] = {hdr, body};
     cl_program prog = clCreateProgramWithSource(ctx, 2, srcs, NULL, &err);
@@ -254,6 +277,19 @@ int main(int argc, char** argv) {
     cl_kernel k_bres = clCreateKernel(prog, "b_res", &err); CHECK(err);
     cl_kernel k_gemm = clCreateKernel(prog, "gemm_s8", &err); CHECK(err);
     cl_kernel k_rec = clCreateKernel(prog, "reconstruct", &err); CHECK(err);
+    // CONV=1: a_conv + col_exp + b_conv (call 8); CONV=2: a_conv + col_part + col_fin + b_conv
+    const int conv2 = strstr(extra, "-D CONV=2") != NULL;
+    const int conv = conv2 || strstr(extra, "-D CONV=1") != NULL;
+    const int batch = strstr(extra, "-D BATCH=1") != NULL; // one gemm_s8 launch, grid z = modulus
+    cl_kernel k_aconv = 0, k_bconv = 0, k_cpart = 0, k_cfin = 0;
+    if (conv2) {
+        k_cpart = clCreateKernel(prog, "col_part", &err); CHECK(err);
+        k_cfin = clCreateKernel(prog, "col_fin", &err); CHECK(err);
+    }
+    if (conv) {
+        k_aconv = clCreateKernel(prog, "a_conv", &err); CHECK(err);
+        k_bconv = clCreateKernel(prog, "b_conv", &err); CHECK(err);
+    }
 
     // Block shape as the kernel was built (parsed from the options; defaults as in the .cl).
     int BMv = 128, BNv = 128, WMv = 64, WNv = 32;
@@ -262,9 +298,16 @@ int main(int argc, char** argv) {
       if ((s = strstr(extra, "-D BN="))) BNv = atoi(s + 6);
       if ((s = strstr(extra, "-D WM="))) WMv = atoi(s + 6);
       if ((s = strstr(extra, "-D WN="))) WNv = atoi(s + 6); }
-    const int rec4 = strstr(extra, "-D REC4=1") || strstr(extra, "-D REC4=2"); // 4 columns per work-item
+    const int rec4 = strstr(extra, "-D REC4=1") || strstr(extra, "-D REC4=2") ||
+                     strstr(extra, "-D REC4=3"); // 4 columns per work-item
     const size_t threads = 32 * (BMv / WMv) * (BNv / WNv);
-    const int Mp = (int)rup(M, BMv), Np = (int)rup(N, BNv), Kp = (int)rup(K, 64);
+    int BKv = 64;
+    { const char* s; if ((s = strstr(extra, "-D BK="))) BKv = atoi(s + 6); }
+    const int rnd = strstr(extra, "-D RND=1") != NULL; // rint instead of trunc (call 9)
+    // (call 9: K padded to the k-step when that is more than 64 bytes, for BK=128)
+    const int Mp = (int)rup(M, BMv), Np = (int)rup(N, BNv), Kp = (int)rup(K, BKv > 64 ? BKv : 64);
+    // the exponents' target: 2^L, or with rounding 2^L - sqrt(K)/2 (see ozaki2.cl, RND)
+    const double Lk = rnd ? log2(exp2(L) - 0.5 * sqrt((double)K)) : L;
 
     // ---- inputs
     float* A = malloc((size_t)M * K * sizeof(float));
@@ -290,8 +333,8 @@ int main(int argc, char** argv) {
     CHECK(clEnqueueWriteBuffer(q, dB, CL_TRUE, 0, (size_t)K * N * 4, B, 0, NULL, NULL));
 
     // ---- kernel arguments
-    ARG(k_row, 0, dA); ARG(k_row, 1, M); ARG(k_row, 2, K); ARG(k_row, 3, L); ARG(k_row, 4, de);
-    ARG(k_col, 0, dB); ARG(k_col, 1, K); ARG(k_col, 2, N); ARG(k_col, 3, L); ARG(k_col, 4, df);
+    ARG(k_row, 0, dA); ARG(k_row, 1, M); ARG(k_row, 2, K); ARG(k_row, 3, Lk); ARG(k_row, 4, de);
+    ARG(k_col, 0, dB); ARG(k_col, 1, K); ARG(k_col, 2, N); ARG(k_col, 3, Lk); ARG(k_col, 4, df);
     ARG(k_ares, 0, dA); ARG(k_ares, 1, M); ARG(k_ares, 2, K); ARG(k_ares, 3, de);
     ARG(k_ares, 4, dRA); ARG(k_ares, 5, Mp); ARG(k_ares, 6, Kp);
     ARG(k_bres, 0, dB); ARG(k_bres, 1, K); ARG(k_bres, 2, N); ARG(k_bres, 3, df);
@@ -299,6 +342,26 @@ int main(int argc, char** argv) {
     ARG(k_gemm, 0, dRA); ARG(k_gemm, 1, dRB); ARG(k_gemm, 2, dRC);
     ARG(k_gemm, 6, Kp); ARG(k_gemm, 7, Np);
     if (strstr(extra, "-D GROUPM=")) ARG(k_gemm, 9, Mp); // GROUPM's kernel takes Mp
+    if (conv) {
+        ARG(k_aconv, 0, dA); ARG(k_aconv, 1, M); ARG(k_aconv, 2, K); ARG(k_aconv, 3, Lk);
+        ARG(k_aconv, 4, de); ARG(k_aconv, 5, dRA); ARG(k_aconv, 6, Mp); ARG(k_aconv, 7, Kp);
+        ARG(k_bconv, 0, dB); ARG(k_bconv, 1, K); ARG(k_bconv, 2, N); ARG(k_bconv, 3, df);
+        ARG(k_bconv, 4, dRB); ARG(k_bconv, 5, Np); ARG(k_bconv, 6, Kp);
+    }
+    const int nslice = (K + 255) / 256;
+    cl_mem dPart = 0;
+    if (conv2) {
+        dPart = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)nslice * Np * 8, NULL, &err); CHECK(err);
+        ARG(k_cpart, 0, dB); ARG(k_cpart, 1, K); ARG(k_cpart, 2, N); ARG(k_cpart, 3, Np);
+        ARG(k_cpart, 4, dPart);
+        ARG(k_cfin, 0, dPart); ARG(k_cfin, 1, nslice); ARG(k_cfin, 2, N); ARG(k_cfin, 3, Np);
+        ARG(k_cfin, 4, Lk); ARG(k_cfin, 5, df);
+    }
+    if (batch) { // plane sizes; p unused
+        const cl_ulong aoff = (cl_ulong)Mp * Kp, boff = (cl_ulong)Np * Kp, coff = (cl_ulong)Mp * Np;
+        const int p0 = 0;
+        ARG(k_gemm, 3, aoff); ARG(k_gemm, 4, boff); ARG(k_gemm, 5, coff); ARG(k_gemm, 8, p0);
+    }
     ARG(k_rec, 0, dRC); ARG(k_rec, 1, Mp); ARG(k_rec, 2, Np); ARG(k_rec, 3, de);
     ARG(k_rec, 4, df); ARG(k_rec, 5, dC); ARG(k_rec, 6, M); ARG(k_rec, 7, N);
 
@@ -306,48 +369,76 @@ int main(int argc, char** argv) {
     const size_t g_col[2] = {rup(N, 32), 8}, l_col[2] = {32, 8};
     const size_t g_ares[2] = {(size_t)Kp / 4, (size_t)Mp}, l_ares[2] = {16, 16};
     const size_t g_bres[2] = {(size_t)Np, (size_t)Kp / 64 * 8}, l_bres[2] = {32, 8};
-    const size_t g_gemm[2] = {(size_t)(Np / BNv) * threads, (size_t)(Mp / BMv)},
-                 l_gemm[2] = {threads, 1};
+    const size_t g_gemm[3] = {(size_t)(Np / BNv) * threads, (size_t)(Mp / BMv), (size_t)NM},
+                 l_gemm[3] = {threads, 1, 1};
+    const size_t g_aconv[1] = {(size_t)Mp * 256}, l_aconv[1] = {256};
+    const size_t g_cpart[2] = {rup(N, 32), (size_t)nslice * 8}, l_cpart[2] = {32, 8};
+    const size_t g_cfin[1] = {rup(N, 128)}, l_cfin[1] = {128};
     const size_t g_rec[2] = {rec4 ? rup((N + 3) / 4, 128) : rup(N, 128), (size_t)M},
                  l_rec[2] = {128, 1};
 
-    const int nev = 5 + NM;
-    cl_event* ev = malloc(nev * sizeof(cl_event));
+    // Events: name index and category (0 scaling, 1 residues, 2 GEMM, 3 reconstruct) each.
+    enum { K_ROW, K_COL, K_ARES, K_BRES, K_ACONV, K_BCONV, K_GEMM, K_REC, K_CPART, K_CFIN, NKN };
+    static const char* kname[NKN] = {"row_exp", "col_exp", "a_res", "b_res", "a_conv", "b_conv",
+                                     "gemm_s8", "reconstruct", "col_part", "col_fin"};
+    static const int kcat[NKN] = {0, 0, 1, 1, 1, 1, 2, 3, 0, 0};
+    const int nev_max = 8 + NM;
+    cl_event* ev = malloc(nev_max * sizeof(cl_event));
+    int* evk = malloc(nev_max * sizeof(int));
     const int total_runs = 2 + reps;
     double* t_total = malloc(total_runs * sizeof(double));
-    double* t_scale = malloc(total_runs * sizeof(double));
-    double* t_res = malloc(total_runs * sizeof(double));
-    double* t_gemm = malloc(total_runs * sizeof(double));
+    double* t_cat = calloc(4 * total_runs, sizeof(double));
+    double* t_kern = calloc(NKN * total_runs, sizeof(double));
     double* t_gemm1 = malloc(total_runs * NM * sizeof(double));
-    double* t_rec = malloc(total_runs * sizeof(double));
+    int n_g1 = 0;
     for (int r = 0; r < total_runs; r++) {
-        CHECK(clEnqueueNDRangeKernel(q, k_row, 1, NULL, g_row, l_row, 0, NULL, &ev[0]));
-        CHECK(clEnqueueNDRangeKernel(q, k_col, 2, NULL, g_col, l_col, 0, NULL, &ev[1]));
-        CHECK(clEnqueueNDRangeKernel(q, k_ares, 2, NULL, g_ares, l_ares, 0, NULL, &ev[2]));
-        CHECK(clEnqueueNDRangeKernel(q, k_bres, 2, NULL, g_bres, l_bres, 0, NULL, &ev[3]));
-        for (int t = 0; t < NM; t++) {
-            const cl_ulong aoff = (cl_ulong)t * Mp * Kp, boff = (cl_ulong)t * Np * Kp,
-                           coff = (cl_ulong)t * Mp * Np;
-            const int p = MODS_ALL[t];
-            ARG(k_gemm, 3, aoff); ARG(k_gemm, 4, boff); ARG(k_gemm, 5, coff); ARG(k_gemm, 8, p);
-            CHECK(clEnqueueNDRangeKernel(q, k_gemm, 2, NULL, g_gemm, l_gemm, 0, NULL, &ev[4 + t]));
+        int ne = 0;
+#define ENQ(kern, id, dim, g, l)                                                              \
+        do {                                                                                  \
+            evk[ne] = (id);                                                                   \
+            CHECK(clEnqueueNDRangeKernel(q, kern, dim, NULL, g, l, 0, NULL, &ev[ne]));       \
+            ne++;                                                                             \
+        } while (0)
+        if (conv) {
+            ENQ(k_aconv, K_ACONV, 1, g_aconv, l_aconv);
+            if (conv2) {
+                ENQ(k_cpart, K_CPART, 2, g_cpart, l_cpart);
+                ENQ(k_cfin, K_CFIN, 1, g_cfin, l_cfin);
+            } else
+                ENQ(k_col, K_COL, 2, g_col, l_col);
+            ENQ(k_bconv, K_BCONV, 2, g_bres, l_bres);
+        } else {
+            ENQ(k_row, K_ROW, 1, g_row, l_row);
+            ENQ(k_col, K_COL, 2, g_col, l_col);
+            ENQ(k_ares, K_ARES, 2, g_ares, l_ares);
+            ENQ(k_bres, K_BRES, 2, g_bres, l_bres);
         }
-        CHECK(clEnqueueNDRangeKernel(q, k_rec, 2, NULL, g_rec, l_rec, 0, NULL, &ev[4 + NM]));
+        if (batch) {
+            ENQ(k_gemm, K_GEMM, 3, g_gemm, l_gemm);
+        } else {
+            for (int t = 0; t < NM; t++) {
+                const cl_ulong aoff = (cl_ulong)t * Mp * Kp, boff = (cl_ulong)t * Np * Kp,
+                               coff = (cl_ulong)t * Mp * Np;
+                const int p = MODS_ALL[t];
+                ARG(k_gemm, 3, aoff); ARG(k_gemm, 4, boff); ARG(k_gemm, 5, coff); ARG(k_gemm, 8, p);
+                ENQ(k_gemm, K_GEMM, 2, g_gemm, l_gemm);
+            }
+        }
+        ENQ(k_rec, K_REC, 2, g_rec, l_rec);
         CHECK(clFinish(q));
-        t_total[r] = (ev_t(ev[4 + NM], 1) - ev_t(ev[0], 0)) * 1e-6;
-        t_scale[r] = ev_ms(ev[0]) + ev_ms(ev[1]);
-        t_res[r] = ev_ms(ev[2]) + ev_ms(ev[3]);
-        t_gemm[r] = 0;
-        for (int t = 0; t < NM; t++) {
-            t_gemm1[r * NM + t] = ev_ms(ev[4 + t]);
-            t_gemm[r] += t_gemm1[r * NM + t];
+        t_total[r] = (ev_t(ev[ne - 1], 1) - ev_t(ev[0], 0)) * 1e-6;
+        for (int e = 0; e < ne; e++) {
+            const double m = ev_ms(ev[e]);
+            t_cat[kcat[evk[e]] * total_runs + r] += m;
+            t_kern[evk[e] * total_runs + r] += m;
+            if (evk[e] == K_GEMM && r >= 2) t_gemm1[n_g1++] = batch ? m / NM : m;
+            clReleaseEvent(ev[e]);
         }
-        t_rec[r] = ev_ms(ev[4 + NM]);
-        for (int e = 0; e < nev; e++) clReleaseEvent(ev[e]);
     }
-    const double mt = median(t_total + 2, reps), ms = median(t_scale + 2, reps),
-                 mr = median(t_res + 2, reps), mg = median(t_gemm + 2, reps),
-                 mrec = median(t_rec + 2, reps), mg1 = median(t_gemm1 + 2 * NM, reps * NM);
+    const double mt = median(t_total + 2, reps), ms = median(t_cat + 0 * total_runs + 2, reps),
+                 mr = median(t_cat + 1 * total_runs + 2, reps),
+                 mg = median(t_cat + 2 * total_runs + 2, reps),
+                 mrec = median(t_cat + 3 * total_runs + 2, reps), mg1 = median(t_gemm1, n_g1);
     const double flop = 2.0 * M * N * K;
 
     // ---- errors
@@ -374,6 +465,10 @@ int main(int argc, char** argv) {
         if (d > maxerr) maxerr = d;
         if (fabs(ex) > maxex) maxex = fabs(ex);
         if (ab > 0 && d / ab > cwise) cwise = d / ab;
+    }
+    if (getenv("OZAKI_DUMP")) { // C as raw float32 (M x N), for fullerr.py (call 9)
+        FILE* fp = fopen(getenv("OZAKI_DUMP"), "wb");
+        if (fp) { fwrite(C, 4, (size_t)M * N, fp); fclose(fp); }
     }
     double full_rel = -1;
     if ((double)M * N * K <= 6e8) {
@@ -416,8 +511,10 @@ int main(int argc, char** argv) {
                 const int p = MODS_ALL[t];
                 long long acc = 0;
                 for (int k = 0; k < Kp; k++) {
-                    const double xa = k < K ? trunc(ldexp((double)A[(size_t)i * K + k], e[i])) : 0;
-                    const double xb = k < K ? trunc(ldexp((double)B[(size_t)k * N + j], f[j])) : 0;
+                    double xa = k < K ? ldexp((double)A[(size_t)i * K + k], e[i]) : 0;
+                    double xb = k < K ? ldexp((double)B[(size_t)k * N + j], f[j]) : 0;
+                    xa = rnd ? nearbyint(xa) : trunc(xa);
+                    xb = rnd ? nearbyint(xb) : trunc(xb);
                     long long ra = (long long)fmod(xa, p), rb = (long long)fmod(xb, p);
                     if (ra < 0) ra += p;
                     if (rb < 0) rb += p;
@@ -444,6 +541,13 @@ int main(int argc, char** argv) {
            M, N, K, NM, mode, extra, mt, flop / mt * 1e-9, ms, mr, mg, mrec, mg1,
            flop / mg1 * 1e-9, maxerr / maxex, full_rel, cwise, nonfinite, log2P, L);
     if (check) printf(",bad_ares=%ld,bad_bres=%ld,bad_gemm=%ld", bad_a, bad_b, bad_c);
+    printf("\n");
+    printf("KERN");
+    for (int kn = 0; kn < NKN; kn++) {
+        double any = 0;
+        for (int r = 2; r < total_runs; r++) any += t_kern[kn * total_runs + r];
+        if (any > 0) printf(",%s=%.4f", kname[kn], median(t_kern + kn * total_runs + 2, reps));
+    }
     printf("\n");
     fflush(stdout);
     return 0;

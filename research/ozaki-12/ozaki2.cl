@@ -58,7 +58,19 @@
 #endif
 #ifndef REC4
 #define REC4 0 // 1: reconstruct 4 columns per work-item (uchar4 loads), call 5; 2: and the
-                // scale 2^-(e+f) from its bits instead of ldexp, call 7
+                // scale 2^-(e+f) from its bits instead of ldexp, call 7; 3: and Garner in
+                // closed form by compile-time constants, call 8
+#endif
+#ifndef BATCH
+#define BATCH 0 // 1: all moduli in one launch (grid z = modulus), call 8
+#endif
+#ifndef PF
+#define PF 0 // 1: fragments double-buffered in registers (next k-slice's ldmatrix before this
+             // one's mma, the next stage's first fragments right after the barrier), call 8
+#endif
+#ifndef CONV
+#define CONV 0 // 1: a_conv (row_exp + a_res in one pass) and b_conv (integer residues by
+               // compile-time moduli), call 8
 #endif
 #if SWZ
 // Rows of BK bytes, no padding; the 16-byte chunk c of row r is stored at chunk
@@ -196,6 +208,216 @@ void b_res(__global const float* B, const int K, const int N, __global const int
     }
 }
 
+// ---------------------------------------------------------------- conversions, call 8 (CONV=1)
+// The host's header also defines PM(t) (the t-th modulus), GC(k), GG(q, k) (Garner's
+// constants, below) as chains of ?: that fold to constants in unrolled loops, so that every
+// x % p is by a compile-time constant (multiply-high, no division).
+
+// a' = trunc(2^e a) is an exact integer with |a'| <= 2^L: below 2^31 for up to 7 moduli
+// (L = 27.3), up to 2^31.3 for 8 (L = 31.3): long from 8 moduli on.
+// RND=1 (call 9): a' = rint(2^e a) instead of trunc (half the truncation error); the host
+// then passes L' = log2(2^L - sqrt(K)/2) for the exponents, so that ||a'|| <= 2^L' + sqrt(K)/2
+// = 2^L still holds.
+#ifndef RND
+#define RND 0
+#endif
+#if RND && !CONV
+#error "RND=1 needs CONV=1"
+#endif
+#if NMOD <= 7
+typedef int4 ival4;
+#if RND
+#define CONV_IV4(x) convert_int4_rte(x)
+#define CONV_IV(x) convert_int_rte(x)
+#else
+#define CONV_IV4(x) convert_int4_rtz(x)
+#define CONV_IV(x) convert_int_rtz(x)
+#endif
+#define RES4(x, p) convert_int4((x) % (p))
+#else
+typedef long4 ival4;
+#if RND
+#define CONV_IV4(x) convert_long4_rte(x)
+#define CONV_IV(x) convert_long_rte(x)
+#else
+#define CONV_IV4(x) convert_long4_rtz(x)
+#define CONV_IV(x) convert_long_rtz(x)
+#endif
+#define RES4(x, p) convert_int4((x) % (long)(p))
+#endif
+
+#ifndef UMOD
+#define UMOD 0 // 1 (call 10, up to 7 moduli): x + a multiple of p that makes it non-negative,
+               // then an unsigned remainder by the constant and one correction to centre it
+#endif
+// centred residues of 4 integers by a compile-time p, as char4
+inline char4 resid4c(const ival4 x, const int p) {
+#if UMOD && NMOD <= 7
+    // |x| <= 2^L < 2^28 (L = 27.35 at 7 moduli): x + p ceil(2^28 / p) lies in [0, 2^30)
+    const uint4 u = as_uint4(x + (int4)(p * ((1 << 28) / p + 1)));
+    int4 r = as_int4(u % (uint)p); // in [0, p)
+    r -= select((int4)(0), (int4)(p), r > (p - 1) / 2);
+    return convert_char4(r);
+#else
+    int4 r = RES4(x, p); // in (-p, p), the sign of x
+    r -= select((int4)(0), (int4)(p), r > (p - 1) / 2);
+    r += select((int4)(0), (int4)(p), r < -(p / 2));
+    return convert_char4(r);
+#endif
+}
+
+// 4 consecutive floats of a row of length K from index 4c (zeros past K)
+inline float4 load4(__global const float* a, const int c, const int K, const int vec) {
+    const int k = 4 * c;
+    if (vec && k + 3 < K) return vload4(c, a);
+    return (float4)(k < K ? a[k] : 0.0f, k + 1 < K ? a[k + 1] : 0.0f,
+                    k + 2 < K ? a[k + 2] : 0.0f, k + 3 < K ? a[k + 3] : 0.0f);
+}
+
+#ifndef AR
+#define AR 8 // float4s per work-item kept in registers between the two passes (K <= 8192)
+#endif
+
+// One work-group of 256 per row i of Mp: the row's sum of squares (as row_exp), e_i, then
+// the residues of trunc(2^e_i a) for every modulus (as a_res), from one read of the row (the
+// first AR * 1024 floats from registers, the rest read again). Work-item lid takes the
+// float4s lid, lid + 256, ...: coalesced loads, and char4 stores of 128 bytes per warp.
+__kernel __attribute__((reqd_work_group_size(256, 1, 1)))
+void a_conv(__global const float* A, const int M, const int K, const double L,
+            __global int* e, __global char* R, const int Mp, const int Kp) {
+    __local double red[256];
+    __local int eloc;
+    const int i = get_group_id(0), lid = get_local_id(0);
+    const long plane = (long)Mp * Kp;
+    __global char* out = R + (long)i * Kp;
+    const int n4 = Kp / 4;
+    if (i >= M) { // padding rows
+        for (int c = lid; c < n4; c += 256)
+            #pragma unroll
+            for (int t = 0; t < NMOD; t++) *(__global char4*)(out + t * plane + 4 * c) = (char4)(0);
+        if (lid == 0) e[i] = 0;
+        return;
+    }
+    __global const float* a = A + (long)i * K;
+    const int vec = (K & 3) == 0;
+    float4 buf[AR];
+    double s = 0.0;
+    #pragma unroll
+    for (int u = 0; u < AR; u++) {
+        const float4 x = load4(a, lid + 256 * u, K, vec);
+        buf[u] = x;
+        s = fma((double)x.x, (double)x.x, s);
+        s = fma((double)x.y, (double)x.y, s);
+        s = fma((double)x.z, (double)x.z, s);
+        s = fma((double)x.w, (double)x.w, s);
+    }
+    for (int c = lid + 256 * AR; c < n4; c += 256) {
+        const float4 x = load4(a, c, K, vec);
+        s = fma((double)x.x, (double)x.x, s);
+        s = fma((double)x.y, (double)x.y, s);
+        s = fma((double)x.z, (double)x.z, s);
+        s = fma((double)x.w, (double)x.w, s);
+    }
+    red[lid] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = 128; h > 0; h >>= 1) {
+        if (lid < h) red[lid] += red[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        const double ss = red[0] * (1.0 + 0x1p-30); // an upper bound of the true sum
+        const int ei = ss > 0.0 ? (int)floor(L - 0.5 * log2(ss)) : 0;
+        eloc = ei;
+        e[i] = ei;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int ei = eloc;
+    #pragma unroll
+    for (int u = 0; u < AR; u++) {
+        const int c = lid + 256 * u;
+        if (c < n4) {
+            // 2^e a is exact in float when normal (|.| <= 2^L); below 2^-126 it truncates to 0
+            const ival4 x = CONV_IV4(ldexp(buf[u], ei));
+            #pragma unroll
+            for (int t = 0; t < NMOD; t++) *(__global char4*)(out + t * plane + 4 * c) = resid4c(x, PM(t));
+        }
+    }
+    for (int c = lid + 256 * AR; c < n4; c += 256) {
+        const ival4 x = CONV_IV4(ldexp(load4(a, c, K, vec), ei));
+        #pragma unroll
+        for (int t = 0; t < NMOD; t++) *(__global char4*)(out + t * plane + 4 * c) = resid4c(x, PM(t));
+    }
+}
+
+// CONV=2 (call 10): B's column sums of squares in slices of 256 rows (8192 work-groups at
+// 8192^2 instead of col_exp's 256), then col_fin sums the slices and sets f_j as col_exp.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void col_part(__global const float* B, const int K, const int N, const int Np,
+              __global double* part) {
+    __local double red[8][33];
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int j = get_group_id(0) * 32 + lx, k0 = get_group_id(1) * 256;
+    const int k1 = min(K, k0 + 256);
+    double s = 0.0;
+    if (j < N) {
+        #pragma unroll 8
+        for (int k = k0 + ly; k < k1; k += 8) {
+            const double b = (double)B[(long)k * N + j];
+            s = fma(b, b, s);
+        }
+    }
+    red[ly][lx] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (ly == 0) {
+        double t = 0.0;
+        for (int r = 0; r < 8; r++) t += red[r][lx];
+        part[(long)get_group_id(1) * Np + j] = t;
+    }
+}
+
+__kernel void col_fin(__global const double* part, const int S, const int N, const int Np,
+                      const double L, __global int* f) {
+    const int j = get_global_id(0);
+    if (j >= N) return;
+    double t = 0.0;
+    for (int s = 0; s < S; s++) t += part[(long)s * Np + j];
+    const double ss = t * (1.0 + 0x1p-30);
+    f[j] = ss > 0.0 ? (int)floor(L - 0.5 * log2(ss)) : 0;
+}
+
+// As b_res (64 k x 32 columns through local memory, written transposed), with the integers
+// in local memory and the residues by compile-time moduli.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void b_conv(__global const float* B, const int K, const int N, __global const int* f,
+            __global char* R, const int Np, const int Kp) {
+#if NMOD <= 7
+    __local int tile[64][33];
+#else
+    __local long tile[64][33];
+#endif
+    const int lx = get_local_id(0), ly = get_local_id(1);
+    const int n0 = get_group_id(0) * 32, k0 = get_group_id(1) * 64;
+    const int j = n0 + lx;
+    const int fj = j < N ? f[j] : 0;
+    #pragma unroll
+    for (int r = 0; r < 8; r++) {
+        const int k = k0 + ly + 8 * r;
+        const float b = (k < K && j < N) ? B[(long)k * N + j] : 0.0f;
+        tile[ly + 8 * r][lx] = CONV_IV(ldexp(b, fj));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int tid = ly * 32 + lx;
+    const long plane = (long)Np * Kp;
+    #pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int jj = (tid >> 4) + 16 * h, kq = (tid & 15) * 4;
+        const ival4 x = (ival4)(tile[kq][jj], tile[kq + 1][jj], tile[kq + 2][jj], tile[kq + 3][jj]);
+        __global char* out = R + (long)(n0 + jj) * Kp + k0 + kq;
+        #pragma unroll
+        for (int t = 0; t < NMOD; t++) *(__global char4*)(out + t * plane) = resid4c(x, PM(t));
+    }
+}
+
 // ---------------------------------------------------------------- the INT8 unit
 
 // D = A·B + C for A 16x32 s8 (row), B 32x8 s8 (col), C, D 16x8 s32. With g = lane/4,
@@ -300,6 +522,41 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
     }
 }
 
+#if PF
+// The fragments of k-slice kk (32 bytes) of stage buffer `buf` for this warp (ldmatrix).
+#define LOAD_FRAGS(AF, BF, sm_, buf, kk_)                                                     \
+    {                                                                                         \
+        const __local uchar* as_ = (sm_) + (buf) * TILE_A + (wm * WM) * SROW;                 \
+        const __local uchar* bs_ = (sm_) + STAGES * TILE_A + (buf) * TILE_B + (wn * WN) * SROW; \
+        LOAD_FRAGS_BODY(AF, BF, kk_)                                                          \
+    }
+#if LDSM
+#define LOAD_FRAGS_BODY(AF, BF, kk_)                                                          \
+        _Pragma("unroll") for (int i_ = 0; i_ < MI; i_++)                                     \
+            AF[i_] = ldsm_x4(as_ + TOFF(i_ * 16 + (lane & 15), (kk_) * 32 + (lane >> 4) * 16)); \
+        _Pragma("unroll") for (int j_ = 0; j_ < NI; j_ += 2) {                                \
+            const uint4 r_ = ldsm_x4(bs_ + TOFF(j_ * 8 + (lane & 7) + (lane >> 4) * 8,        \
+                                                (kk_) * 32 + ((lane >> 3) & 1) * 16));        \
+            BF[j_] = (uint2)(r_.x, r_.y);                                                     \
+            BF[j_ + 1] = (uint2)(r_.z, r_.w);                                                 \
+        }
+#else
+#define LOAD_FRAGS_BODY(AF, BF, kk_)                                                          \
+        _Pragma("unroll") for (int i_ = 0; i_ < MI; i_++) {                                   \
+            const int r_ = i_ * 16 + g, c_ = (kk_) * 32 + 4 * t;                              \
+            AF[i_] = (uint4)(*(const __local uint*)(as_ + TOFF(r_, c_)),                      \
+                             *(const __local uint*)(as_ + TOFF(r_ + 8, c_)),                  \
+                             *(const __local uint*)(as_ + TOFF(r_, c_ + 16)),                 \
+                             *(const __local uint*)(as_ + TOFF(r_ + 8, c_ + 16)));            \
+        }                                                                                     \
+        _Pragma("unroll") for (int j_ = 0; j_ < NI; j_++) {                                   \
+            const int r_ = j_ * 8 + g, c_ = (kk_) * 32 + 4 * t;                               \
+            BF[j_] = (uint2)(*(const __local uint*)(bs_ + TOFF(r_, c_)),                      \
+                             *(const __local uint*)(bs_ + TOFF(r_, c_ + 16)));                \
+        }
+#endif
+#endif
+
 // C (Mp x Np, uint8) = (A (Mp x Kp, s8) · B^T (B: Np x Kp, s8)) mod p, in [0, p).
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar* Cb,
@@ -309,6 +566,20 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
              , const int Mp // the grid is (Np / BN) x (Mp / BM) groups
 #endif
              ) {
+#if BATCH
+    // grid z = modulus t: aoff, boff, coff are the plane sizes, p is unused (PM(t) below)
+    const int zt = get_group_id(2);
+    Ab += aoff * zt;
+    Bb += boff * zt;
+    Cb += coff * zt;
+#define AOFF 0
+#define BOFF 0
+#define COFF 0
+#else
+#define AOFF aoff
+#define BOFF boff
+#define COFF coff
+#endif
     __local uint smem[STAGES * (TILE_A + TILE_B) / 4] __attribute__((aligned(16)));
     __local uint scratch[MMA_SCRATCH_WORDS];
     __local uchar* sm = (__local uchar*)smem;
@@ -333,8 +604,8 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
 #else
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
 #endif
-    const __global uchar* A = Ab + aoff + (long)m0 * Kp;
-    const __global uchar* B = Bb + boff + (long)n0 * Kp;
+    const __global uchar* A = Ab + AOFF + (long)m0 * Kp;
+    const __global uchar* B = Bb + BOFF + (long)n0 * Kp;
 
     int4 acc[MI][NI];
     #pragma unroll
@@ -348,6 +619,43 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
         if (s < nk) stage(sm + s * TILE_A, sm + STAGES * TILE_A + s * TILE_B, A, B, Kp, s * BK, tid);
         async_commit();
     }
+#if PF
+    // Fragments double-buffered in registers: k-slice kk+1's ldmatrix before kk's mma; at the
+    // last slice of a stage, wait + barrier, then the next stage's first fragments before
+    // the last mma (one barrier per stage as before; needs an even number of 32-byte slices).
+#if (BK / 32) % 2 != 0
+#error "PF needs BK a multiple of 64"
+#endif
+    uint4 af[2][MI];
+    uint2 bf[2][NI];
+    async_wait(STAGES - 2);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    LOAD_FRAGS(af[0], bf[0], sm, 0, 0);
+    for (int kt = 0; kt < nk; kt++) {
+        {
+            const int nxt = kt + STAGES - 1;
+            const int sb = nxt % STAGES;
+            if (nxt < nk) stage(sm + sb * TILE_A, sm + STAGES * TILE_A + sb * TILE_B, A, B, Kp, nxt * BK, tid);
+            async_commit();
+        }
+        const int cur = kt % STAGES;
+        #pragma unroll
+        for (int kk = 0; kk < BK / 32; kk++) {
+            if (kk < BK / 32 - 1) {
+                LOAD_FRAGS(af[(kk + 1) & 1], bf[(kk + 1) & 1], sm, cur, kk + 1);
+            } else {
+                async_wait(STAGES - 2);
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (kt + 1 < nk) LOAD_FRAGS(af[(kk + 1) & 1], bf[(kk + 1) & 1], sm, (kt + 1) % STAGES, 0);
+            }
+            #pragma unroll
+            for (int i = 0; i < MI; i++)
+                #pragma unroll
+                for (int j = 0; j < NI; j++)
+                    acc[i][j] = mma_s8(af[kk & 1][i], bf[kk & 1][j], acc[i][j], scratch);
+        }
+    }
+#else
     for (int kt = 0; kt < nk; kt++) {
         async_wait(STAGES - 2);
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -397,9 +705,30 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
                 for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
         }
     }
+#endif
     async_wait(0);
 
-    __global uchar* C = Cb + coff;
+    __global uchar* C = Cb + COFF;
+#if BATCH
+    // the modulus as a compile-time constant in each of NMOD copies of the epilogue
+    #pragma unroll
+    for (int tt = 0; tt < NMOD; tt++) {
+        if (tt != zt) continue;
+        const int pc = PM(tt);
+        #pragma unroll
+        for (int i = 0; i < MI; i++) {
+            const int r0 = m0 + wm * WM + i * 16 + g;
+            #pragma unroll
+            for (int j = 0; j < NI; j++) {
+                const int c0 = n0 + wn * WN + j * 8 + 2 * t;
+                int4 v = acc[i][j] % pc;
+                v += select((int4)(0), (int4)(pc), v < 0);
+                *(__global uchar2*)(C + (long)r0 * Np + c0) = (uchar2)((uchar)v.x, (uchar)v.y);
+                *(__global uchar2*)(C + (long)(r0 + 8) * Np + c0) = (uchar2)((uchar)v.z, (uchar)v.w);
+            }
+        }
+    }
+#else
     #pragma unroll
     for (int i = 0; i < MI; i++) {
         const int r0 = m0 + wm * WM + i * 16 + g;
@@ -412,6 +741,7 @@ void gemm_s8(const __global uchar* Ab, const __global uchar* Bb, __global uchar*
             *(__global uchar2*)(C + (long)(r0 + 8) * Np + c0) = (uchar2)((uchar)v.z, (uchar)v.w);
         }
     }
+#endif
 }
 
 // ---------------------------------------------------------------- reconstruction
@@ -429,6 +759,32 @@ __kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
     if (j0 >= N || i >= M) return;
     const long plane = (long)Mp * Np, at = (long)i * Np + j0;
     int4 v[NMOD];
+#if REC4 == 3
+    // Garner in closed form, one reduction per modulus, by compile-time constants (call 8):
+    // with W_qk = p_0 ... p_{q-1} mod p_k and GC(k) = W_kk^-1, GG(q, k) = W_qk GC(k) mod p_k,
+    // v_k = (c_k GC(k) - sum_{q<k} v_q GG(q, k)) mod p_k, centred; |.| < 2^16 + 19 2^15.
+    #pragma unroll
+    for (int k = 0; k < NMOD; k++) {
+        const int pk = PM(k);
+#if UMOD && NMOD <= 9
+        // + p ceil(2^18 / p) (> |sum|, a compile-time constant): non-negative, below 2^20
+        int4 t = convert_int4(*(__global const uchar4*)(R + k * plane + at)) * GC(k) +
+                 (int4)(pk * ((1 << 18) / pk + 1));
+        #pragma unroll
+        for (int q = 0; q < k; q++) t -= v[q] * GG(q, k);
+        t = as_int4(as_uint4(t) % (uint)pk);
+        t -= select((int4)(0), (int4)(pk), t > (pk - 1) / 2);
+#else
+        int4 t = convert_int4(*(__global const uchar4*)(R + k * plane + at)) * GC(k);
+        #pragma unroll
+        for (int q = 0; q < k; q++) t -= v[q] * GG(q, k);
+        t %= pk;
+        t -= select((int4)(0), (int4)(pk), t > (pk - 1) / 2);
+        t += select((int4)(0), (int4)(pk), t < -(pk / 2));
+#endif
+        v[k] = t;
+    }
+#else
     #pragma unroll
     for (int k = 0; k < NMOD; k++) {
         const int pk = MODS[k];
@@ -439,6 +795,7 @@ __kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
         t -= select((int4)(0), (int4)(pk), t > (pk - 1) / 2);
         v[k] = t;
     }
+#endif
     double4 x = convert_double4(v[NMOD - 1]);
     #pragma unroll
     for (int k = NMOD - 2; k >= 0; k--) x = fma(x, (double4)((double)MODS[k]), convert_double4(v[k]));
@@ -446,7 +803,7 @@ __kernel void reconstruct(__global const uchar* R, const int Mp, const int Np,
     __global float* c = C + (long)i * N + j0;
     if (j0 + 3 < N) {
         const int4 fj = *(__global const int4*)(f + j0);
-#if REC4 == 2
+#if REC4 >= 2
         // 2^-(e_i + f_j) built from its bits (a normal double): the same as ldexp, cheaper
         const int4 s = -(ei + fj);
         if (all(s > -1000) && all(s < 1000)) {

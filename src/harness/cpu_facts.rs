@@ -13,7 +13,8 @@
 //! machine, where a ceiling must not fall): it takes the highest clock the OS reports.
 //!
 //! How many cores are *free* is not a fact of the machine: it changes from one moment to the
-//! next, and the thread check measures it around every try (`cpu_watch::free_cores`).
+//! next, and the thread check measures how many sat idle during the very calls it judges
+//! (`cpu_watch::idle_ns`).
 
 use std::sync::OnceLock;
 use std::time::Instant;

@@ -1,19 +1,13 @@
 //! Where a process's CPU time goes, measured from outside it: every thread's CPU time from
 //! Linux's per-thread counters (`/proc/<pid>/task/<tid>/schedstat`, first field: nanoseconds
 //! on a CPU), the process's own CPU clock (which keeps the time of threads that have exited),
-//! and how many cores the machine had free around it.
+//! and how many of the machine's cores sat idle while it ran.
 //!
 //! The grader watches the student's driver this way ([`super::cpu_session`]): nothing the
 //! student's code does inside its process can change what is read here.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-
-/// How long each probe of [`free_cores`] spins, before and after every try.
-pub const PROBE_MS: u64 = 20;
-/// How many threads a probe of [`free_cores`] spins: two, the fewest a parallel kernel may
-/// use, so that a probe sees the machine as a kernel of two threads would.
-pub const PROBE_THREADS: usize = 2;
 
 /// Every thread's CPU time during one call, from Linux's per-thread counters
 /// (`/proc/self/task/<tid>/schedstat`, first field: nanoseconds on a CPU).
@@ -36,6 +30,9 @@ pub struct ThreadTimes {
     pub ended_max: u64,
     /// How long the call lasted, ns (0: not known, no bound).
     pub wall: u64,
+    /// How long the cores this process may use sat idle during the call, summed over them,
+    /// ns (`None` where the system does not tell).
+    pub idle: Option<u64>,
 }
 
 impl ThreadTimes {
@@ -208,11 +205,13 @@ mod linux {
     }
 }
 
-/// One reading of a watched process: when, each living thread's CPU time, the process's.
+/// One reading of a watched process: when, each living thread's CPU time, the process's, and
+/// the idle time so far of the cores the grader may use.
 struct Sample {
     at: Instant,
     threads: BTreeMap<i64, u64>,
     process: u64,
+    idle: Option<u64>,
 }
 
 /// A process watched from outside, with every process it starts: a thread of the grader
@@ -258,6 +257,7 @@ impl Watch {
                     at: Instant::now(),
                     threads,
                     process,
+                    idle: linux::idle_ns(),
                 });
             };
             take(&mut tasks);
@@ -348,6 +348,7 @@ fn times_between(samples: &[Sample], from: Instant, to: Instant) -> ThreadTimes 
         unseen,
         ended_max,
         wall: b.at.saturating_duration_since(a.at).as_nanos() as u64,
+        idle: b.idle.zip(a.idle).map(|(b, a)| b.saturating_sub(a)),
     }
 }
 
@@ -404,6 +405,11 @@ pub struct TryTimes {
     pub total: u64,
     /// How long the calls lasted, summed, ns.
     pub wall: u64,
+    /// How long the allowed cores sat idle during the calls, summed, ns (`None` once one
+    /// call could not tell).
+    pub idle: Option<u64>,
+    /// Whether a call has been added.
+    calls: bool,
 }
 
 impl TryTimes {
@@ -411,6 +417,21 @@ impl TryTimes {
         self.busiest += call.busiest();
         self.total += call.total();
         self.wall += call.wall;
+        self.idle = match (self.calls, self.idle, call.idle) {
+            (false, _, now) => now,
+            (true, Some(so_far), Some(now)) => Some(so_far + now),
+            _ => None,
+        };
+        self.calls = true;
+    }
+
+    /// How many cores sat idle during the calls, on average (0 where the system does not
+    /// tell: no core is then taken for idle).
+    pub fn idle_cores(&self) -> f64 {
+        match (self.idle, self.wall) {
+            (Some(idle), wall) if wall > 0 => idle as f64 / wall as f64,
+            _ => 0.0,
+        }
     }
 
     /// The busiest threads' share of the try's CPU time, 0 to 1.
@@ -432,11 +453,10 @@ pub struct TryReport {
     pub total: u64,
     /// The try's wall time, ns.
     pub wall: u64,
-    /// How many of [`PROBE_THREADS`] spinning threads the machine ran at once, just before and
-    /// just after the try (the smaller of the two): how many cores the try could have had.
-    pub free: f64,
-    /// How many of the cores this process may use sat idle during the try, on average (0
-    /// where the system does not tell).
+    /// How many of the cores this process may use sat idle while the try's calls ran, on
+    /// average (0 where the system does not tell). Linux does not leave a core idle while a
+    /// thread is ready to run: cores idle during a call are cores its threads did not ask
+    /// for, and none idle means other work took what the threads did not use.
     pub idle: f64,
 }
 
@@ -448,33 +468,6 @@ impl TryReport {
             w => self.total as f64 / w as f64,
         }
     }
-}
-
-/// How many cores the machine gives this process right now: [`PROBE_THREADS`] threads spin
-/// for `ms`, and the process's CPU time over that wall time says how many of them ran at
-/// once (0 where the CPU time cannot be read).
-#[cfg(target_os = "linux")]
-pub fn free_cores(ms: u64) -> f64 {
-    let me = std::process::id();
-    let p0 = linux::process_cpu(me).unwrap_or(0);
-    let start = Instant::now();
-    let deadline = start + std::time::Duration::from_millis(ms);
-    std::thread::scope(|s| {
-        for _ in 0..PROBE_THREADS {
-            s.spawn(|| {
-                while Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
-            });
-        }
-    });
-    let wall = start.elapsed().as_nanos() as f64;
-    linux::process_cpu(me).unwrap_or(0).saturating_sub(p0) as f64 / wall.max(1.0)
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn free_cores(_ms: u64) -> f64 {
-    0.0
 }
 
 /// The CPUs of a list such as `/proc/self/status`'s `Cpus_allowed_list` (`0-3,8,10-11`).
@@ -542,6 +535,7 @@ mod tests {
             unseen: 0,
             ended_max: 0,
             wall: 0,
+            idle: None,
         };
         t.add(&call);
         t.add(&call);
@@ -557,6 +551,7 @@ mod tests {
             unseen: 45,
             ended_max: 40,
             wall: 0,
+            idle: None,
         };
         assert_eq!(t.total(), 145);
         assert_eq!(t.busiest(), 85);
@@ -582,6 +577,7 @@ mod tests {
             unseen: 19_000_000,
             ended_max: 0,
             wall: 10_000_000,
+            idle: None,
         };
         assert!(
             (parallel.busiest_share() - 0.5).abs() < 1e-9,
@@ -604,6 +600,7 @@ mod tests {
             at: at(ms),
             threads: threads.iter().copied().collect(),
             process,
+            idle: Some(process / 2),
         };
         // Thread 1 runs throughout, thread 2 is born inside the window and ends in it.
         let samples = [
@@ -619,5 +616,26 @@ mod tests {
         assert_eq!(t.ended_max, 50);
         assert_eq!(t.unseen, 520 - 450);
         assert_eq!(t.wall, 40_000_000);
+        // The cores' idle time between the same two readings.
+        assert_eq!(t.idle, Some(310 - 50));
+    }
+
+    #[test]
+    fn a_try_adds_its_calls_idle_time_and_knows_when_one_could_not_tell() {
+        let call = |idle| ThreadTimes {
+            per_thread: vec![100],
+            unseen: 0,
+            ended_max: 0,
+            wall: 100,
+            idle,
+        };
+        let mut t = TryTimes::default();
+        t.add(&call(Some(80)));
+        t.add(&call(Some(40)));
+        assert!((t.idle_cores() - 0.6).abs() < 1e-9, "{t:?}");
+        t.add(&call(None));
+        t.add(&call(Some(80)));
+        assert_eq!(t.idle, None);
+        assert_eq!(t.idle_cores(), 0.0);
     }
 }

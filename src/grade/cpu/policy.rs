@@ -1,8 +1,8 @@
 //! The CPU wing's policy: every threshold lesson 03's thread and spin checks judge by, in one
 //! table, each with what it means and the recorded run that set it (the commit whose message
-//! holds the measurement). The mechanism that measures — every thread's CPU time read from
-//! outside the driver, the cores free around a try, a call run on one core with threads
-//! lowered — is on the harness floor (`cpu_watch`, `cpu_spin`) and judges nothing; what the
+//! holds the measurement). The mechanism that measures — every thread's CPU time and the
+//! cores' idle time read from outside the driver during each call, a call run on one core
+//! with threads lowered — is on the harness floor (`cpu_watch`, `cpu_spin`) and judges nothing; what the
 //! numbers mean is decided here and nowhere else.
 //!
 //! A threshold changed here changes the verdict of every case in `tests/suite.rs`'s lesson 03
@@ -31,32 +31,27 @@ pub struct Policy {
     /// machine drawing inputs and checking C took most of each second, and 03b's solution was
     /// left "not checked (too briefly)" in CI's busy pass.
     pub try_max_elapsed_ms: u128,
-    /// A try whose threads kept this many cores busy ran them at the same time. Set by 15c09fd
-    /// (2026-11-27): rows behind one `Mutex`, 8 threads, kept 1.3 cores busy on a busy 2-core
-    /// machine.
+    /// A try whose threads kept this many cores busy ran them at the same time: no kernel
+    /// whose threads take turns has been seen this high. Set by 15c09fd (2026-11-27): rows
+    /// behind one `Mutex`, 8 threads, kept 1.3 cores busy on a busy 2-core machine; and by
+    /// the commit that made it the only way to be judged together (2026-11-29): the same
+    /// decoy kept 1.2 cores busy with one thread taking most rows, and passed in CI under
+    /// the bar for threads that split the work unevenly (1.1 cores), which is gone.
     pub together_min_used: f64,
-    /// ...and, where cores were free around the try, this share of them, up to
-    /// `together_free_min_used`. Set by 41ef702 (2026-11-26): rows behind one `Mutex` kept 1.3
-    /// cores busy handing the lock over on a quiet 2-core machine and passed once in CI.
-    pub together_of_free: f64,
-    /// The most `together_of_free` asks for: threads sharing two free cores keep 1.8 to 2 of
+    /// ...and, where cores sat idle during the calls, this share of the cores the threads
+    /// could have had (those they used and those left idle), up to `together_idle_min_used`.
+    /// Set by 41ef702 (2026-11-26): rows behind one `Mutex` kept 1.3 cores busy handing the
+    /// lock over on a quiet 2-core machine and passed once in CI.
+    pub together_of_had: f64,
+    /// The most `together_of_had` asks for: threads sharing two idle cores keep 1.8 to 2 of
     /// them busy. Set by 41ef702.
-    pub together_free_min_used: f64,
-    /// ...or this share of the cores the split of the work allows (1 / the busiest thread's
-    /// share). Set by 27a9b9d (2026-11-26): a correct scoped-threads 03b, slowed on a busy
-    /// machine, was rejected as taking turns.
-    pub together_of_split: f64,
-    /// ...but never fewer than this many cores. Set by 0dc4894 (2026-11-26): a serial decoy
-    /// whose one thread did nearly all the work kept 0.9 cores busy and was judged together
-    /// on a busy machine.
-    pub together_split_min_used: f64,
-    /// Threads that kept fewer cores busy took turns only if two spinning threads got this
-    /// many cores around the try... Set by 749d85d (2026-11-24), with the next four: the first
-    /// check of threads that take turns (a lock around the product, each thread joined before
-    /// the next), judged only where the machine had cores to spare.
-    pub together_min_free: f64,
-    /// ...and at least this many cores sat idle during the try (a burst of other work that took
-    /// a core during the try but not during the probes leaves none idle).
+    pub together_idle_min_used: f64,
+    /// Threads that kept fewer cores busy took turns only where this many cores sat idle
+    /// while the calls ran: Linux leaves no core idle while a thread is ready to run, so
+    /// threads that were ready together would have taken it. Set by 749d85d (2026-11-24) as
+    /// idle time over the whole try; measured over the calls alone since 2026-11-29 (the
+    /// grader's own checking of C between calls left a core idle on a busy machine, and a
+    /// correct 03b slowed by other work was once taken for turns).
     pub together_min_idle: f64,
     /// How many such quiet tries it takes to say that threads took turns.
     pub together_quiet_tries: usize,
@@ -82,11 +77,8 @@ pub const POLICY: Policy = Policy {
     try_max_ms: 1_000,
     try_max_elapsed_ms: 6_000,
     together_min_used: 1.45,
-    together_of_free: 0.8,
-    together_free_min_used: 1.5,
-    together_of_split: 0.8,
-    together_split_min_used: 1.1,
-    together_min_free: 1.7,
+    together_of_had: 0.8,
+    together_idle_min_used: 1.5,
     together_min_idle: 0.5,
     together_quiet_tries: 2,
     max_tries: 12,
@@ -99,33 +91,29 @@ pub const POLICY: Policy = Policy {
 const _: () = assert!(POLICY.try_cpu_ns > POLICY.min_thread_ns);
 
 /// Whether a try's threads were seen running at the same time: as many cores busy as
-/// `together_min_used` (more where cores were free: `together_of_free`), or most of what the
-/// split of the work allows. Threads that split it unevenly (the busiest did a share s of it)
-/// can keep at most 1/s cores busy, and fewer on a machine where one of them is slowed down and
-/// the others finish early; threads that take turns keep one core busy however evenly they
-/// split it, and a little of another passing the turn on.
+/// `together_min_used`, more where cores sat idle during the calls (`together_of_had` of the
+/// cores the threads could have had). Only overlap counts: threads that take turns keep one
+/// core busy however the work is split, and a little of another passing the turn on, and a
+/// thread that did most of the work cannot make its share of the split an excuse (threads
+/// that split it evenly but were slowed by other work are not judged at all: see [`quiet`]).
 pub fn together(t: &TryReport) -> bool {
     let p = &POLICY;
-    let used = t.cores_used();
+    let had = t.cores_used() + t.idle;
     let bar = p
         .together_min_used
-        .max((p.together_of_free * t.free).min(p.together_free_min_used));
-    let split_allows = if t.share > 0.0 {
-        1.0 / t.share
-    } else {
-        f64::INFINITY
-    };
-    used >= bar || (used >= p.together_split_min_used && used >= p.together_of_split * split_allows)
+        .max((p.together_of_had * had).min(p.together_idle_min_used));
+    t.cores_used() >= bar
 }
 
-/// Whether the machine had cores enough for threads to be seen running together: free just
-/// before and just after the try, and some left idle during it.
+/// Whether the machine had cores for the threads to run together: cores sat idle while the
+/// calls ran. On a busy machine (other work took every core the threads did not use) nothing
+/// tells threads that take turns from threads that were given one core between them.
 pub fn quiet(t: &TryReport) -> bool {
-    t.free >= POLICY.together_min_free && t.idle >= POLICY.together_min_idle
+    t.idle >= POLICY.together_min_idle
 }
 
 /// Whether the tries so far tell if the threads ran at the same time: one try in which they
-/// did settles it; otherwise `together_quiet_tries` tries on a machine with cores free.
+/// did settles it; otherwise `together_quiet_tries` tries during whose calls cores sat idle.
 pub fn settled(tries: &[TryReport]) -> bool {
     tries.iter().any(together)
         || tries.iter().filter(|t| quiet(t)).count() >= POLICY.together_quiet_tries
@@ -172,13 +160,12 @@ mod tests {
         assert!(spins(&base, &stopped).is_some());
     }
 
-    fn try_of(used: f64, free: f64, share: f64) -> TryReport {
+    fn try_of(used: f64, idle: f64, share: f64) -> TryReport {
         TryReport {
             share,
             total: (used * 1e9) as u64,
             wall: 1_000_000_000,
-            free,
-            idle: 1.0,
+            idle,
         }
     }
 
@@ -186,16 +173,18 @@ mod tests {
     fn the_bars_are_where_the_table_puts_them() {
         // A Mutex's hand-overs (1.3 cores) are not together, on a busy or a quiet machine.
         assert!(!together(&try_of(1.3, 0.0, 0.5)));
-        assert!(!together(&try_of(1.3, 2.0, 0.5)));
-        // Two threads on two free cores are.
-        assert!(together(&try_of(1.8, 2.0, 0.5)));
-        // An uneven split kept busy as far as it allows is; one thread doing it all is not.
-        assert!(together(&try_of(1.15, 0.0, 0.8)));
-        assert!(!together(&try_of(0.9, 0.0, 0.95)));
-        // Quiet: cores free around the try and idle during it.
-        assert!(quiet(&try_of(1.0, 1.8, 0.5)));
-        assert!(!quiet(&try_of(1.0, 1.2, 0.5)));
-        assert!(settled(&[try_of(1.0, 1.8, 0.5), try_of(1.0, 1.9, 0.5)]));
-        assert!(!settled(&[try_of(1.0, 1.8, 0.5), try_of(1.0, 1.0, 0.5)]));
+        assert!(!together(&try_of(1.3, 0.7, 0.5)));
+        // Two threads on two idle cores are; on one core and a half of another, too.
+        assert!(together(&try_of(1.8, 0.2, 0.5)));
+        assert!(together(&try_of(1.5, 0.0, 0.5)));
+        // One thread taking most rows from a lock, with others spinning a little, is not,
+        // whatever its share of the work allows.
+        assert!(!together(&try_of(1.2, 0.0, 0.85)));
+        assert!(!together(&try_of(1.15, 0.0, 0.8)));
+        // Quiet: cores idle while the calls ran.
+        assert!(quiet(&try_of(1.2, 0.8, 0.5)));
+        assert!(!quiet(&try_of(1.0, 0.1, 0.5)));
+        assert!(settled(&[try_of(1.0, 0.9, 0.5), try_of(1.0, 0.8, 0.5)]));
+        assert!(!settled(&[try_of(1.0, 0.9, 0.5), try_of(1.0, 0.1, 0.5)]));
     }
 }
