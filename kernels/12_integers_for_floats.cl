@@ -292,11 +292,11 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     const int j = get_global_id(0), i = get_global_id(1);
     if (j >= N || i >= M) return;
     const long plane = (long)Mp * Np, at = (long)i * Np + j;
-    // EXERCISE(12.2) BEGIN: x from its residues (Garner's digits, Horner in double), then C = 2^-(e_i+f_j)·x
+    // EXERCISE(12.2) BEGIN: x from its residues (Garner, Horner), C = 2^-(e_i+f_j)·x
     // TODO: Garner's digits v[0..NMOD): for each k, t = R[k * plane + at], then for every q < k
     // TODO:   t = ((t - v[q]) * INVS[q * 8 + k]) % MODS[k]; bring t into [0, p_k), then centre it
     // TODO:   into [-(p_k-1)/2, (p_k-1)/2]: v[k] = t.
-    // TODO: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)) in double, by Horner from v[NMOD-1] inwards (fma).
+    // TODO: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)) in double, Horner from v[NMOD-1] in (fma).
     // TODO: C[i][j] = (float)(2^-(e[i] + f[j]) · x) (ldexp).
     // EXERCISE END
 }

@@ -297,7 +297,7 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     const int j = get_global_id(0), i = get_global_id(1);
     if (j >= N || i >= M) return;
     const long plane = (long)Mp * Np, at = (long)i * Np + j;
-    // EXERCISE(12.2) BEGIN: x from its residues (Garner's digits, Horner in double), then C = 2^-(e_i+f_j)·x
+    // EXERCISE(12.2) BEGIN: x from its residues (Garner, Horner), C = 2^-(e_i+f_j)·x
     // Garner's mixed radix: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), each digit v_k found from
     // r_k and the digits before it. Balanced digits (in [-(p_k-1)/2, (p_k-1)/2]) make the
     // sum cover [-P/2, P/2), negative products included, and Horner's sum in double then
