@@ -7,15 +7,17 @@
 //   row_scale, col_scale   e_i, f_j: powers of two such that ‖2^e_i a_i‖₂ ≤ 2^L and
 //                          ‖2^f_j b_j‖₂ ≤ 2^L with 2^(2L) < P/2: by Cauchy–Schwarz every
 //                          |a'_i·b'_j| is then below P/2
-//   a_residues, b_residues a' = trunc(2^e_i a), b' = trunc(2^f_j b), exact integers, then
-//                          a' mod p for every modulus, centred, as planes of signed bytes
-//                          (B's transposed, so that both are k-contiguous)
-//   products               one exact INT8 product per modulus through the unit, reduced mod p
+//   a_residues, b_residues a' = rint(2^e_i a), b' = rint(2^f_j b), exact integers (rounded
+//                          to nearest: half the error of truncation), then a' mod p for every
+//                          modulus, centred, as planes of signed bytes (B's transposed, so
+//                          that both are k-contiguous)
+//   products               one exact INT8 product per modulus through the unit, reduced mod p:
+//                          all NMOD products in one launch
 //   reconstruct            the integer a'_i·b'_j from its residues (Chinese remainder
 //                          theorem, Garner's mixed radix), then C = 2^-(e_i+f_j)·x
 //
-// The planes are padded with zeros: Mp and Np to whole blocks (BM, BN), Kp to 64, so the
-// products need no bounds.
+// The planes are padded with zeros: Mp and Np to whole blocks (BM, BN), Kp to the k-step (BK)
+// and to 64, so the products need no bounds.
 
 #ifndef BM
 #define BM 64
@@ -34,6 +36,9 @@
 #endif
 #ifndef STAGES
 #define STAGES 2
+#endif
+#ifndef GROUPM
+#define GROUPM 1 // blocks taken in bands of GROUPM block rows (1: row by row)
 #endif
 
 #define WARPS ((BM / WM) * (BN / WN))
@@ -54,10 +59,19 @@ inline double scale_bits(void) {
     return 0.5 * (lp - 1.02);
 }
 
-// e for a row or column whose sum of squares is ss: the largest with ‖2^e x‖₂ ≤ 2^L. The sum
-// is rounded up a little, so that no rounding of it lets the bound slip.
-inline int scale_exponent(const double ss) {
-    return ss > 0.0 ? (int)floor(scale_bits() - 0.5 * log2(ss * (1.0 + 0x1p-30))) : 0;
+// The bits the scaled values may hold before they are rounded to integers, for rows of K: a
+// rounding moves each of K values by at most 1/2, the 2-norm by at most √K/2, so a norm
+// within 2^L − √K/2 is within 2^L after it. Where that leaves little, L − 1 instead: rounding
+// at most doubles a value's magnitude (below 1/2 it becomes 0), so 2^(L−1) is as safe.
+inline double rounded_bits(const int K) {
+    const double l = scale_bits();
+    return fmax(log2(fmax(exp2(l) - 0.5 * sqrt((double)K), 1.0)), l - 1.0);
+}
+
+// e for a row or column of K whose sum of squares is ss: the largest with ‖2^e x‖₂ within
+// rounded_bits. The sum is rounded up a little, so that no rounding of it lets the bound slip.
+inline int scale_exponent(const double ss, const int K) {
+    return ss > 0.0 ? (int)floor(rounded_bits(K) - 0.5 * log2(ss * (1.0 + 0x1p-30))) : 0;
 }
 
 // ANCHOR: row_scale
@@ -77,7 +91,7 @@ void row_scale(const int M, const int K, const __global float* A, __global int* 
         if (lid < h) red[lid] += red[lid + h];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0 && i < M) e[i] = scale_exponent(red[0]);
+    if (lid == 0 && i < M) e[i] = scale_exponent(red[0], K);
 }
 // ANCHOR_END: row_scale
 
@@ -99,7 +113,7 @@ void col_scale(const int K, const int N, const __global float* B, __global int* 
     if (ly == 0 && j < N) {
         double t = 0.0;
         for (int r = 0; r < 8; r++) t += red[r][lx];
-        f[j] = scale_exponent(t);
+        f[j] = scale_exponent(t, K);
     }
 }
 
@@ -132,7 +146,7 @@ __kernel void a_residues(const int M, const int K, const __global float* A,
     const int ei = i < M ? e[i] : 0;
     for (int q = 0; q < 4; q++) {
         const float a = (i < M && k + q < K) ? A[(long)i * K + k + q] : 0.0f;
-        x[q] = trunc(ldexp((double)a, ei));
+        x[q] = rint(ldexp((double)a, ei));
     }
     const long plane = (long)Mp * Kp;
     __global char* out = R + (long)i * Kp + k;
@@ -145,7 +159,7 @@ __kernel void a_residues(const int M, const int K, const __global float* A,
 }
 
 // Work-groups of 32 × 8 over a tile of 64 rows (k) × 32 columns (j) of B: scaled and
-// truncated through local memory, written transposed (Np × Kp planes, k contiguous).
+// rounded through local memory, written transposed (Np × Kp planes, k contiguous).
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void b_residues(const int K, const int N, const __global float* B, const __global int* f,
                 __global char* R, const int Np, const int Kp) {
@@ -157,7 +171,7 @@ void b_residues(const int K, const int N, const __global float* B, const __globa
     for (int r = 0; r < 8; r++) {
         const int k = k0 + ly + 8 * r;
         const float b = (k < K && j < N) ? B[(long)k * N + j] : 0.0f;
-        tile[ly + 8 * r][lx] = trunc(ldexp((double)b, fj));
+        tile[ly + 8 * r][lx] = rint(ldexp((double)b, fj));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int tid = ly * 32 + lx;
@@ -182,6 +196,7 @@ void b_residues(const int K, const int N, const __global float* B, const __globa
 // Stage the k-step at k0: A's BM × BK bytes and B's BN × BK bytes, 16 bytes per copy.
 inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
                   const __global uchar* B, const int Kp, const int k0, const int tid) {
+    #pragma unroll
     for (int u = 0; u < (BM * BK / 16 + THREADS - 1) / THREADS; u++) {
         const int c = tid + u * THREADS;
         if (c < BM * BK / 16) {
@@ -189,6 +204,7 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
             async_copy16(as + row * SROW + col, A + (long)row * Kp + k0 + col);
         }
     }
+    #pragma unroll
     for (int u = 0; u < (BN * BK / 16 + THREADS - 1) / THREADS; u++) {
         const int c = tid + u * THREADS;
         if (c < BN * BK / 16) {
@@ -200,7 +216,8 @@ inline void stage(__local uchar* as, __local uchar* bs, const __global uchar* A,
 // ANCHOR_END: stage
 
 // For every modulus t: RC_t (Mp × Np bytes) = (RA_t · RB_tᵀ) mod p_t, in [0, p_t). The grid
-// holds the NMOD products one under the other: Mp / BM block rows each.
+// holds the NMOD products one under the other, Mp / BM block rows each, so that they run as
+// one launch: one product's last blocks overlap the next one's first.
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void products(const __global char* RA, const __global char* RB, __global uchar* RC,
               const int Mp, const int Np, const int Kp) {
@@ -210,17 +227,28 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t4 = lane & 3;
     const int wm = warp / (BN / WN), wn = warp % (BN / WN);
-    const int blocks_m = Mp / BM, t = get_group_id(1) / blocks_m;
-    const int m0 = (get_group_id(1) % blocks_m) * BM, n0 = get_group_id(0) * BN;
+    const int blocks_m = Mp / BM, blocks_n = Np / BN, t = get_group_id(1) / blocks_m;
+    // The blocks run about in launch order (x fastest): taken in bands of GROUPM block rows,
+    // column by column, the blocks resident at one time share their panels of A and B in the
+    // L2 cache, where row by row each would bring its own panel of B.
+    const int id = (get_group_id(1) % blocks_m) * blocks_n + get_group_id(0);
+    const int band = id / (GROUPM * blocks_n), first = band * GROUPM;
+    const int height = min(blocks_m - first, GROUPM), pos = id - band * GROUPM * blocks_n;
+    const int m0 = (first + pos % height) * BM, n0 = pos / height * BN;
     const int p = MODS[t];
     const __global uchar* A = (const __global uchar*)RA + (long)t * Mp * Kp + (long)m0 * Kp;
     const __global uchar* B = (const __global uchar*)RB + (long)t * Np * Kp + (long)n0 * Kp;
 
     int4 acc[MI][NI];
+    // Every loop over the tiles unrolled: the accumulators are then registers, indexed by
+    // constants, never an array in memory.
+    #pragma unroll
     for (int i = 0; i < MI; i++)
+        #pragma unroll
         for (int j = 0; j < NI; j++) acc[i][j] = (int4)(0);
 
     const int nk = Kp / BK;
+    #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < nk) stage(sm + s * TILE_A, sm + STAGES * TILE_A + s * TILE_B, A, B, Kp, s * BK, tid);
         async_commit();
@@ -241,12 +269,15 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
         const int cur = kt % STAGES;
         const __local uchar* as = sm + cur * TILE_A + (wm * WM) * SROW;
         const __local uchar* bs = sm + STAGES * TILE_A + cur * TILE_B + (wn * WN) * SROW;
+        #pragma unroll
         for (int kk = 0; kk < BK / 32; kk++) {
             uint4 af[MI];
             uint2 bf[NI];
 #if MMA_PTX
+            #pragma unroll
             for (int i = 0; i < MI; i++)
                 af[i] = ldsm_x4(as + (i * 16 + (lane & 15)) * SROW + kk * 32 + (lane >> 4) * 16);
+            #pragma unroll
             for (int j = 0; j < NI; j += 2) {
                 const uint4 r = ldsm_x4(bs + (j * 8 + (lane & 7) + (lane >> 4) * 8) * SROW +
                                         kk * 32 + ((lane >> 3) & 1) * 16);
@@ -254,6 +285,7 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
                 bf[j + 1] = (uint2)(r.z, r.w);
             }
 #else
+            #pragma unroll
             for (int i = 0; i < MI; i++) {
                 const int r = i * 16 + g, c = kk * 32 + 4 * t4;
                 af[i] = (uint4)(*(const __local uint*)(as + r * SROW + c),
@@ -261,12 +293,14 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
                                 *(const __local uint*)(as + r * SROW + c + 16),
                                 *(const __local uint*)(as + (r + 8) * SROW + c + 16));
             }
+            #pragma unroll
             for (int j = 0; j < NI; j++) {
                 const int r = j * 8 + g, c = kk * 32 + 4 * t4;
                 bf[j] = (uint2)(*(const __local uint*)(bs + r * SROW + c),
                                 *(const __local uint*)(bs + r * SROW + c + 16));
             }
 #endif
+            #pragma unroll
             for (int i = 0; i < MI; i++)
                 for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
         }
@@ -274,8 +308,10 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
     async_wait(0);
 
     __global uchar* C = RC + (long)t * Mp * Np;
+    #pragma unroll
     for (int i = 0; i < MI; i++) {
         const int r0 = m0 + wm * WM + i * 16 + g;
+        #pragma unroll
         for (int j = 0; j < NI; j++) {
             const int c0 = n0 + wn * WN + j * 8 + 2 * t4;
             int4 v = acc[i][j] % p;
@@ -289,15 +325,10 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
 // ---------------------------------------------------------------- reconstruction
 
 // ANCHOR: reconstruct
-// Work-item (j, i): from the residues r_t of x = a'_i·b'_j (RC_t[i][j], in [0, p_t)) back to
-// x, the one integer in [-P/2, P/2) with those residues, then C[i][j] = 2^-(e_i+f_j)·x.
-__kernel void reconstruct(const int M, const int N, const __global uchar* R, const int Mp,
-                          const int Np, const __global int* e, const __global int* f,
-                          __global float* C) {
-    const int j = get_global_id(0), i = get_global_id(1);
-    if (j >= N || i >= M) return;
-    const long plane = (long)Mp * Np, at = (long)i * Np + j;
-    // EXERCISE(12.2) BEGIN: x from its residues (Garner, Horner), C = 2^-(e_i+f_j)·x
+// From the residues r[t] of x = a'_i·b'_j (RC_t[i][j], in [0, p_t)) back to x, the one
+// integer in [-P/2, P/2) with those residues, then C[i][j] = 2^-s·x, s = e_i + f_j.
+inline float from_residues(const int* r, const int s) {
+    // EXERCISE(12.2) BEGIN: x from its residues (Garner, Horner), C = 2^-s·x
     // Garner's mixed radix: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)), each digit v_k found from
     // r_k and the digits before it. Balanced digits (in [-(p_k-1)/2, (p_k-1)/2]) make the
     // sum cover [-P/2, P/2), negative products included, and Horner's sum in double then
@@ -305,7 +336,7 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     int v[NMOD];
     for (int k = 0; k < NMOD; k++) {
         const int pk = MODS[k];
-        int t = (int)R[k * plane + at];
+        int t = r[k];
         for (int q = 0; q < k; q++) t = ((t - v[q]) * INVS[q * 8 + k]) % pk;
         if (t < 0) t += pk;
         if (t > (pk - 1) / 2) t -= pk;
@@ -313,7 +344,36 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     }
     double x = (double)v[NMOD - 1];
     for (int k = NMOD - 2; k >= 0; k--) x = fma(x, (double)MODS[k], (double)v[k]);
-    C[(long)i * N + j] = (float)ldexp(x, -(e[i] + f[j]));
+    return (float)ldexp(x, -s);
     // EXERCISE END
 }
 // ANCHOR_END: reconstruct
+
+// Work-item (j/4, i): C[i][j0..j0+3] from one uchar4 of each plane and one float4 store (rows
+// of the planes are Np bytes, a multiple of 32, so j0 is 4-aligned and inside the plane).
+__kernel void reconstruct(const int M, const int N, const __global uchar* R, const int Mp,
+                          const int Np, const __global int* e, const __global int* f,
+                          __global float* C) {
+    const int j0 = get_global_id(0) * 4, i = get_global_id(1);
+    if (j0 >= N || i >= M) return;
+    const long plane = (long)Mp * Np, at = (long)i * Np + j0;
+    int r[4][NMOD];
+    #pragma unroll
+    for (int t = 0; t < NMOD; t++) {
+        const uchar4 c = *(const __global uchar4*)(R + t * plane + at);
+        r[0][t] = c.x;
+        r[1][t] = c.y;
+        r[2][t] = c.z;
+        r[3][t] = c.w;
+    }
+    const int ei = e[i];
+    __global float* c = C + (long)i * N + j0;
+    if (j0 + 3 < N) {
+        const int4 fj = vload4(0, f + j0);
+        vstore4((float4)(from_residues(r[0], ei + fj.x), from_residues(r[1], ei + fj.y),
+                         from_residues(r[2], ei + fj.z), from_residues(r[3], ei + fj.w)),
+                0, c);
+    } else {
+        for (int q = 0; j0 + q < N; q++) c[q] = from_residues(r[q], ei + f[j0 + q]);
+    }
+}

@@ -151,7 +151,8 @@ fn launches_and_refuses_bad_defines() {
     for (name, bad, words) in [
         ("WM", "24", "multiple of 16"),
         ("WN", "8", "multiple of 16"),
-        ("BK", "16", "32 or 64"),
+        ("BK", "16", "32, 64 or 128"),
+        ("GROUPM", "0", "at least 1"),
         ("NMOD", "9", "2 to 8"),
         ("STAGES", "5", "2, 3 or 4"),
         ("BN", "40", "multiple of WN"),
@@ -186,10 +187,13 @@ pub mod cases {
             // terms of a product are forgotten, so for a long K the products pass P/2 and wrap.
             Mutant(&[
                 (
-                    "e[i] = scale_exponent(red[0]);",
-                    "e[i] = scale_exponent(red[0] / K);",
+                    "e[i] = scale_exponent(red[0], K);",
+                    "e[i] = scale_exponent(red[0] / K, K);",
                 ),
-                ("f[j] = scale_exponent(t);", "f[j] = scale_exponent(t / K);"),
+                (
+                    "f[j] = scale_exponent(t, K);",
+                    "f[j] = scale_exponent(t / K, K);",
+                ),
             ]),
             FailKind::Wrong,
             &[
@@ -215,14 +219,15 @@ pub mod cases {
             L,
             "scaling_skipped",
             WrongResult,
-            // The exponents computed, but the values truncated as they are.
+            // The exponents computed, but the values truncated as they are, unscaled (the
+            // stage check names the truncation of an unscaled value).
             Mutant(&[
                 (
-                    "x[q] = trunc(ldexp((double)a, ei));",
+                    "x[q] = rint(ldexp((double)a, ei));",
                     "x[q] = trunc((double)a);",
                 ),
                 (
-                    "tile[ly + 8 * r][lx] = trunc(ldexp((double)b, fj));",
+                    "tile[ly + 8 * r][lx] = rint(ldexp((double)b, fj));",
                     "tile[ly + 8 * r][lx] = trunc((double)b);",
                 ),
             ]),
@@ -267,10 +272,7 @@ pub mod cases {
             L,
             "not_unscaled",
             WrongResult,
-            Mutant(&[(
-                "C[(long)i * N + j] = (float)ldexp(x, -(e[i] + f[j]));",
-                "C[(long)i * N + j] = (float)x;",
-            )]),
+            Mutant(&[("return (float)ldexp(x, -s);", "return (float)x;")]),
             FailKind::Wrong,
             &["reconstruction is wrong", "2^-(e_i+f_j)"],
         ),
@@ -343,17 +345,17 @@ pub mod cases {
         ),
         Case::accepts(
             L,
-            "residues_of_rounded_values",
-            // Scaled values rounded to the nearest integer instead of truncated: half the
-            // error, and within the same bound.
+            "residues_of_truncated_values",
+            // Scaled values truncated instead of rounded to the nearest integer: twice the
+            // error, and within the same bound (truncation never grows a norm).
             Mutant(&[
                 (
-                    "x[q] = trunc(ldexp((double)a, ei));",
                     "x[q] = rint(ldexp((double)a, ei));",
+                    "x[q] = trunc(ldexp((double)a, ei));",
                 ),
                 (
-                    "tile[ly + 8 * r][lx] = trunc(ldexp((double)b, fj));",
                     "tile[ly + 8 * r][lx] = rint(ldexp((double)b, fj));",
+                    "tile[ly + 8 * r][lx] = trunc(ldexp((double)b, fj));",
                 ),
             ]),
         ),

@@ -83,8 +83,8 @@ pub const FURTHER: &[Signature] = &[
 ];
 
 /// The sizes of one multiplication: the problem, the moduli, and the planes padded with zeros
-/// (Mp and Np to whole blocks, and Np to b_residues' 32 columns; Kp to its 64 rows), so that
-/// the products need no bounds.
+/// (Mp and Np to whole blocks, and Np to b_residues' 32 columns; Kp to the k-step and to
+/// b_residues' 64 rows), so that the products need no bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
     pub shape: Shape,
@@ -149,8 +149,9 @@ impl Plan {
                 global: [self.np / self.bn * self.threads, self.mp / self.bm * self.nmod],
                 local: Some([self.threads, 1]),
             },
+            // Four columns of C per work-item.
             Launch {
-                global: [s.n, s.m],
+                global: [s.n.div_ceil(4), s.m],
                 local: None,
             },
         ]
