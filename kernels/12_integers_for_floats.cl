@@ -321,21 +321,20 @@ void products(const __global char* RA, const __global char* RB, __global uchar* 
 
 // ANCHOR: reconstruct
 // From the residues r[t] of x = a'_i·b'_j (RC_t[i][j], in [0, p_t)) back to x, the one
-// integer in [-P/2, P/2) with those residues, then C[i][j] = 2^-s·x, s = e_i + f_j.
-inline float from_residues(const int* r, const int s) {
+// integer in [-P/2, P/2) with those residues, then *c = C[i][j] = 2^-s·x, s = e_i + f_j.
+inline void from_residues(const int* r, const int s, __global float* c) {
     // EXERCISE(12.2) BEGIN: x from its residues (Garner, Horner), C = 2^-s·x
     // TODO: Garner's digits v[0..NMOD): for each k, t = r[k], then for every q < k
     // TODO:   t = ((t - v[q]) * INVS[q * 8 + k]) % MODS[k]; bring t into [0, p_k), then centre it
     // TODO:   into [-(p_k-1)/2, (p_k-1)/2]: v[k] = t.
     // TODO: x = v_0 + p_0 (v_1 + p_1 (v_2 + ...)) in double, Horner from v[NMOD-1] in (fma).
-    // TODO: return (float)(2^-s · x) (ldexp).
-    return 0.0f;
+    // TODO: *c = (float)(2^-s · x) (ldexp).
     // EXERCISE END
 }
 // ANCHOR_END: reconstruct
 
-// Work-item (j/4, i): C[i][j0..j0+3] from one uchar4 of each plane and one float4 store (rows
-// of the planes are Np bytes, a multiple of 32, so j0 is 4-aligned and inside the plane).
+// Work-item (j/4, i): C[i][j0..j0+3] from one uchar4 of each plane (rows of the planes are Np
+// bytes, a multiple of 32, so j0 is 4-aligned and inside the plane).
 __kernel void reconstruct(const int M, const int N, const __global uchar* R, const int Mp,
                           const int Np, const __global int* e, const __global int* f,
                           __global float* C) {
@@ -345,20 +344,15 @@ __kernel void reconstruct(const int M, const int N, const __global uchar* R, con
     int r[4][NMOD];
     #pragma unroll
     for (int t = 0; t < NMOD; t++) {
-        const uchar4 c = *(const __global uchar4*)(R + t * plane + at);
-        r[0][t] = c.x;
-        r[1][t] = c.y;
-        r[2][t] = c.z;
-        r[3][t] = c.w;
+        const uchar4 u = *(const __global uchar4*)(R + t * plane + at);
+        r[0][t] = u.x;
+        r[1][t] = u.y;
+        r[2][t] = u.z;
+        r[3][t] = u.w;
     }
     const int ei = e[i];
     __global float* c = C + (long)i * N + j0;
-    if (j0 + 3 < N) {
-        const int4 fj = vload4(0, f + j0);
-        vstore4((float4)(from_residues(r[0], ei + fj.x), from_residues(r[1], ei + fj.y),
-                         from_residues(r[2], ei + fj.z), from_residues(r[3], ei + fj.w)),
-                0, c);
-    } else {
-        for (int q = 0; j0 + q < N; q++) c[q] = from_residues(r[q], ei + f[j0 + q]);
-    }
+    #pragma unroll
+    for (int q = 0; q < 4; q++)
+        if (j0 + q < N) from_residues(r[q], ei + f[j0 + q], c + q);
 }

@@ -28,7 +28,7 @@ pub static LESSON: Lesson = Lesson {
     slug: "integers_for_floats",
     title: "Integers for floats",
     teaches: "FP32-accurate products from the INT8 matrix units (Ozaki scheme II): power-of-two scaling, residues modulo small moduli, one exact INT8 product each, the integer put back together by the Chinese remainder theorem; several kernels per multiplication",
-    hint: "in kernels/12_integers_for_floats.cl, start with residue (12.1): x mod p brought into [0, p), then centred so that it fits a signed byte. Then reconstruct (12.2): Garner's digits from the products' residues, x by Horner in double, and C = 2^-(e_i+f_j)·x.",
+    hint: "in kernels/12_integers_for_floats.cl, start with residue (12.1): x mod p brought into [0, p), then centred so that it fits a signed byte. Then from_residues (12.2), one element of C for reconstruct: Garner's digits from the products' residues, x by Horner in double, and C = 2^-(e_i+f_j)·x.",
     kind: Kind::OpenCl(&INTEGERS),
     // Per multiplication the kernels request A and B twice (the norms, then the residues), the
     // planes once per block row and column of the products, and C once: counted here as the

@@ -272,7 +272,7 @@ pub mod cases {
             L,
             "not_unscaled",
             WrongResult,
-            Mutant(&[("return (float)ldexp(x, -s);", "return (float)x;")]),
+            Mutant(&[("*c = (float)ldexp(x, -s);", "*c = (float)x;")]),
             FailKind::Wrong,
             &["reconstruction is wrong", "2^-(e_i+f_j)"],
         ),
