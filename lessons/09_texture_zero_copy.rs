@@ -467,6 +467,7 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
             guard,
             wall_ms,
             host_ms: wall_ms,
+            found: None,
             ..RunOutput::plain(got, kernel_ms)
         })
     };

@@ -340,10 +340,11 @@ pub struct Prelude {
 /// The prelude for a device.
 pub type PreludeFn = fn(&Gpu) -> Prelude;
 
-/// Judges the accuracy of a result `c` of problem `p`: `Some(message)` when it is not good
-/// enough. `failed` says whether the result already failed the per-element allowance (the
-/// message then explains it better than the generic one, or `None` keeps the generic one).
-pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &[f32], bool) -> Option<String>;
+/// Judges the accuracy of a run's result `out.c` of problem `p`: `Some(message)` when it is
+/// not good enough (or `out.found` names what made it wrong). `failed` says whether the result
+/// already failed the per-element allowance (the message then explains it better than the
+/// generic one, or `None` keeps the generic one).
+pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &RunOutput, bool) -> Option<String>;
 
 /// Plain buffers for A, B and C, copied to and from the device.
 pub const BUFFERS: Host = Host {

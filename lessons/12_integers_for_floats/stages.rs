@@ -3,10 +3,8 @@
 //! integer arithmetic, each stage taking the previous stage's own output, so that only the
 //! first wrong stage is named. The checks ask what any correct kernel must give (a bound that
 //! holds, residues of the integers its own exponents make, exact products), never the course's
-//! own choices. The result is judged later, from C alone ([`lab::lesson::AccuracyFn`]): what
-//! the host found waits here for that judgement, keyed by the C it explains.
-
-use std::sync::Mutex;
+//! own choices. What it finds travels with the run's output (`RunOutput::found`) to the
+//! judgement of C ([`lab::lesson::AccuracyFn`]), which names that stage before anything else.
 
 use anyhow::{Context as _, Result};
 use lab::harness::device::Gpu;
@@ -20,34 +18,6 @@ use super::unit::{log2_p, MODULI};
 /// The largest problem whose stages are checked (multiply-adds of the residues' products on
 /// the host): every shape the grader checks, not the sizes it times.
 const MAX_CHECKED: usize = 1 << 28;
-
-/// What the host found, by the C it explains: (a digest of C, the message). A few at most:
-/// each is taken by the judgement of its own C.
-static FOUND: Mutex<Vec<(u64, String)>> = Mutex::new(Vec::new());
-
-fn digest(c: &[f32]) -> u64 {
-    // FNV-1a over the bits: the same C gives the same digest.
-    c.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
-        (h ^ x.to_bits() as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// What the host found about the stages that made `c`, if anything (taken once).
-pub fn found(p: &Problem, c: &[f32]) -> Option<String> {
-    let key = digest(c) ^ (p.shape.m * 31 + p.shape.n * 7 + p.shape.k) as u64;
-    let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
-    let at = found.iter().position(|(k, _)| *k == key)?;
-    Some(found.remove(at).1)
-}
-
-fn keep(p: &Problem, c: &[f32], message: String) {
-    let key = digest(c) ^ (p.shape.m * 31 + p.shape.n * 7 + p.shape.k) as u64;
-    let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
-    if found.len() >= 16 {
-        found.remove(0);
-    }
-    found.push((key, message));
-}
 
 fn read<T: Clone + Default>(gpu: &Gpu, b: &Buffer<T>, len: usize, what: &str) -> Result<Vec<T>> {
     let mut out = vec![T::default(); len.max(1)];
@@ -85,22 +55,26 @@ fn scaled(x: f32, e: i32) -> f64 {
     (x as f64 * 2f64.powi(e)).trunc()
 }
 
-/// Checks the stages of one multiplication of `p` whose result is `c`; what it finds waits for
-/// the judgement of `c`. Problems above [`MAX_CHECKED`] are left to the check of C alone.
-pub fn check(gpu: &Gpu, b: &Between, plan: &Plan, p: &Problem, c: &[f32]) -> Result<()> {
+/// Checks the stages of one multiplication of `p` whose result is `c`: the first wrong one,
+/// in a message for the student (`RunOutput::found`, read by the judgement of `c`), or `None`.
+/// Problems above [`MAX_CHECKED`] are left to the check of C alone.
+pub fn check(
+    gpu: &Gpu,
+    b: &Between,
+    plan: &Plan,
+    p: &Problem,
+    c: &[f32],
+) -> Result<Option<String>> {
     let (s, nmod) = (plan.shape, plan.nmod);
     if nmod * plan.mp * plan.np * plan.kp > MAX_CHECKED || s.m * s.n * s.k == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let e = read(gpu, &b.e, s.m, "A's exponents")?;
     let f = read(gpu, &b.f, s.n, "B's exponents")?;
     let ra = read(gpu, &b.ra, nmod * plan.mp * plan.kp, "A's residues")?;
     let rb = read(gpu, &b.rb, nmod * plan.np * plan.kp, "B's residues")?;
     let rc = read(gpu, &b.rc, nmod * plan.mp * plan.np, "the products' residues")?;
-    if let Some(message) = judge(p, plan, &e, &f, &ra, &rb, &rc, c) {
-        keep(p, c, message);
-    }
-    Ok(())
+    Ok(judge(p, plan, &e, &f, &ra, &rb, &rc, c))
 }
 
 /// The first stage whose output is wrong, in a message for the student; `None` when every

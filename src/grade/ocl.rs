@@ -214,7 +214,7 @@ fn grade_into(
             // result the per-element allowance let through.
             let verified = verify(&p, &out, starter);
             let failed = matches!(&verified, Err(f) if f.kind == FailKind::Wrong);
-            let verified = match ocl.host.accuracy.and_then(|a| a(&p, &out.c, failed)) {
+            let verified = match ocl.host.accuracy.and_then(|a| a(&p, &out, failed)) {
                 Some(why) if failed || verified.is_ok() => {
                     Err(Failure::new(FailKind::Wrong, format!("{shape}: {why}")))
                 }

@@ -348,6 +348,11 @@ pub struct RunOutput {
     /// End to end on the host's wall clock: upload A and B, run, read C back, ms.
     #[serde(default)]
     pub host_ms: f64,
+    /// What a lesson of several kernels found wrong in what one kernel left for the next
+    /// (lesson 12: the first stage whose output is wrong), for its judgement of C
+    /// ([`crate::lesson::AccuracyFn`]): a wrong C is explained by the stage that made it.
+    #[serde(default)]
+    pub found: Option<String>,
 }
 
 impl RunOutput {
@@ -362,6 +367,7 @@ impl RunOutput {
             nan_from_reads: false,
             wall_ms: kernel_ms,
             host_ms: kernel_ms,
+            found: None,
         }
     }
 }
@@ -469,6 +475,7 @@ pub fn run_steps(
         nan_from_reads,
         wall_ms,
         host_ms,
+        found: None,
     })
 }
 // ANCHOR_END: run_steps
@@ -661,6 +668,7 @@ pub fn run_padded(
         nan_from_reads,
         wall_ms,
         host_ms,
+        found: None,
     })
 }
 
