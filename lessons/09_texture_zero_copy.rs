@@ -187,6 +187,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         needs_images: true,
         prelude: None,
         accuracy: None,
+        kernels: &[],
     },
     sized: None,
     knobs: None,
@@ -490,6 +491,7 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
             guard,
             wall_ms,
             host_ms: wall_ms,
+            found: None,
             ..RunOutput::plain(got, kernel_ms)
         })
     };

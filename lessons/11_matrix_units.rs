@@ -167,7 +167,7 @@ pub static MATRIX: OclLesson = OclLesson {
             lab::harness::exec::run_padded(gpu, kernel, p, l, 4, parts)
         },
         prelude: Some(unit::prelude),
-        accuracy: Some(unit::accuracy),
+        accuracy: Some(|p, out, failed| unit::accuracy(p, &out.c, failed)),
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner

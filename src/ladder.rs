@@ -38,6 +38,7 @@ ladder! {
     l09_texture_zero_copy "../lessons/09_texture_zero_copy.rs",
     l10_tuned "../lessons/10_tuned.rs",
     l11_matrix_units "../lessons/11_matrix_units.rs",
+    l12_integers_for_floats "../lessons/12_integers_for_floats.rs",
 }
 
 /// A lesson by key (`05`, `5`, `03b`) or name (`05_local_tiling`).

@@ -3,7 +3,6 @@
 //! declares one value of [`Lesson`] per rung; everything else reads them.
 
 use anyhow::Result;
-use opencl3::kernel::Kernel;
 
 use crate::harness::device::{DeviceInfo, Gpu};
 use crate::harness::exec::{self, Launch, RunOutput};
@@ -11,7 +10,7 @@ use crate::harness::matrix::{Problem, Shape};
 use crate::harness::oclgrind::Counts;
 use crate::harness::paths::Course;
 use crate::harness::peak::Peak;
-use crate::harness::program::{Arg, Define};
+use crate::harness::program::{Arg, Define, Kernels, Signature};
 use crate::harness::timing::Timing;
 
 /// One rung of the ladder.
@@ -48,6 +47,9 @@ pub enum Unit {
     Fp32,
     /// The matrix units (NVIDIA's tensor cores) on TF32 inputs.
     MatrixTf32,
+    /// The matrix units on INT8 inputs (lesson 12's products of residues): lesson 00 measures
+    /// no INT8 rate, so its share of peak is "n/a".
+    MatrixInt8,
 }
 
 impl Unit {
@@ -59,6 +61,7 @@ impl Unit {
         match self {
             Unit::Fp32 => Some(peak.gflops),
             Unit::MatrixTf32 => peak.matrix_tf32_gflops.map(|r| r / 3.0),
+            Unit::MatrixInt8 => None,
         }
     }
 
@@ -67,6 +70,7 @@ impl Unit {
         match self {
             Unit::Fp32 => "FP32 lanes",
             Unit::MatrixTf32 => "matrix unit",
+            Unit::MatrixInt8 => "INT8 matrix unit",
         }
     }
 }
@@ -291,8 +295,10 @@ pub struct Ctx<'a> {
     pub course: &'a Course,
 }
 
-/// Runs a kernel once on a problem, guarded (see [`exec::run_guarded`]).
-pub type RunFn = fn(&Gpu, &Kernel, &Problem, &Launch, &[Define]) -> Result<RunOutput>;
+/// Runs a lesson's kernel once on a problem, guarded (see [`exec::run_guarded`]), or, for a
+/// lesson of several kernels, all of them in turn for one multiplication
+/// ([`exec::run_steps`]). `Kernels` dereferences to the lesson's own kernel.
+pub type RunFn = fn(&Gpu, &Kernels, &Problem, &Launch, &[Define]) -> Result<RunOutput>;
 
 /// Tuned defines for a device and problem size, if any are recorded.
 pub type SizedFn = fn(&Ctx, Shape) -> Option<Vec<Define>>;
@@ -313,6 +319,12 @@ pub struct Host {
     pub prelude: Option<PreludeFn>,
     /// A judgement of accuracy beyond the per-element allowance (lesson 11: at least FP32's).
     pub accuracy: Option<AccuracyFn>,
+    /// The further kernels of the lesson's file that `run` and `exact` enqueue for one
+    /// multiplication besides [`OclLesson::kernel`] (lesson 12's conversions, products and
+    /// reconstruction), by name and arguments. Each is created and its signature checked when
+    /// the program is built, so that a file lacking one fails there, naming it; the prepared
+    /// program holds them by name ([`Kernels::get`]). Empty: the lesson's kernel alone.
+    pub kernels: &'static [Signature],
 }
 
 /// Source put before a lesson's kernel on a device, and the line every report shows about it.
@@ -328,10 +340,11 @@ pub struct Prelude {
 /// The prelude for a device.
 pub type PreludeFn = fn(&Gpu) -> Prelude;
 
-/// Judges the accuracy of a result `c` of problem `p`: `Some(message)` when it is not good
-/// enough. `failed` says whether the result already failed the per-element allowance (the
-/// message then explains it better than the generic one, or `None` keeps the generic one).
-pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &[f32], bool) -> Option<String>;
+/// Judges the accuracy of a run's result `out.c` of problem `p`: `Some(message)` when it is
+/// not good enough (or `out.found` names what made it wrong). `failed` says whether the result
+/// already failed the per-element allowance (the message then explains it better than the
+/// generic one, or `None` keeps the generic one).
+pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &RunOutput, bool) -> Option<String>;
 
 /// Plain buffers for A, B and C, copied to and from the device.
 pub const BUFFERS: Host = Host {
@@ -340,6 +353,7 @@ pub const BUFFERS: Host = Host {
     needs_images: false,
     prelude: None,
     accuracy: None,
+    kernels: &[],
 };
 
 /// One run of a kernel under the simulator: a size and the defines it is built with (small
@@ -501,6 +515,24 @@ impl OclLesson {
     /// The prelude on this device, if there is one.
     pub fn prelude(&self, gpu: &Gpu) -> Option<Prelude> {
         self.host.prelude.map(|p| p(gpu))
+    }
+
+    /// The lesson's own kernel, by name and arguments.
+    pub fn signature(&self) -> Signature {
+        Signature {
+            name: self.kernel,
+            args: self.args,
+        }
+    }
+
+    /// The C declarations of every kernel the lesson's file must define, its own first, one per
+    /// line: what a message about a missing or empty file shows.
+    pub fn declarations(&self) -> String {
+        std::iter::once(self.signature())
+            .chain(self.host.kernels.iter().copied())
+            .map(|s| crate::harness::program::signature(s.name, s.args))
+            .collect::<Vec<_>>()
+            .join("\n  ")
     }
 }
 

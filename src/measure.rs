@@ -6,14 +6,13 @@
 use std::path::Path;
 
 use anyhow::{Context as _, Result};
-use opencl3::kernel::Kernel;
 
 use crate::grade::verify;
 use crate::harness::device::Gpu;
 use crate::harness::exec::Launch;
 use crate::harness::matrix::{Comparison, Problem, Shape};
 use crate::harness::paths;
-use crate::harness::program::{self, Define};
+use crate::harness::program::{self, Define, Kernels};
 use crate::harness::timing::Timing;
 use crate::lesson::{Lesson, OclLesson};
 use crate::prepared::Prepared;
@@ -23,7 +22,7 @@ use crate::prepared::Prepared;
 pub fn checked_time(
     gpu: &Gpu,
     ocl: &OclLesson,
-    kernel: &Kernel,
+    kernel: &Kernels,
     shape: Shape,
     launch: &Launch,
     defines: &[Define],

@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::{Context as _, Result};
-use opencl3::kernel::Kernel;
 use opencl3::program::Program;
 
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::harness::paths;
-use crate::harness::program::{self, Arg, Define};
+use crate::harness::program::{self, Define, Kernels, Signature};
 use crate::lesson::{with_overrides, Ctx, OclLesson, StandIn};
 
 /// A lesson's defines, resolved: the device's own, then the tuned set recorded for `at` (a
@@ -38,11 +37,14 @@ pub fn defines(
 }
 
 /// A kernel built for a device: its program (kept alive for the kernel), the kernel with its
-/// signature checked, and the defines it was built with.
+/// signature checked, and the defines it was built with. For a lesson of several kernels per
+/// multiplication (its host declares them, [`crate::lesson::Host::kernels`]) the further ones
+/// are built with it, each checked the same way, and held by name.
 pub struct Prepared {
     pub file: PathBuf,
     pub defines: Vec<Define>,
-    pub kernel: Kernel,
+    /// The lesson's kernel (what `kernel` dereferences to), and its further kernels by name.
+    pub kernel: Kernels,
     /// The built program (its build log and binaries are what `lab-bench evidence` keeps).
     /// Declared after the kernel, so that the kernel is released first.
     pub program: Program,
@@ -90,15 +92,11 @@ impl Prepared {
         options: &str,
     ) -> Result<Prepared> {
         let source = (stand_in.source)(&ocl.source(gpu, text));
-        Self::built(
-            gpu,
-            ocl.kernel,
-            stand_in.args,
-            file,
-            &source,
-            defines,
-            options,
-        )
+        let main = Signature {
+            name: ocl.kernel,
+            args: stand_in.args,
+        };
+        Self::built(gpu, main, ocl, file, &source, defines, options)
     }
 
     /// Builds source that is already whole (a chapter's variant made from the lesson's file,
@@ -111,14 +109,15 @@ impl Prepared {
         defines: &[Define],
         options: &str,
     ) -> Result<Prepared> {
-        Self::built(gpu, ocl.kernel, ocl.args, file, source, defines, options)
+        Self::built(gpu, ocl.signature(), ocl, file, source, defines, options)
     }
 
-    /// The one build: counted, built, the kernel `name` checked against `args`.
+    /// The one build: counted, built, the kernel `main` and the lesson's further kernels
+    /// created, each checked against its arguments.
     fn built(
         gpu: &Gpu,
-        name: &str,
-        args: &[Arg],
+        main: Signature,
+        ocl: &OclLesson,
         file: &Path,
         source: &str,
         defines: &[Define],
@@ -126,7 +125,7 @@ impl Prepared {
     ) -> Result<Prepared> {
         count(file, defines, options);
         let program = program::build_source(gpu, file, source, defines, options)?;
-        let kernel = program::kernel(&program, file, name, args)?;
+        let kernel = Kernels::create(&program, file, main, ocl.host.kernels)?;
         Ok(Prepared {
             file: file.to_path_buf(),
             defines: defines.to_vec(),

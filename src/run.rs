@@ -393,6 +393,7 @@ pub fn report(m: &Measurement) -> String {
                     crate::lesson::Unit::Fp32 => "this device's measured FP32 peak",
                     crate::lesson::Unit::MatrixTf32 =>
                         "the matrix unit's measured TF32 rate over the three products of the split",
+                    crate::lesson::Unit::MatrixInt8 => "the matrix unit's measured INT8 rate",
                 },
                 gflops(p)
             );

@@ -79,3 +79,9 @@ fn lesson_10() -> Result<(), NotPassed> {
 fn lesson_11() -> Result<(), NotPassed> {
     your_kernel("11")
 }
+
+#[test]
+#[ignore]
+fn lesson_12() -> Result<(), NotPassed> {
+    your_kernel("12")
+}

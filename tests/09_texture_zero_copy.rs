@@ -98,7 +98,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 
 struct Bench {
     gpu: Gpu,
-    kernel: opencl3::kernel::Kernel,
+    kernel: lab::harness::program::Kernels,
     defines: Vec<Define>,
     _program: opencl3::program::Program,
 }

@@ -1,9 +1,9 @@
 //! Adding a lesson takes its files and one line of the ladder: a copy of the course gets a
-//! twelfth rung, a twin of lesson 01 under a new key, by exactly these edits
+//! thirteenth rung, a twin of lesson 01 under a new key, by exactly these edits
 //!
-//! - `lessons/12_cpu_twin.rs` (its declaration), `kernels/12_cpu_twin.rs` (the starter),
-//!   `solutions/12_cpu_twin.rs`, `tests/12_cpu_twin.rs` (its grader, with its grader's
-//!   cases), `book/src/12_cpu_twin.md`;
+//! - `lessons/13_cpu_twin.rs` (its declaration), `kernels/13_cpu_twin.rs` (the starter),
+//!   `solutions/13_cpu_twin.rs`, `tests/13_cpu_twin.rs` (its grader, with its grader's
+//!   cases), `book/src/13_cpu_twin.md`;
 //! - one line in `src/ladder.rs`;
 //!
 //! and the command the layout check names (`lab layout --write`). The copy is then built,
@@ -18,7 +18,7 @@ use std::process::{Command, Output};
 
 use lab::harness::paths::Course;
 
-const NAME: &str = "12_cpu_twin";
+const NAME: &str = "13_cpu_twin";
 const TWIN: &str = "01_cpu_naive";
 
 fn root() -> PathBuf {
@@ -157,7 +157,7 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         &format!("lessons/{TWIN}.rs"),
         &files[0],
         &[
-            ("key: \"01\"", "key: \"12\""),
+            ("key: \"01\"", "key: \"13\""),
             ("slug: \"cpu_naive\"", "slug: \"cpu_twin\""),
             ("title: \"CPU naive\"", "title: \"CPU twin\""),
         ],
@@ -173,16 +173,16 @@ fn add_lesson(copy: &Path) -> Vec<String> {
         &grader[..start]
     );
     std::fs::write(copy.join(&files[3]), own).unwrap();
-    twin(copy, &files[3], &files[3], &[("\"01\"", "\"12\"")]);
+    twin(copy, &files[3], &files[3], &[("\"01\"", "\"13\"")]);
     std::fs::write(
         copy.join(&files[4]),
-        "# 12 · CPU twin\n\nLesson 01 again, under a new key.\n",
+        "# 13 · CPU twin\n\nLesson 01 again, under a new key.\n",
     )
     .unwrap();
     // The one line of the ladder.
     let ladder = copy.join("src/ladder.rs");
     let text = std::fs::read_to_string(&ladder).unwrap();
-    let last = "    l11_matrix_units \"../lessons/11_matrix_units.rs\",\n";
+    let last = "    l12_integers_for_floats \"../lessons/12_integers_for_floats.rs\",\n";
     assert!(
         text.contains(last),
         "src/ladder.rs has no line for lesson 11"
@@ -253,11 +253,11 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(!out.status.success());
     for piece in [
         "Cargo.toml does not match the ladder",
-        "lesson 12: Cargo.toml has no [[bin]] named 12_cpu_twin",
+        "lesson 13: Cargo.toml has no [[bin]] named 13_cpu_twin",
         "tests/00-your-kernels.rs does not match the ladder",
         "tests/suite/lessons.rs does not match the ladder",
         "book/src/SUMMARY.md does not match the ladder",
-        "src/programs/12_cpu_twin.rs (the lesson's program) is missing",
+        "src/programs/13_cpu_twin.rs (the lesson's program) is missing",
         "run `cargo run -- layout --write`",
     ] {
         assert!(text(&out).contains(piece), "{piece}:\n{}", text(&out));
@@ -266,13 +266,13 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(out.status.success(), "{}", text(&out));
 
     // The scoreboard grades it; its program runs; the suite counts it.
-    let out = lab(&["--kernels", "solutions", "--lesson", "12", "--size", "48"]);
+    let out = lab(&["--kernels", "solutions", "--lesson", "13", "--size", "48"]);
     let board = text(&out);
     assert!(out.status.success(), "{board}");
     let row = board
         .lines()
-        .find(|l| l.contains("12 CPU twin"))
-        .unwrap_or_else(|| panic!("no row for lesson 12:\n{board}"));
+        .find(|l| l.contains("13 CPU twin"))
+        .unwrap_or_else(|| panic!("no row for lesson 13:\n{board}"));
     assert!(row.contains("done") && row.contains("GFLOP/s"), "{board}");
     cargo(&["build", "--quiet", "--bin", NAME]);
     let out = run(Command::new(build.join("debug").join(NAME))
@@ -302,7 +302,7 @@ fn a_lesson_is_its_files_and_one_line_of_the_ladder() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains(
-            "the suite counts 13 lessons: 01, 02, 03, 03b, 04, 05, 06, 07, 08, 09, 10, 11, 12"
+            "the suite counts 14 lessons: 01, 02, 03, 03b, 04, 05, 06, 07, 08, 09, 10, 11, 12, 13"
         ),
         "{}",
         text(&out)

@@ -43,6 +43,7 @@ pub fn run(
             nan_from_reads: false,
             wall_ms,
             host_ms,
+            found: None,
         },
         log: rec.log,
     })

@@ -19,7 +19,8 @@ pub static STAND_IN: StandIn = StandIn {
     source,
     // B's pixels in a buffer: every argument as in the lessons without images.
     args: STANDARD_ARGS,
-    exact,
+    // The runner takes the lesson's one kernel (what `Kernels` dereferences to).
+    exact: |gpu, kernel, p, l, d| exact(gpu, kernel, p, l, d),
     file: FILE,
     outside: "your kernel reads B outside the image with a sampler that leaves such reads undefined (CLK_ADDRESS_NONE, or REPEAT and MIRRORED_REPEAT without normalised coordinates), or with no sampler at all: a device may return anything there, and the simulator's copy of the image reads past its end.\n    hint: the pixels past the image's right and bottom edges are zeros only with CLK_ADDRESS_CLAMP in the sampler (`CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST`); or read only pixels inside it (x < ceil(N/4), y < K).",
 };

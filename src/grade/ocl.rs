@@ -63,9 +63,13 @@ fn grade_into(
             verdict.failure = Some(Failure::new(
                 FailKind::Build,
                 format!(
-                    "{} is empty: the lesson expects a kernel\n  {}",
+                    "{} is empty: the lesson expects {}\n  {}",
                     paths::display(file),
-                    program::signature(ocl.kernel, ocl.args)
+                    match ocl.host.kernels.len() {
+                        0 => "a kernel",
+                        _ => "these kernels",
+                    },
+                    ocl.declarations()
                 ),
             ));
             return Ok(());
@@ -218,7 +222,7 @@ fn grade_into(
             // result the per-element allowance let through.
             let verified = verify(&p, &out, starter);
             let failed = matches!(&verified, Err(f) if f.kind == FailKind::Wrong);
-            let verified = match ocl.host.accuracy.and_then(|a| a(&p, &out.c, failed)) {
+            let verified = match ocl.host.accuracy.and_then(|a| a(&p, &out, failed)) {
                 Some(why) if failed || verified.is_ok() => {
                     Err(Failure::new(FailKind::Wrong, format!("{shape}: {why}")))
                 }
@@ -300,7 +304,7 @@ fn grade_into(
         let t = match &reference {
             Some(r) => {
                 let target = Target::device(&gpu.info);
-                let run = |k: &opencl3::kernel::Kernel, p: &Problem| {
+                let run = |k: &program::Kernels, p: &Problem| {
                     (ocl.host.run)(&gpu, k, p, &launch, &defines)
                 };
                 match timing::time_beside(
@@ -380,7 +384,7 @@ const KNOB_SHAPE_MADS: usize = 1 << 22;
 pub fn time(
     gpu: &Gpu,
     ocl: &OclLesson,
-    kernel: &opencl3::kernel::Kernel,
+    kernel: &program::Kernels,
     shape: Shape,
     launch: &Launch,
     defines: &[Define],
@@ -403,7 +407,7 @@ pub fn time(
 pub fn time_within(
     gpu: &Gpu,
     ocl: &OclLesson,
-    kernel: &opencl3::kernel::Kernel,
+    kernel: &program::Kernels,
     shape: Shape,
     launch: &Launch,
     defines: &[Define],

@@ -348,6 +348,11 @@ pub struct RunOutput {
     /// End to end on the host's wall clock: upload A and B, run, read C back, ms.
     #[serde(default)]
     pub host_ms: f64,
+    /// What a lesson of several kernels found wrong in what one kernel left for the next
+    /// (lesson 12: the first stage whose output is wrong), for its judgement of C
+    /// ([`crate::lesson::AccuracyFn`]): a wrong C is explained by the stage that made it.
+    #[serde(default)]
+    pub found: Option<String>,
 }
 
 impl RunOutput {
@@ -362,6 +367,7 @@ impl RunOutput {
             nan_from_reads: false,
             wall_ms: kernel_ms,
             host_ms: kernel_ms,
+            found: None,
         }
     }
 }
@@ -389,22 +395,75 @@ pub fn nan_from_reads(
     Ok(again(&fill)?.iter().any(|x| x.is_nan()))
 }
 
-/// Runs a kernel with the standard arguments on one problem, guarded.
-// ANCHOR: run_guarded
-pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+/// One kernel launch of a multiplication that takes several (lesson 12: conversions, the
+/// products, the reconstruction).
+#[derive(Clone, Copy)]
+pub struct Step<'k> {
+    pub kernel: &'k Kernel,
+    pub launch: Launch,
+}
+
+/// Enqueues `steps` one behind the other on the in-order queue, without waiting in between,
+/// and waits for the last. Returns the device time from the first step's start to the last
+/// one's end (the multiplication as the device saw it, the gaps between kernels included, as
+/// a library of several kernels pays them on each call) and the wall-clock time from the
+/// first enqueue to the end, both in ms: the one is checked against the other as for a single
+/// launch ([`launch_timed`]).
+// ANCHOR: launch_steps
+pub fn launch_steps(gpu: &Gpu, steps: &[Step]) -> Result<(f64, f64)> {
+    if steps.is_empty() {
+        bail!("a multiplication of no kernels at all");
+    }
+    // Every launch is checked before any is enqueued: a bad work-group in the last step is a
+    // sentence, not a half-run multiplication.
+    for s in steps {
+        s.launch.validate(&gpu.info)?;
+    }
+    let started = Instant::now();
+    let mut events = Vec::with_capacity(steps.len());
+    for s in steps {
+        events.push(enqueue(gpu, s.kernel, &s.launch)?);
+    }
+    let last = events.last().expect("one event per step");
+    last.wait().context(
+        "a kernel failed while running (on many drivers this is how a write far outside a buffer shows)",
+    )?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let start = events[0]
+        .profiling_command_start()
+        .context("reading the first kernel's profiling start")?;
+    let end = last
+        .profiling_command_end()
+        .context("reading the last kernel's profiling end")?;
+    Ok((end.saturating_sub(start) as f64 * 1e-6, wall_ms))
+}
+// ANCHOR_END: launch_steps
+
+/// Runs the steps of one multiplication on a problem, guarded as a single kernel is: fresh A
+/// and B with their NaN zones, C poisoned inside its guard zone, then `set` gives the kernels
+/// that take them A, B and C (the steps' own buffers are the caller's, set beforehand), the
+/// steps run and are timed by [`launch_steps`], C is read back and checked as
+/// [`run_guarded`] checks it: the guard, whether NaN in C was read, whether A or B changed.
+// ANCHOR: run_steps
+pub fn run_steps(
+    gpu: &Gpu,
+    p: &Problem,
+    steps: &[Step],
+    set: impl Fn(&Buffer<f32>, &Buffer<f32>, &Buffer<f32>) -> Result<()>,
+) -> Result<RunOutput> {
     let started = Instant::now();
     let a = input_buffer(gpu, &p.a, 0)?;
     let b = input_buffer(gpu, &p.b, 0)?;
     let c = GuardedC::new(gpu, &p.poison, 0)?;
-    set_standard_args(kernel, p.shape, &a, &b, &c.c)?;
+    set(&a, &b, &c.c)?;
     settle(gpu, &[a.get(), b.get(), c.whole.get()])?;
-    let (kernel_ms, wall_ms) = launch_timed(gpu, kernel, l)?;
+    let (kernel_ms, wall_ms) = launch_steps(gpu, steps)?;
     let (out, guard) = c.read(gpu)?;
     let host_ms = started.elapsed().as_secs_f64() * 1e3;
     let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
         let again = GuardedC::new(gpu, fill, 0)?;
-        set_standard_args(kernel, p.shape, &a, &b, &again.c)?;
-        launch(gpu, kernel, l)?;
+        set(&a, &b, &again.c)?;
+        launch_steps(gpu, steps)?;
         Ok(again.unkept(again.whole_back(gpu)?).0)
     })?;
     Ok(RunOutput {
@@ -416,6 +475,17 @@ pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Resul
         nan_from_reads,
         wall_ms,
         host_ms,
+        found: None,
+    })
+}
+// ANCHOR_END: run_steps
+
+/// Runs a kernel with the standard arguments on one problem, guarded.
+// ANCHOR: run_guarded
+pub fn run_guarded(gpu: &Gpu, kernel: &Kernel, p: &Problem, l: &Launch) -> Result<RunOutput> {
+    let step = [Step { kernel, launch: *l }];
+    run_steps(gpu, p, &step, |a, b, c| {
+        set_standard_args(kernel, p.shape, a, b, c)
     })
 }
 // ANCHOR_END: run_guarded
@@ -598,6 +668,7 @@ pub fn run_padded(
         nan_from_reads,
         wall_ms,
         host_ms,
+        found: None,
     })
 }
 
@@ -657,24 +728,54 @@ pub fn run_exact_as(
     b: &[f32],
     l: &Launch,
 ) -> Result<RunOutput> {
-    let exact = |data: &[f32], what: &str| -> Result<Buffer<f32>> {
-        let mut copy = if data.is_empty() {
-            vec![f32::NAN]
-        } else {
-            data.to_vec()
-        };
-        unsafe {
-            Buffer::<f32>::create(
-                &gpu.context,
-                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                copy.len(),
-                copy.as_mut_ptr().cast(),
-            )
-        }
-        .with_context(|| format!("allocating {what}"))
+    let a = exact_input(gpu, a, "A")?;
+    let b = exact_input(gpu, b, "B")?;
+    let step = [Step { kernel, launch: *l }];
+    steps_exact(gpu, shape, &a, &b, &step, |a, b, c| {
+        set_standard_args(kernel, shape, a, b, c)
+    })
+}
+
+/// [`run_steps`] for the simulator, as [`run_exact`] is [`run_guarded`]: A and B in buffers of
+/// exactly their sizes, C of exactly its size and not initialised.
+pub fn run_steps_exact(
+    gpu: &Gpu,
+    p: &Problem,
+    steps: &[Step],
+    set: impl Fn(&Buffer<f32>, &Buffer<f32>, &Buffer<f32>) -> Result<()>,
+) -> Result<RunOutput> {
+    let a = exact_input(gpu, &p.a, "A")?;
+    let b = exact_input(gpu, &p.b, "B")?;
+    steps_exact(gpu, p.shape, &a, &b, steps, set)
+}
+
+/// A buffer holding exactly `data` (one NaN where it is empty), readable and writable.
+fn exact_input(gpu: &Gpu, data: &[f32], what: &str) -> Result<Buffer<f32>> {
+    let mut copy = if data.is_empty() {
+        vec![f32::NAN]
+    } else {
+        data.to_vec()
     };
-    let a = exact(a, "A")?;
-    let b = exact(b, "B")?;
+    unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+            copy.len(),
+            copy.as_mut_ptr().cast(),
+        )
+    }
+    .with_context(|| format!("allocating {what}"))
+}
+
+/// The steps on A and B as given, into a C of exactly M·N floats left uninitialised.
+fn steps_exact(
+    gpu: &Gpu,
+    shape: Shape,
+    a: &Buffer<f32>,
+    b: &Buffer<f32>,
+    steps: &[Step],
+    set: impl Fn(&Buffer<f32>, &Buffer<f32>, &Buffer<f32>) -> Result<()>,
+) -> Result<RunOutput> {
     // C is left uninitialised: the simulator then reports a kernel that reads C before
     // writing it (one that skips work when C already holds numbers, or adds into C without
     // clearing it), wherever the value read goes.
@@ -687,8 +788,8 @@ pub fn run_exact_as(
         )
     }
     .context("allocating C")?;
-    set_standard_args(kernel, shape, &a, &b, &c)?;
-    let kernel_ms = launch(gpu, kernel, l)?;
+    set(a, b, &c)?;
+    let kernel_ms = launch_steps(gpu, steps)?.0;
     let mut out = vec![0.0f32; (shape.m * shape.n).max(1)];
     unsafe {
         gpu.queue

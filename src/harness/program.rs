@@ -121,6 +121,12 @@ pub enum Arg {
     GlobalOut(&'static str),
     /// `__read_only image2d_t`.
     Image(&'static str),
+    /// `__global int*` (or `uint*`), read or written: what one kernel of a lesson of several
+    /// leaves for the next (lesson 12's exponents).
+    GlobalInts(&'static str),
+    /// `__global char*` (or `uchar*`), read or written: bytes one kernel leaves for the next
+    /// (lesson 12's residues).
+    GlobalBytes(&'static str),
 }
 
 impl Arg {
@@ -130,6 +136,8 @@ impl Arg {
             Arg::GlobalIn(n) => format!("const __global float* {n}"),
             Arg::GlobalOut(n) => format!("__global float* {n}"),
             Arg::Image(n) => format!("__read_only image2d_t {n}"),
+            Arg::GlobalInts(n) => format!("__global int* {n}"),
+            Arg::GlobalBytes(n) => format!("__global char* {n}"),
         }
     }
 }
@@ -205,6 +213,12 @@ pub fn kernel(program: &Program, path: &Path, name: &str, args: &[Arg]) -> Resul
             Arg::Int(_) => ty == "int" || ty == "uint",
             Arg::GlobalIn(_) | Arg::GlobalOut(_) => ty.starts_with("float") && ty.ends_with('*'),
             Arg::Image(_) => ty.contains("image2d_t"),
+            Arg::GlobalInts(_) => {
+                (ty.starts_with("int") || ty.starts_with("uint")) && ty.ends_with('*')
+            }
+            Arg::GlobalBytes(_) => {
+                (ty.starts_with("char") || ty.starts_with("uchar")) && ty.ends_with('*')
+            }
         };
         if !ok {
             return Err(mismatch(format!(
@@ -216,6 +230,78 @@ pub fn kernel(program: &Program, path: &Path, name: &str, args: &[Arg]) -> Resul
         }
     }
     Ok(kernel)
+}
+
+/// A kernel by name and the arguments the host passes it: a further kernel of a lesson that
+/// takes several per multiplication.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub name: &'static str,
+    pub args: &'static [Arg],
+}
+
+/// The kernels of a built program that a lesson runs: its own kernel, then the further ones it
+/// names, each created and checked against its arguments when the program is built, so that a
+/// file lacking one fails there, naming it. It dereferences to the lesson's own kernel: the
+/// host code of a lesson of one kernel reads as if it held that kernel alone.
+pub struct Kernels {
+    main: Kernel,
+    further: Vec<(&'static str, Kernel)>,
+}
+
+impl Kernels {
+    /// Creates `main` and every one of `further` from `program` (built from `path`), each
+    /// checked against its arguments ([`kernel`]).
+    pub fn create(
+        program: &Program,
+        path: &Path,
+        main: Signature,
+        further: &[Signature],
+    ) -> Result<Kernels> {
+        let main = kernel(program, path, main.name, main.args)?;
+        let further = further
+            .iter()
+            .map(|s| Ok((s.name, kernel(program, path, s.name, s.args)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Kernels { main, further })
+    }
+
+    /// The lesson's own kernel.
+    pub fn main(&self) -> &Kernel {
+        &self.main
+    }
+
+    /// A further kernel by the name the lesson declared it with.
+    pub fn get(&self, name: &str) -> Result<&Kernel> {
+        self.further
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, k)| k)
+            .ok_or_else(|| {
+                let declared: Vec<&str> = self.further.iter().map(|(n, _)| *n).collect();
+                anyhow::anyhow!(
+                    "the host asked for a kernel `{name}` that the lesson does not declare (it declares {})",
+                    if declared.is_empty() {
+                        "no further kernel".to_string()
+                    } else {
+                        format!("`{}`", declared.join("`, `"))
+                    }
+                )
+            })
+    }
+
+    /// The names of the further kernels, in the order the lesson declared them.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.further.iter().map(|(n, _)| *n)
+    }
+}
+
+impl std::ops::Deref for Kernels {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
+        &self.main
+    }
 }
 
 /// The OpenCL C versions a kernel can be asked to build as (`--cl-std`, `LAB_CL_STD`).

@@ -588,6 +588,7 @@ mod tests {
         RunOutput {
             wall_ms,
             host_ms: wall_ms + 1.0,
+            found: None,
             ..RunOutput::plain(vec![0.0; p.shape.m * p.shape.n], kernel_ms)
         }
     }

@@ -52,6 +52,10 @@ mod l10_tuned;
 #[allow(unused, clippy::all)]
 mod l11_matrix_units;
 
+#[path = "../12_integers_for_floats.rs"]
+#[allow(unused, clippy::all)]
+mod l12_integers_for_floats;
+
 /// Every graded lesson's key and cases, in ladder order.
 pub static TABLES: &[(&str, &[Case])] = &[
     ("01", l01_cpu_naive::cases::CASES),
@@ -66,4 +70,5 @@ pub static TABLES: &[(&str, &[Case])] = &[
     ("09", l09_texture_zero_copy::cases::CASES),
     ("10", l10_tuned::cases::CASES),
     ("11", l11_matrix_units::cases::CASES),
+    ("12", l12_integers_for_floats::cases::CASES),
 ];

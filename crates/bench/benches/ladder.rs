@@ -27,13 +27,12 @@ use lab::harness::device::Gpu;
 use lab::harness::exec::{Launch, RunOutput};
 use lab::harness::matrix::{Problem, Shape};
 use lab::harness::paths::Course;
-use lab::harness::program::Define;
+use lab::harness::program::{Define, Kernels};
 use lab::harness::timing::{self, CheckedCalls, Target};
 use lab::ladder;
 use lab::lesson::{Ctx, Kind, Lesson, OclLesson};
 use lab::prepared::{self, Prepared};
 use lab_bench::peers;
-use opencl3::kernel::Kernel;
 
 #[path = "../../../solutions/02_cpu_loop_order.rs"]
 mod loop_order;
@@ -170,7 +169,7 @@ fn cpu(c: &mut Criterion) {
 /// A rung ready to time: its kernel and launch, checked once against the reference.
 struct Rung {
     ocl: &'static OclLesson,
-    kernel: Kernel,
+    kernel: Kernels,
     launch: Launch,
     defines: Vec<Define>,
 }

@@ -253,6 +253,7 @@ pub fn clblast_call(lib: &Clblast, gpu: &Gpu, p: &Problem, batch: &mut usize) ->
     Ok(RunOutput {
         guard,
         host_ms: started.elapsed().as_secs_f64() * 1e3,
+        found: None,
         ..RunOutput::plain(got, ms)
     })
 }
@@ -291,6 +292,7 @@ pub fn clblast_call_fresh(lib: &Clblast, gpu: &Gpu, p: &Problem) -> Result<RunOu
     Ok(RunOutput {
         guard,
         host_ms: started.elapsed().as_secs_f64() * 1e3,
+        found: None,
         ..RunOutput::plain(got, ms)
     })
 }

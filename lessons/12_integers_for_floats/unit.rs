@@ -1,0 +1,124 @@
+//! The INT8 matrix unit and the moduli as the host provides them (the instruction on NVIDIA
+//! GPUs that have it, an exact OpenCL C model everywhere else), and what the grader asks of a
+//! result beyond the per-element allowance: FP32's accuracy, and where it is wrong, which of
+//! the scheme's stages made it so.
+
+use lab::harness::device::Gpu;
+use lab::harness::matrix::Problem;
+use lab::lesson::Prelude;
+
+/// The unit's source, both paths (chosen by MMA_PTX).
+pub const UNIT_CL: &str = include_str!("unit.cl");
+
+/// The moduli, in the order the kernels take them: the first NMOD of them are used. Pairwise
+/// coprime and at most 256, so that each residue is a byte; the largest such, so that few
+/// give a large P (the list of GEMMul8, Ozaki, Uchino and Imamura's library).
+pub const MODULI: [u32; 8] = [256, 255, 253, 251, 247, 241, 239, 233];
+
+/// The most moduli a kernel may take.
+pub const MAX_MODULI: usize = MODULI.len();
+
+/// `a`⁻¹ mod `m`, for `a` coprime to `m`.
+fn inverse(a: u32, m: u32) -> u32 {
+    (1..m)
+        .find(|&x| (a as u64 * x as u64) % m as u64 == 1)
+        .expect("the moduli are pairwise coprime")
+}
+
+/// The moduli and Garner's inverses as OpenCL C: `MODS[8]` and `INVS[q * 8 + k]` =
+/// `MODS[q]`⁻¹ mod `MODS[k]` for q < k (0 elsewhere). NMOD is the lesson's define.
+pub fn moduli_cl() -> String {
+    let mods: Vec<String> = MODULI.iter().map(|m| m.to_string()).collect();
+    let mut invs = Vec::new();
+    for (q, &pq) in MODULI.iter().enumerate() {
+        for (k, &pk) in MODULI.iter().enumerate() {
+            invs.push(match q < k {
+                true => inverse(pq % pk, pk).to_string(),
+                false => "0".into(),
+            });
+        }
+    }
+    format!(
+        "__constant int MODS[8] = {{{}}};\n__constant int INVS[64] = {{{}}};\n",
+        mods.join(", "),
+        invs.join(", ")
+    )
+}
+
+/// The unit for this device, and the line every report shows about it.
+pub fn prelude(gpu: &Gpu) -> Prelude {
+    match gpu.tensor_cores() {
+        Some((major, minor)) => Prelude {
+            source: format!("#define MMA_PTX 1\n{}{UNIT_CL}", moduli_cl()),
+            note: format!(
+                "INT8 matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
+            ),
+            speed_unchecked: None,
+        },
+        None => Prelude {
+            source: format!("#define MMA_PTX 0\n{}{UNIT_CL}", moduli_cl()),
+            note: format!(
+                "INT8 matrix unit: modelled exactly in OpenCL C on {} (same fragments, integer products exact as on the tensor cores; no tensor cores here), copies done at once",
+                gpu.info.name
+            ),
+            // The model multiplies bytes one at a time on the device's own lanes, many times
+            // slower than FP32 there: its speed says nothing of the unit's.
+            speed_unchecked: Some(format!(
+                "not ranked by speed: {} has no INT8 matrix unit, and the model's speed says nothing about the unit's; the speed is shown, not compared",
+                gpu.info.name
+            )),
+        },
+    }
+}
+
+/// Multiply-adds the INT8 unit did, as the simulator counted the model's calls: each of its
+/// multiply-adds is one `mad24`.
+pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
+    counts
+        .ops
+        .iter()
+        .filter(|(name, _)| name.contains("mad24"))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
+/// log2 of the product of the first `n` moduli.
+pub fn log2_p(n: usize) -> f64 {
+    MODULI[..n].iter().map(|&m| (m as f64).log2()).sum()
+}
+
+/// From this K on, FP32's own rounding error is well above the scheme's with the lesson's
+/// moduli, so "at least as accurate as FP32" is a fair test (as in lesson 11).
+pub const ACCURACY_FROM_K: usize = 1024;
+
+/// Beyond this many multiply-adds the host's FP32 loop would slow grading down.
+const MAX_MADS: usize = 1 << 28;
+
+/// Above this relative error a result is a wrong product, not a rounding matter.
+const ROUNDING_AT_MOST: f64 = 1.0 / 256.0;
+
+/// Relative errors of a result against the f64 product, and of a plain FP32 loop on the same
+/// inputs (lesson 11's measure: ‖C − exact‖ / ‖exact‖, Frobenius).
+pub fn errors(p: &Problem, c: &[f32]) -> (f64, f64) {
+    lab::ladder::l11_matrix_units::unit::errors(p, c)
+}
+
+/// Lesson 12's judgement of accuracy: FP32's or better at a long K (lesson 11's measure), with
+/// what too few bits mean for the scheme.
+pub fn accuracy(p: &Problem, c: &[f32], failed: bool) -> Option<String> {
+    let s = p.shape;
+    if (!failed && s.k < ACCURACY_FROM_K) || s.m * s.n * s.k > MAX_MADS {
+        return None;
+    }
+    let (e, e32) = errors(p, c);
+    if !e.is_finite() || e > ROUNDING_AT_MOST || e <= e32 {
+        return None;
+    }
+    let bits = -e.log2();
+    Some(format!(
+        "C's error against the exact product is {e:.2e} (‖C − exact‖/‖exact‖); FP32 on the same inputs, one float multiply-add after another, gives {e32:.2e}, {:.0}× less. Lesson 12 asks for FP32's accuracy or better.\nAn error of 2^-{bits:.1} is what integers of too few bits give: each scaled row and column is truncated to an integer of about L bits, and the truncation errs by up to 1 in each of K terms, about √K·2^-L of the product. With n moduli L is (log2 P − 1)/2 ({:.1} bits for 7 moduli at most), so too few moduli for this K = {} leave too few bits.\nHint: use the lesson's NMOD moduli throughout (scale_bits takes them all), and scale each row and column by the largest power of two its bound allows.",
+        e / e32.max(f64::MIN_POSITIVE),
+        (log2_p(7) - 1.02) / 2.0,
+        s.k
+    ))
+}
