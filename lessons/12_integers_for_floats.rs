@@ -120,11 +120,28 @@ pub static INTEGERS: OclLesson = OclLesson {
         }],
         stand_in: None,
     },
+    // The technique is counted with each set (whole blocks, two k-steps each): the unit's
+    // products must show at blocks and moduli that differ from one set to the other.
     behaviour: Some(Behaviour {
-        probe: Probe {
-            shape: Shape::new(32, 16, 64),
-            defines: PROBE_DEFINES,
-        },
+        probes: &[
+            Probe {
+                shape: Shape::new(32, 16, 64),
+                defines: PROBE_DEFINES,
+            },
+            Probe {
+                shape: Shape::new(16, 32, 128),
+                defines: &[
+                    ("BM", "16"),
+                    ("BN", "32"),
+                    ("BK", "64"),
+                    ("WM", "16"),
+                    ("WN", "16"),
+                    ("STAGES", "2"),
+                    ("NMOD", "6"),
+                    ("GROUPM", "2"),
+                ],
+            },
+        ],
         judge: through_the_unit,
         contrast: &[],
         not_checked: "",

@@ -365,9 +365,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         .chain(behaviour_probes)
         .map(|p| p.shape)
         .collect();
-    // The define set of the technique's counts and of the sanitizer's drawn run, drawn for
-    // this grading among the behaviour's: a kernel keyed on one set's values (`#if TS == 8`)
-    // cannot know which the verdict is judged at.
+    // The define set of the sanitizer's drawn run, drawn for this grading among the
+    // behaviour's (the technique is counted at every set, below).
     let set = (!behaviour_probes.is_empty())
         .then(|| (secret.rotate_left(29) % behaviour_probes.len() as u64) as usize);
     if let Some(i) = (!ocl.sanitize.probes.is_empty())
@@ -384,17 +383,20 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
     }
     let sanitized = looks.len();
-    // The technique's counts at a shape drawn for this grading too, never the declared one:
-    // a kernel that shows its technique only at the shape the lesson declares shows the one
-    // it has. Whole tiles, so that the counts per multiply-add mean what they do there.
-    if let Some(j) = set.filter(|_| v.passed()) {
-        let p = behaviour_probes[j];
-        let valid = accepts(ocl, &p);
-        let drawn = super::shapes::whole_tiles_near(p.shape, &declared, secret, valid);
+    // The technique's counts with every define set the lesson declares, each at a shape drawn
+    // for this grading, never the declared one: a kernel keyed on one set's values
+    // (`#if TS == 8`) or on a declared shape is counted where it does not have the technique,
+    // every time, so a file's grade does not depend on the draw. Whole tiles, so that the
+    // counts per multiply-add mean what they do there.
+    let counted = if v.passed() { behaviour_probes } else { &[] };
+    for (j, p) in counted.iter().enumerate() {
+        let valid = accepts(ocl, p);
+        let seed = secret.rotate_left(7 * j as u32);
+        let drawn = super::shapes::whole_tiles_near(p.shape, &declared, seed, valid);
         if drawn.is_none() {
             v.notes.push(format!(
                 "the technique was counted at a declared shape only: no other shape of whole tiles near {} is one the lesson's launch accepts",
-                describe(&p)
+                describe(p)
             ));
         }
         looks.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
@@ -493,25 +495,45 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         v.notes
             .push(format!("not checked: {}", behaviour.not_checked));
     }
-    let Some(probe) = looks.get(sanitized).and_then(|&l| probe_of(ocl, l)) else {
-        // No define set to draw from: a lesson declares at least two (a test checks it).
+    if looks.len() == sanitized {
+        // No define set to count with: a lesson declares at least two (a test checks it).
         v.not_checked(
             Part::Technique,
             "the technique was not checked: the lesson declares no probe for it".into(),
         );
         return;
-    };
-    let run = match runs
-        .next()
-        .expect("the technique's probe ran with the sanitizer's")
-    {
+    }
+    let mut lines = Vec::new();
+    for &look in &looks[sanitized..] {
+        let probe = probe_of(ocl, look).expect("a look of a declared set");
+        let run = runs
+            .next()
+            .expect("the technique's counts ran with the sanitizer's");
+        match judge_counts(v, behaviour, &probe, run) {
+            Some(line) => lines.push(line),
+            // Not counted, or judged wrong: the verdict says so.
+            None => return,
+        }
+    }
+    v.notes.push(format!("technique: {}", lines.join("; ")));
+}
+
+/// The technique judged from one run of the simulator's counts at `probe`: the line the
+/// verdict shows, or `None` with the verdict's failure or unchecked part set.
+fn judge_counts(
+    v: &mut Verdict,
+    behaviour: &crate::lesson::Behaviour,
+    probe: &Probe,
+    run: anyhow::Result<Run>,
+) -> Option<String> {
+    let run = match run {
         Ok(r) => r,
         Err(e) => {
             v.not_checked(
                 Part::Technique,
                 format!("the technique was not checked: {e:#}"),
             );
-            return;
+            return None;
         }
     };
     let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
@@ -519,17 +541,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Part::Technique,
             format!(
                 "the technique was not checked: the simulator gave no counts at {}",
-                describe(&probe)
+                describe(probe)
             ),
         );
-        return;
+        return None;
     };
     if let Some(why) = &probed.error {
         v.not_checked(
             Part::Technique,
             format!("the technique was not checked: {why}"),
         );
-        return;
+        return None;
     }
     if !probed.right {
         // Right on the device, wrong in the simulator (which runs work-items one after
@@ -538,10 +560,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             FailKind::Wrong,
             format!(
                 "your kernel gives the right C on the device but a wrong one under the OpenCL simulator at {}: its result depends on the order in which work-items run. Look for a missing barrier or work-items that read what others write.",
-                describe(&probe)
+                describe(probe)
             ),
         ));
-        return;
+        return None;
     }
     let measured = Measured {
         counts,
@@ -549,15 +571,18 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         contrast_local_bytes: probed.contrast_local_bytes,
     };
     // Where it was counted, as the sanitizer's reports say where they were found: the shape
-    // and the defines, both drawn for this grading.
+    // drawn for this grading, and one of the lesson's define sets, each of which is counted.
     let at = format!(
-        "counted under the simulator at {}, drawn for this grading from the lesson's {} define sets",
-        describe(&probe),
+        "counted under the simulator at {}, a shape drawn for this grading, one of the lesson's {} define sets, each counted",
+        describe(probe),
         behaviour.probes.len()
     );
-    match (behaviour.judge)(&measured, &probe) {
-        Ok(line) => v.notes.push(format!("technique: {line} ({at})")),
-        Err(why) => v.failure = Some(Failure::new(FailKind::Technique, format!("{why}\n({at}.)"))),
+    match (behaviour.judge)(&measured, probe) {
+        Ok(line) => Some(format!("{line} ({at})")),
+        Err(why) => {
+            v.failure = Some(Failure::new(FailKind::Technique, format!("{why}\n({at}.)")));
+            None
+        }
     }
 }
 
