@@ -332,11 +332,17 @@ impl Grader {
 
     /// `o`, or, if it is not what its case expects because a check found too few cores free to
     /// judge, the case graded again, up to [`ALONE_TRIES`] times. Still unjudged then, it is
-    /// inconclusive: not the decoy's pass, nor the reference's failure.
+    /// inconclusive: not the decoy's pass, nor the reference's failure. A case whose simulator
+    /// ran out of time beside the others is graded again alone too (the simulator runs on one
+    /// core, and cases graded side by side share them), but stays a mismatch if it never
+    /// finishes: a kernel that keeps the simulator from finishing is no pass.
     fn judged(&self, mut o: Outcome) -> Outcome {
         let unjudged = |o: &Outcome| o.verdict.unchecked_parts().contains(&grade::Part::Threads);
+        let slow = |o: &Outcome| {
+            (o.verdict.unchecked.iter()).any(|u| u.why.contains("it did not finish within"))
+        };
         for _ in 0..ALONE_TRIES {
-            if o.mismatch.is_none() || !unjudged(&o) {
+            if o.mismatch.is_none() || !(unjudged(&o) || slow(&o)) {
                 return o;
             }
             o = self.outcome(&o.case);
