@@ -116,7 +116,7 @@ pub fn accuracy(p: &Problem, c: &[f32], failed: bool) -> Option<String> {
     }
     let bits = -e.log2();
     Some(format!(
-        "C's error against the exact product is {e:.2e} (‖C − exact‖/‖exact‖); FP32 on the same inputs, one float multiply-add after another, gives {e32:.2e}, {:.0}× less. Lesson 12 asks for FP32's accuracy or better.\nAn error of 2^-{bits:.1} is what integers of too few bits give: each scaled row and column is truncated to an integer of about L bits, and the truncation errs by up to 1 in each of K terms, about √K·2^-L of the product. With n moduli L is (log2 P − 1)/2 ({:.1} bits for 7 moduli at most), so too few moduli for this K = {} leave too few bits.\nHint: use the lesson's NMOD moduli throughout (scale_bits takes them all), and scale each row and column by the largest power of two its bound allows.",
+        "C's error against the exact product is {e:.2e} (‖C − exact‖/‖exact‖, each element in units of its scale Σ|a·b|); FP32 on the same inputs, one float multiply-add after another, gives {e32:.2e}, {:.0}× less. Lesson 12 asks for FP32's accuracy or better.\nAn error of 2^-{bits:.1} is what integers of too few bits give: each scaled row and column is truncated to an integer of about L bits, and the truncation errs by up to 1 in each of K terms, about √K·2^-L of the product. With n moduli L is (log2 P − 1)/2 ({:.1} bits for 7 moduli at most), so too few moduli for this K = {} leave too few bits.\nHint: use the lesson's NMOD moduli throughout (scale_bits takes them all), and scale each row and column by the largest power of two its bound allows.",
         e / e32.max(f64::MIN_POSITIVE),
         (log2_p(7) - 1.02) / 2.0,
         s.k

@@ -151,7 +151,7 @@ fn imprecise(shape: Shape, cmp: &Comparison) -> Option<Failure> {
     Some(Failure::new(
         FailKind::Wrong,
         format!(
-            "{shape}: every element is within its rounding allowance, but C as a whole is {ratio:.0} times less precise than FP32: its error is {:.2e} on average (root mean square over {} elements) where one float multiply-add after another gives {:.2e} on the same inputs. Lower precision somewhere (half, TF32, inputs or products rounded to fewer bits) is not an FP32 product; compute every multiply-add in float.",
+            "{shape}: every element is within its rounding allowance, but C as a whole is {ratio:.0} times less precise than FP32: its error is {:.2e} of each element's scale Σ|a·b| on average (root mean square over {} elements) where one float multiply-add after another gives {:.2e} on the same inputs. Lower precision somewhere (half, TF32, inputs or products rounded to fewer bits) is not an FP32 product; compute every multiply-add in float.",
             (cmp.sq_err / n).sqrt(),
             cmp.checked,
             (cmp.sq_err_fp32 / n).sqrt()

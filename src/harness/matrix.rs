@@ -200,8 +200,10 @@ pub struct Comparison {
     /// max |got − exact| / max |exact|, over finite elements.
     pub max_rel_err: f64,
     pub max_abs_err: f64,
-    /// Σ (got − exact)² over the finite elements checked, and Σ (fp32 − exact)² over the same
-    /// elements for plain FP32 sums ([`Reference::fp32`]): how precise C is as a whole.
+    /// Σ ((got − exact)/scale)² over the finite elements checked, and Σ ((fp32 − exact)/scale)²
+    /// over the same elements for plain FP32 sums ([`Reference::fp32`]), each element in units
+    /// of its own scale Σ|a·b|: how precise C is as a whole, whatever powers of two scale the
+    /// rows of A and columns of B (no handful of large elements decides it alone).
     #[serde(default)]
     pub sq_err: f64,
     #[serde(default)]
@@ -233,8 +235,9 @@ impl Comparison {
     ) {
         self.checked += 1;
         if got.is_finite() {
-            self.sq_err += (got as f64 - exact).powi(2);
-            self.sq_err_fp32 += (fp32 as f64 - exact).powi(2);
+            let w = 1.0 / scale.max(f64::MIN_POSITIVE);
+            self.sq_err += ((got as f64 - exact) * w).powi(2);
+            self.sq_err_fp32 += ((fp32 as f64 - exact) * w).powi(2);
         }
         let allowed = tolerance(k, scale);
         let err = (got as f64 - exact).abs();
