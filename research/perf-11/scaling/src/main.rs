@@ -182,7 +182,7 @@ fn main() -> Result<()> {
             d.extend(defines(&[("SCALE", s)]));
         }
         let prog = program::build_source(&gpu, &file, &source, &d, ocl.build_options)?;
-        let kernel = program::kernel(&prog, &file, ocl.kernel, ocl.args)?;
+        let kernel = program::Kernels::create(&prog, &file, ocl.signature(), ocl.host.kernels)?;
         built.push((name, kernel, d));
     }
     let header = "device,driver,m,n,k,case,kernel,max_rel,frobenius,elementwise,nonfinite";
