@@ -39,24 +39,6 @@ fn cases() {
     g().assert_cases(cases::CASES);
 }
 
-/// `p` with every row of A and column of B scaled by 2^u, u drawn from −20..=20: values
-/// across 2^80, where a single scale for a whole matrix (or a split into FP16) loses the small
-/// rows entirely.
-fn wide(mut p: Problem, seed: u64) -> Problem {
-    let s = p.shape;
-    let mut rng = lab::harness::matrix::Rng::new(seed);
-    let mut draw = || 2f32.powi((rng.next_f32() * 20.5).round() as i32);
-    for i in 0..s.m {
-        let u = draw();
-        p.a[i * s.k..(i + 1) * s.k].iter_mut().for_each(|x| *x *= u);
-    }
-    for j in 0..s.n {
-        let u = draw();
-        (0..s.k).for_each(|k| p.b[k * s.n + j] *= u);
-    }
-    p
-}
-
 /// The largest error of any element against the exact product, relative to that element's
 /// Σ|a·b| (the scale of its rounding error), for a result `c` and for a plain FP32 loop.
 fn elementwise(p: &Problem, c: &[f32]) -> (f64, f64) {
@@ -98,7 +80,7 @@ fn wide_dynamic_range_is_as_accurate_as_fp32() {
     let file = g.opts.course.solutions().join("12_integers_for_floats.cl");
     let built = Prepared::read(&gpu, ocl, &file, &defines, ocl.build_options).unwrap();
     for (shape, seed) in [(Shape::new(40, 24, 4096), 3), (Shape::new(67, 45, 1031), 4)] {
-        let p = wide(Problem::random(shape, seed), seed);
+        let p = Problem::random(shape, seed).widened(seed);
         let launch = (ocl.launch)(shape, &defines).unwrap();
         let out = (ocl.host.run)(&gpu, &built.kernel, &p, &launch, &defines).unwrap();
         let (e, e32) = unit::errors(&p, &out.c);
