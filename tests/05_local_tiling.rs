@@ -320,6 +320,30 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "tiles_only_on_small_problems",
+        Decoy,
+        // The tiles are read where the whole product is small (every shape the simulator's
+        // define sets are counted at, whatever the draw); a problem of the size users multiply
+        // reads A and B from global memory for every product.
+        Mutant(&[(
+            "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+            "        if (M * N * K <= 96 * 96 * 96) {
+            for (int k = 0; k < TS; k++) {
+                acc += Asub[tr][k] * Bsub[k][tc];
+            }
+        } else {
+            for (int k = 0; k < TS; k++) {
+                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+            }
+        }",
+        )]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "the size this grading was asked for"],
+    ),
+    Case::rejects(
+        L,
         "tiles_read_only_at_the_counted_tile_size",
         Decoy,
         // The tiles are read only when the kernel is built with the tile size lesson 05 once

@@ -451,6 +451,38 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "register_block_only_in_small_tiles",
+        Decoy,
+        // Register blocks only in tiles of at most 64 × 64 (every define set the simulator's
+        // small shapes are counted with, whatever the draw); the device's own 128 × 128 tiles
+        // read every product from the local tiles, where the user's problems are multiplied.
+        Mutant(&[(
+            "            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }",
+            "#if TSM * TSN <= 64 * 64
+            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }
+#else
+            for (int wm = 0; wm < WPTM; wm++) {
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
+                }
+            }
+#endif",
+        )]),
+        FailKind::Technique,
+        &["values from local memory per multiply-add", "the size this grading was asked for"],
+    ),
+    Case::rejects(
+        L,
         "register_block_only_where_it_is_counted",
         Decoy,
         // Register tiling only for a launch of 2 × 2 work-groups over a K of three tiles, as

@@ -40,6 +40,11 @@ pub enum Look {
     /// a shape drawn for this grading ([`super::shapes::whole_tiles_near`]) in place of its
     /// declared one.
     Metrics(usize, Shape),
+    /// The technique's counts at the size this grading was asked for, with the device's own
+    /// defines (the request's `opts.defines` carry them all) and the launch the device runs,
+    /// of which the simulator runs the first and the last work-group (Oclgrind's quick mode):
+    /// the call a user's run makes, which no kernel can tell from a timed one.
+    Asked(Shape),
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

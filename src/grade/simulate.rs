@@ -53,6 +53,27 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
         Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
+        // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
+        Look::Asked(_) => None,
+    }
+}
+
+/// The probe of a [`Look::Asked`]: the asked shape with the device's own defines. A probe's
+/// defines are static (the lessons declare theirs); these few strings, made once per
+/// grading, live as long as the process.
+fn asked_probe(shape: Shape, defines: &[crate::harness::program::Define]) -> Probe {
+    let pairs: Vec<(&'static str, &'static str)> = defines
+        .iter()
+        .map(|d| -> (&'static str, &'static str) {
+            (
+                Box::leak(d.name.clone().into_boxed_str()),
+                Box::leak(d.value.clone().into_boxed_str()),
+            )
+        })
+        .collect();
+    Probe {
+        shape,
+        defines: Box::leak(pairs.into_boxed_slice()),
     }
 }
 
@@ -95,7 +116,11 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
     let Some(ocl) = lesson.ocl() else {
         return fail("not an OpenCL lesson".into());
     };
-    let Some(probe) = probe_of(ocl, look) else {
+    let probe = match look {
+        Look::Asked(shape) => Some(asked_probe(shape, &opts.defines)),
+        _ => probe_of(ocl, look),
+    };
+    let Some(probe) = probe else {
         return fail("no such probe".into());
     };
     let file = source.path(lesson);
@@ -109,7 +134,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
             Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
-            Look::Metrics(..) => None,
+            Look::Metrics(..) | Look::Asked(_) => None,
         };
         let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
             Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, defines, &build_options),
@@ -119,7 +144,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         let contrast_local_bytes = match (&ocl.behaviour, look) {
-            (Some(b), Look::Metrics(..)) if !b.contrast.is_empty() => {
+            (Some(b), Look::Metrics(..) | Look::Asked(_)) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
                 Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
                     .ok()
@@ -131,8 +156,22 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // only on the simulator's inputs (recognised by a value of A, say) behaves badly here.
         let exact = stand_in.map_or(ocl.host.exact, |s| s.exact);
         let p = Problem::random(probe.shape, matrix::secret_seed());
-        let out = exact(&gpu, kernel, &p, &launch, &defines)?;
-        let mut right = matrix::check(&p, &out.c).passed();
+        // At the asked size, the call a timed one is (C poisoned, guard zones), of which only
+        // the first and the last work-group run and write C.
+        let mut right = match look {
+            Look::Asked(_) => {
+                // A numeric poison (random numbers or an earlier C, as the timed calls draw
+                // them): a NaN one sends the host to a second call where NaN comes back,
+                // and the quick mode leaves most of C as it was.
+                let mut p = p.clone();
+                while p.poison.kind == crate::harness::poison::Kind::Nan {
+                    p.poison = crate::harness::poison::draw(p.shape.m * p.shape.n, p.shape.k);
+                }
+                let out = (ocl.host.run)(&gpu, kernel, &p, &launch, &defines)?;
+                matrix::written_right(&p, &out.c)
+            }
+            _ => matrix::check(&p, &exact(&gpu, kernel, &p, &launch, &defines)?.c).passed(),
+        };
         if let Some(drawn) = drawn_of(ocl, look) {
             eprint!("{}", second_run(look).unwrap_or_default());
             // Drawn defines other than the declared probe's: a build of their own.
@@ -181,6 +220,14 @@ fn simulate(
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
         Look::Metrics(..) => oclgrind::Options::metrics(),
+        // Races are the sanitizer's question, asked at the small shapes. The two work-groups
+        // run on two threads: each is as large as the device's, the longest look of all.
+        Look::Asked(_) => oclgrind::Options {
+            quick: true,
+            races: false,
+            threads: Some(2),
+            ..oclgrind::Options::metrics()
+        },
     };
     let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
     let request = Request {
@@ -401,7 +448,33 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
         looks.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
     }
+    // And once at the size this grading was asked for, with the device's own defines and
+    // launch: the call every user's run makes, which no kernel can tell from a timed one, so
+    // that a technique shown only to small problems is counted where it is missing.
+    let asked = match counted.is_empty() {
+        true => None,
+        false => match asked_look(ocl, opts) {
+            Ok(a) => Some(a),
+            Err(why) => {
+                v.notes.push(format!(
+                    "the technique was not counted at the asked size: {why}"
+                ));
+                None
+            }
+        },
+    };
+    let asked_opts = asked.as_ref().map(|a| Options {
+        defines: a.defines.clone(),
+        ..opts.clone()
+    });
+    if let Some(a) = &asked {
+        looks.push(Look::Asked(a.shape));
+    }
     let mut runs = pool::side_by_side(&looks, usize::MAX, |&look| {
+        let opts = match (look, &asked_opts) {
+            (Look::Asked(_), Some(o)) => o,
+            _ => opts,
+        };
         simulate(lesson, source, opts, look, &icd)
     })
     .into_iter();
@@ -505,11 +578,34 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     let mut lines = Vec::new();
     for &look in &looks[sanitized..] {
-        let probe = probe_of(ocl, look).expect("a look of a declared set");
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
-        match judge_counts(v, behaviour, &probe, run) {
+        // Where it was counted, as the sanitizer's reports say where they were found.
+        let (probe, scale, at) = match (look, &asked) {
+            (Look::Asked(shape), Some(a)) => {
+                let ran = a.groups.min(2);
+                (
+                    asked_probe(shape, &a.defines),
+                    a.groups as f64 / ran as f64,
+                    format!(
+                        "counted under the simulator at {}, the size this grading was asked for, with the device's own defines and launch ({ran} of its {} work-groups run, the first and the last, and counted for all)",
+                        describe(&asked_probe(shape, &a.defines)),
+                        a.groups
+                    ),
+                )
+            }
+            _ => {
+                let probe = probe_of(ocl, look).expect("a look of a declared set");
+                let at = format!(
+                    "counted under the simulator at {}, a shape drawn for this grading, one of the lesson's {} define sets, each counted",
+                    describe(&probe),
+                    behaviour.probes.len()
+                );
+                (probe, 1.0, at)
+            }
+        };
+        match judge_counts(v, behaviour, &probe, run, scale, &at) {
             Some(line) => lines.push(line),
             // Not counted, or judged wrong: the verdict says so.
             None => return,
@@ -525,6 +621,8 @@ fn judge_counts(
     behaviour: &crate::lesson::Behaviour,
     probe: &Probe,
     run: anyhow::Result<Run>,
+    scale: f64,
+    at: &str,
 ) -> Option<String> {
     let run = match run {
         Ok(r) => r,
@@ -565,18 +663,12 @@ fn judge_counts(
         ));
         return None;
     }
+    let counts = counts.scaled(scale);
     let measured = Measured {
-        counts,
+        counts: &counts,
         local_bytes: probed.local_bytes,
         contrast_local_bytes: probed.contrast_local_bytes,
     };
-    // Where it was counted, as the sanitizer's reports say where they were found: the shape
-    // drawn for this grading, and one of the lesson's define sets, each of which is counted.
-    let at = format!(
-        "counted under the simulator at {}, a shape drawn for this grading, one of the lesson's {} define sets, each counted",
-        describe(probe),
-        behaviour.probes.len()
-    );
     match (behaviour.judge)(&measured, probe) {
         Ok(line) => Some(format!("{line} ({at})")),
         Err(why) => {
@@ -584,6 +676,58 @@ fn judge_counts(
             None
         }
     }
+}
+
+/// The count at the asked size: its shape as the device's launch takes it (whole tiles
+/// where the lesson needs them), the device's own defines, and how many work-groups that
+/// launch has, all alike at such a size (the simulator runs two and the counts are scaled).
+struct AskedLook {
+    shape: Shape,
+    defines: Vec<crate::harness::program::Define>,
+    groups: usize,
+}
+
+/// The most multiply-adds the asked size's look simulates.
+const ASKED_MADS_AT_MOST: f64 = (1u64 << 23) as f64;
+
+/// The asked size's look, from the device this grading runs on (its defines are those the
+/// device run used and the timing uses).
+fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
+    if !ocl.host.kernels.is_empty() {
+        return Err("the lesson runs several kernels per multiplication, whose work-groups differ; its define sets are counted whole".into());
+    }
+    let gpu = Gpu::open(opts.device.as_deref()).map_err(|e| format!("{e:#}"))?;
+    let ctx = crate::lesson::Ctx {
+        info: &gpu.info,
+        course: &opts.course,
+    };
+    let defines = crate::prepared::defines(ocl, &ctx, None, &opts.defines)?;
+    let asked = opts.asked(gpu.info.is_gpu());
+    let (shape, launch) =
+        super::ocl::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
+    let Some(local) = launch.local else {
+        return Err("the launch leaves the work-group's size to the driver".into());
+    };
+    // Every work-group does the same work only where the shape is whole work-groups.
+    if (0..2).any(|d| launch.global[d] % local[d] != 0) {
+        return Err(format!(
+            "{shape} is not whole work-groups of the device's launch"
+        ));
+    }
+    let groups: usize = (0..2).map(|d| launch.global[d] / local[d]).product();
+    // The scoreboard's sizes stay within it (lesson 06's 128×128 tiles at 256³ are 2^23 on
+    // PoCL, about ten seconds); a larger size asked of `lab grade` would take minutes.
+    let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
+    if mads > ASKED_MADS_AT_MOST {
+        return Err(format!(
+            "two work-groups of {shape} are {mads:.1e} multiply-adds, more than the simulator runs in a grading ({ASKED_MADS_AT_MOST:.1e}); the scoreboard's size is counted"
+        ));
+    }
+    Ok(AskedLook {
+        shape,
+        defines,
+        groups,
+    })
 }
 
 /// The simulator did not run to the end: races are not checked, nor the technique where the

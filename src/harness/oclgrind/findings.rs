@@ -347,6 +347,21 @@ pub struct Counts {
 }
 
 impl Counts {
+    /// Every count and byte total times `factor`, rounded: the counts of a whole launch from
+    /// those of some of its work-groups, where every work-group does the same work.
+    pub fn scaled(&self, factor: f64) -> Counts {
+        let times = |m: &BTreeMap<String, u64>| {
+            m.iter()
+                .map(|(k, &v)| (k.clone(), (v as f64 * factor).round() as u64))
+                .collect()
+        };
+        Counts {
+            kernels: self.kernels.clone(),
+            ops: times(&self.ops),
+            bytes: times(&self.bytes),
+        }
+    }
+
     /// Executions of one name, 0 if absent.
     pub fn count(&self, name: &str) -> u64 {
         self.ops.get(name).copied().unwrap_or(0)
@@ -577,6 +592,17 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_scale_to_a_whole_launch() {
+        let mut c = Counts::default();
+        c.ops.insert("load global".into(), 3);
+        c.bytes.insert("load global".into(), 12);
+        let whole = c.scaled(128.0);
+        assert_eq!(whole.count("load global"), 384);
+        assert_eq!(whole.loads(Space::Global).bytes, 1536);
+        assert_eq!(c.scaled(2.5).count("load global"), 8, "rounded to nearest");
+    }
 
     #[test]
     fn names_and_addresses() {
