@@ -155,9 +155,17 @@ pub fn draw(len: usize, k: usize) -> Poison {
 }
 
 /// Keeps a C a call returned, as the earlier C of later draws. A C with anything but finite
-/// numbers is not kept: the earlier C is a right product.
+/// numbers is not kept: the earlier C is a right product. Nor is one that repeats a value,
+/// zero or its first, in more than a sixteenth of its elements, as a product of random
+/// numbers never does: a wrong kernel's constant C would become a poison that the same
+/// kernel writes again, and its wrong result would read as "never written" on some draws
+/// only.
 pub fn remember(c: &[f32]) {
     if c.is_empty() || !c.iter().all(|x| x.is_finite()) {
+        return;
+    }
+    let often = |v: f32| c.iter().filter(|&&x| x == v).count() > c.len() / 16 + 1;
+    if often(0.0) || often(c[0]) {
         return;
     }
     let mut guard = DRAWS.lock().unwrap_or_else(|e| e.into_inner());
@@ -169,6 +177,21 @@ pub fn remember(c: &[f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_constant_c_is_never_an_earlier_product() {
+        draw(4, 1);
+        for c in [vec![0.0f32; 64], vec![2.0f32; 64]] {
+            remember(&[0.25, 1.5, -3.0, 7.0]);
+            remember(&c);
+            for _ in 0..12 {
+                let p = draw(64, 16);
+                if p.kind == Kind::Earlier {
+                    assert!(p.to_vec().iter().any(|&x| x != c[0]), "{c:?} kept");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_kinds_all_come_and_fill_c_as_they_say() {
