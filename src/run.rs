@@ -401,8 +401,13 @@ pub fn report(m: &Measurement) -> String {
         Some(None) => {
             let _ = writeln!(
                 s,
-                "  of peak      n/a ({}; its rate is not recorded for this device: lesson 00 measures it where the device has one)",
-                unit.words()
+                "  of peak      n/a ({}; {})",
+                unit.words(),
+                match unit {
+                    // Lesson 00 measures FP32 and the TF32 unit, not the INT8 one.
+                    crate::lesson::Unit::MatrixInt8 => "the course does not measure its rate",
+                    _ => "its rate is not recorded for this device: lesson 00 measures it where the device has one",
+                }
             );
         }
         None if m.driver.is_empty() => {
