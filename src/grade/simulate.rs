@@ -708,7 +708,10 @@ fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
     let Some(local) = launch.local else {
         return Err("the launch leaves the work-group's size to the driver".into());
     };
-    // Every work-group does the same work only where the shape is whole work-groups.
+    // The counts are scaled as if every work-group did the first one's work, which holds
+    // where the shape is whole tiles: the scoreboard's sizes (powers of two) are, for every
+    // lesson's tiles. At a ragged size asked of `lab grade` the last work-group does less,
+    // and the scaled counts are lower than the launch's by up to its share.
     if (0..2).any(|d| launch.global[d] % local[d] != 0) {
         return Err(format!(
             "{shape} is not whole work-groups of the device's launch"
