@@ -156,7 +156,8 @@ fn grade_into(
     let mut built: Vec<Option<Result<Prepared>>> = Vec::new();
     // The asked size as the lesson takes it: its C is checked whole, every element, where
     // larger products are checked at thousands of drawn points (a kernel wrong in one element
-    // at the size its student runs fails every time, not on the days a point lands on it).
+    // at the size its student runs fails every time, not on the days a point lands on it),
+    // up to the scoreboard's size on a GPU ([`WHOLE_AT_MOST`]).
     let asked_shape =
         timing_launch(ocl, opts.asked(gpu.info.is_gpu()), &defines).map(|(s, _)| s)?;
     for (n, set) in sets.iter().enumerate() {
@@ -235,7 +236,8 @@ fn grade_into(
             let out = (ocl.host.run)(&gpu, kernel, &p, &launch, set)?;
             // A lesson's own judgement of accuracy replaces the generic message, or fails a
             // result the per-element allowance let through.
-            let verified = match n == 0 && shape == asked_shape && !wide {
+            let whole = shape.m * shape.n * shape.k <= WHOLE_AT_MOST;
+            let verified = match n == 0 && shape == asked_shape && !wide && whole {
                 true => super::verify_whole(&p, &out, starter),
                 false => verify(&p, &out, starter),
             };
@@ -392,14 +394,19 @@ fn build_all(
     })
 }
 
-/// The largest product (multiply-adds) a knob combination is checked at: the lesson's shapes
-/// up to this size show every path of the combination, and hundreds of combinations stay quick.
 /// The largest shape (in multiply-adds) checked once more with values of wide dynamic range.
 const WIDE_AT_MOST: usize = 1 << 22;
+
+/// The largest asked size whose C is compared whole: the scoreboard's 1024³ on a GPU, whose
+/// product in double takes the host about a second; 8192³ would take it many minutes, and is
+/// compared at drawn points.
+const WHOLE_AT_MOST: usize = 1 << 30;
 
 /// What a wrong result on inputs of wide dynamic range says about them.
 const WIDE: &str = "These inputs had wide dynamic range: each row of A and each column of B scaled by a power of two from 2^-20 to 2^20 (every element of C is then as easy to get right as with values in [-1, 1)).";
 
+/// The largest product (multiply-adds) a knob combination is checked at: the lesson's shapes
+/// up to this size show every path of the combination, and hundreds of combinations stay quick.
 const KNOB_SHAPE_MADS: usize = 1 << 22;
 
 /// Times a built kernel with the course's one protocol: every call on fresh inputs through the
