@@ -585,15 +585,13 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let (probe, scale, at) = match (look, &asked) {
             (Look::Asked(shape), Some(a)) => {
                 let ran = a.groups.min(2);
-                (
-                    asked_probe(shape, &a.defines),
-                    a.groups as f64 / ran as f64,
-                    format!(
-                        "counted under the simulator at {}, the size this grading was asked for, with the device's own defines and launch ({ran} of its {} work-groups run, the first and the last, and counted for all)",
-                        describe(&asked_probe(shape, &a.defines)),
-                        a.groups
-                    ),
-                )
+                let probe = asked_probe(shape, &a.defines);
+                let at = format!(
+                    "counted under the simulator at {}, the size this grading was asked for, with the device's own defines and launch ({ran} of its {} work-groups run, the first and the last, and counted for all)",
+                    describe(&probe),
+                    a.groups
+                );
+                (probe, a.groups as f64 / ran as f64, at)
             }
             _ => {
                 let probe = probe_of(ocl, look).expect("a look of a declared set");
