@@ -42,10 +42,16 @@ pub fn tiles(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Ve
 
 /// 2D register blocks sized for the device: 128×128 tiles of 8×8 blocks (256 work-items,
 /// 16 KB of local memory) on a large GPU, smaller tiles where the work-group or the local
-/// memory is small.
+/// memory is small. On a CPU, 32×32 tiles: PoCL runs a work-group's 16 work-items as the
+/// lanes of one core's vectors, and 256³ makes 64 work-groups for the cores; measured as fast
+/// as 128×128 or faster (research/grading-time/cpu-tiles.csv). The grader's count of the
+/// technique at the asked size simulates whole work-groups, so a CPU's small tiles also keep
+/// that count within seconds.
 pub fn block_defines(ctx: &Ctx) -> Vec<Define> {
     let info = ctx.info;
-    if info.max_work_group >= 256 && info.local_mem_bytes >= 32 * 1024 {
+    if info.kind == "CPU" {
+        tiles(32, 32, 16, 8, 8)
+    } else if info.max_work_group >= 256 && info.local_mem_bytes >= 32 * 1024 {
         tiles(128, 128, 16, 8, 8)
     } else if info.max_work_group >= 64 && info.local_mem_bytes >= 16 * 1024 {
         tiles(64, 64, 16, 8, 8)
@@ -179,7 +185,7 @@ pub static REGISTER: OclLesson = OclLesson {
 };
 
 /// The define sets the technique may be counted with. The device's own tiles (128×128 on a
-/// GPU or PoCL) are too large for the simulator; the first set is the smallest device's, with
+/// GPU) are too large for the simulator at these shapes; the first set is the smallest device's, with
 /// the 8×8 block per work-item that every device's defaults have, and the second is
 /// asymmetric (TSM ≠ TSN, WPTM ≠ WPTN, TSK of 16). Each at whole tiles, three steps along K
 /// (so that a shape drawn near it for the sanitizer keeps two: a missing barrier between

@@ -453,9 +453,10 @@ pub mod cases {
         L,
         "register_block_only_in_small_tiles",
         Decoy,
-        // Register blocks only in tiles of at most 64 × 64 (every define set the simulator's
-        // small shapes are counted with, whatever the draw); the device's own 128 × 128 tiles
-        // read every product from the local tiles, where the user's problems are multiplied.
+        // Register blocks only in tiles smaller than 32 × 32 × 16 (every define set the
+        // simulator's small shapes are counted with, whatever the draw); the device's own tiles
+        // (32 × 32 × 16 on a CPU, 128 × 128 × 16 on a GPU) read every product from the local
+        // tiles, where the user's problems are multiplied.
         Mutant(&[(
             "            for (int wm = 0; wm < WPTM; wm++) {
                 const float a = Asub[k][tidm + wm * RTSM];
@@ -463,7 +464,7 @@ pub mod cases {
                     acc[wm][wn] += a * Breg[wn];
                 }
             }",
-            "#if TSM * TSN <= 64 * 64
+            "#if TSM * TSN * TSK < 32 * 32 * 16
             for (int wm = 0; wm < WPTM; wm++) {
                 const float a = Asub[k][tidm + wm * RTSM];
                 for (int wn = 0; wn < WPTN; wn++) {

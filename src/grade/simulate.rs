@@ -716,8 +716,9 @@ fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
         ));
     }
     let groups: usize = (0..2).map(|d| launch.global[d] / local[d]).product();
-    // The scoreboard's sizes stay within it (lesson 06's 128×128 tiles at 256³ are 2^23 on
-    // PoCL, about ten seconds); a larger size asked of `lab grade` would take minutes.
+    // The scoreboard's sizes stay within it (two of lesson 06's 128×128 tiles at 256³ are
+    // 2^23, about ten seconds for the simulator; a CPU's own 32×32 tiles a sixteenth of that);
+    // a larger size asked of `lab grade` would take minutes.
     let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
     if mads > ASKED_MADS_AT_MOST {
         return Err(format!(
