@@ -129,7 +129,7 @@ pub fn draw(len: usize, k: usize) -> Poison {
         d.bag = bag;
     }
     let mut kind = d.bag.pop().unwrap_or_default();
-    let earlier = d.earlier.clone().filter(|e| !e.is_empty());
+    let earlier = d.earlier.clone().filter(|e| e.len() > 1);
     if kind == Kind::Earlier && earlier.is_none() {
         kind = Kind::Random;
     }
@@ -143,11 +143,7 @@ pub fn draw(len: usize, k: usize) -> Poison {
         // Shifted by a drawn offset: a call on the same inputs as the one remembered (a test's
         // fixed seed, a repeated check) must not find its own result already in C.
         Kind::Earlier => earlier.map(|e| {
-            let shift = if e.len() > 1 {
-                1 + (d.rng.next_u64() % (e.len() as u64 - 1)) as usize
-            } else {
-                0
-            };
+            let shift = 1 + (d.rng.next_u64() % (e.len() as u64 - 1)) as usize;
             e.iter().copied().cycle().skip(shift).take(len).collect()
         }),
     };
@@ -159,9 +155,11 @@ pub fn draw(len: usize, k: usize) -> Poison {
 /// zero or its first, in more than a sixteenth of its elements, as a product of random
 /// numbers never does: a wrong kernel's constant C would become a poison that the same
 /// kernel writes again, and its wrong result would read as "never written" on some draws
-/// only.
+/// only. Nor is a C of one element: it cannot be shifted, so a later call on the same inputs
+/// (another define set graded on the same problem) would find its own right result in C and
+/// read as "never written".
 pub fn remember(c: &[f32]) {
-    if c.is_empty() || !c.iter().all(|x| x.is_finite()) {
+    if c.len() < 2 || !c.iter().all(|x| x.is_finite()) {
         return;
     }
     let often = |v: f32| c.iter().filter(|&&x| x == v).count() > c.len() / 16 + 1;
@@ -190,6 +188,18 @@ mod tests {
                     assert!(p.to_vec().iter().any(|&x| x != c[0]), "{c:?} kept");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_c_of_one_element_is_never_an_earlier_product() {
+        // The same 1×1×1 problem graded with two define sets: the first call's right result,
+        // kept and drawn for the second, would be the second's right result too.
+        draw(1, 1);
+        for _ in 0..12 {
+            remember(&[0.8125]);
+            let p = draw(1, 1);
+            assert!(!(p.kind == Kind::Earlier && p.at(0) == 0.8125), "{p:?}");
         }
     }
 
