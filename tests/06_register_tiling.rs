@@ -449,6 +449,37 @@ pub mod cases {
         FailKind::Technique,
         &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "drawn for this grading"],
     ),
+    Case::gap(
+        L,
+        "register_block_only_in_tiles_a_cpu_takes",
+        Decoy,
+        // The mirror of the decoy below: register blocks in tiles up to a CPU's 32 × 32 × 16,
+        // none in larger ones. Every define set a grading on PoCL builds (the simulator's and
+        // the CPU's own) has the technique; a GPU's 128 × 128 tiles would not.
+        Mutant(&[(
+            "            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }",
+            "#if TSM * TSN * TSK <= 32 * 32 * 16
+            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }
+#else
+            for (int wm = 0; wm < WPTM; wm++) {
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
+                }
+            }
+#endif",
+        )]),
+        "the technique is counted with the define sets this machine builds: the simulator's small ones and the device's own (32 × 32 × 16 on a CPU); a kernel that drops it only in larger tiles has it wherever it runs here, and on a GPU, whose 128 × 128 tiles are too large to simulate at the scoreboard's 1024, its count at the asked size is skipped",
+    ),
     Case::rejects(
         L,
         "register_block_only_in_small_tiles",
