@@ -30,9 +30,10 @@ fn settings() -> insta::Settings {
         })
         .collect();
     s.add_filter(&escaped, "[root]");
-    // A lesson limited to whole tiles is timed at a shape drawn per grading and named in the
-    // row: square or not, and of any width, by chance.
-    s.add_filter(r" at \d+(×\d+×\d+)? +\|", " at [shape] |");
+    // A lesson limited to whole tiles is timed at a shape drawn per grading, named in the row
+    // where it lies further from the asked size than the drawn ones: by chance, and square or
+    // not, so the name is left out.
+    s.add_filter(r" at \d+(×\d+×\d+)? +\|", " |");
     s.add_filter(r"\d+(\.\d+)?(e-?\d+)?", "#");
     // Whether a kernel ties with the reference timed beside it is the machine's to say.
     // Whether a kernel ties with the reference timed beside it is the machine's to say, and so
