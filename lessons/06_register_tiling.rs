@@ -49,7 +49,7 @@ pub fn tiles(tsm: usize, tsn: usize, tsk: usize, wptm: usize, wptn: usize) -> Ve
 /// that count within seconds.
 pub fn block_defines(ctx: &Ctx) -> Vec<Define> {
     let info = ctx.info;
-    if info.kind == "CPU" {
+    if info.is_cpu() {
         tiles(32, 32, 16, 8, 8)
     } else if info.max_work_group >= 256 && info.local_mem_bytes >= 32 * 1024 {
         tiles(128, 128, 16, 8, 8)

@@ -108,6 +108,41 @@ pub mod cases {
 
     const L: &str = "06";
 
+    /// The solution's inner loop, products read from the register block (`Breg`).
+    macro_rules! blocked {
+        () => {
+            "            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += a * Breg[wn];
+                }
+            }"
+        };
+    }
+
+    /// A decoy: the register block kept only where the preprocessor condition `$cond` holds,
+    /// elsewhere every product read from the local tiles.
+    macro_rules! blocks_only_if {
+        ($cond:literal) => {
+            Mutant(&[(
+                blocked!(),
+                concat!(
+                    "#if ",
+                    $cond,
+                    "\n",
+                    blocked!(),
+                    "\n#else\n",
+                    "            for (int wm = 0; wm < WPTM; wm++) {
+                for (int wn = 0; wn < WPTN; wn++) {
+                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
+                }
+            }",
+                    "\n#endif"
+                ),
+            )])
+        };
+    }
+
     /// The words every race report has.
     const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
 
@@ -424,28 +459,7 @@ pub mod cases {
         // Register blocks only when built with the defines lesson 06 once declared for the
         // technique's counts, recognised by an expression of them (WPTM·TSM = 4·16); the
         // device's own defines read every product from the local tiles.
-        Mutant(&[(
-            "            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }",
-            "#if WPTM * TSM == 64
-            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }
-#else
-            for (int wm = 0; wm < WPTM; wm++) {
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
-                }
-            }
-#endif",
-        )]),
+        blocks_only_if!("WPTM * TSM == 64"),
         FailKind::Technique,
         &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "drawn for this grading"],
     ),
@@ -456,28 +470,7 @@ pub mod cases {
         // The mirror of the decoy below: register blocks in tiles up to a CPU's 32 × 32 × 16,
         // none in larger ones. Every define set a grading on PoCL builds (the simulator's and
         // the CPU's own) has the technique; a GPU's 128 × 128 tiles would not.
-        Mutant(&[(
-            "            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }",
-            "#if TSM * TSN * TSK <= 32 * 32 * 16
-            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }
-#else
-            for (int wm = 0; wm < WPTM; wm++) {
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
-                }
-            }
-#endif",
-        )]),
+        blocks_only_if!("TSM * TSN * TSK <= 32 * 32 * 16"),
         "the technique is counted with the define sets this machine builds: the simulator's small ones and the device's own (32 × 32 × 16 on a CPU); a kernel that drops it only in larger tiles has it wherever it runs here, and on a GPU, whose 128 × 128 tiles are too large to simulate at the scoreboard's 1024, its count at the asked size is skipped",
     ),
     Case::rejects(
@@ -488,28 +481,7 @@ pub mod cases {
         // simulator's small shapes are counted with, whatever the draw); the device's own tiles
         // (32 × 32 × 16 on a CPU, 128 × 128 × 16 on a GPU) read every product from the local
         // tiles, where the user's problems are multiplied.
-        Mutant(&[(
-            "            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }",
-            "#if TSM * TSN * TSK < 32 * 32 * 16
-            for (int wm = 0; wm < WPTM; wm++) {
-                const float a = Asub[k][tidm + wm * RTSM];
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += a * Breg[wn];
-                }
-            }
-#else
-            for (int wm = 0; wm < WPTM; wm++) {
-                for (int wn = 0; wn < WPTN; wn++) {
-                    acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
-                }
-            }
-#endif",
-        )]),
+        blocks_only_if!("TSM * TSN * TSK < 32 * 32 * 16"),
         FailKind::Technique,
         &["values from local memory per multiply-add", "the size this grading was asked for"],
     ),

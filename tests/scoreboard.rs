@@ -35,7 +35,6 @@ fn settings() -> insta::Settings {
     // not, so the name is left out.
     s.add_filter(r" at \d+(×\d+×\d+)? +\|", " |");
     s.add_filter(r"\d+(\.\d+)?(e-?\d+)?", "#");
-    // Whether a kernel ties with the reference timed beside it is the machine's to say.
     // Whether a kernel ties with the reference timed beside it is the machine's to say, and so
     // is the table's width that follows from it.
     s.add_filter(r"; yours #× call for call(, a tie)?", "; yours [ratio]");

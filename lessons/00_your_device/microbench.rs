@@ -77,7 +77,7 @@ impl Options {
     /// and enough waves of them that the last, partly filled wave costs little; 240 divides
     /// evenly by 1 to 6 and 8 resident groups. A CPU runs one work-group per core at a time.
     pub(crate) fn groups_per_cu(&self, info: &DeviceInfo) -> usize {
-        match (info.kind == "CPU", self.quick) {
+        match (info.is_cpu(), self.quick) {
             (true, true) => 2,
             (true, false) => 4,
             (false, true) => 24,
@@ -88,7 +88,7 @@ impl Options {
     /// Bytes of each buffer of the copy: well beyond any cache, within what the device allows.
     fn copy_bytes(&self, info: &DeviceInfo) -> u64 {
         const MIB: u64 = 1 << 20;
-        let wanted = match (info.kind == "CPU", self.quick) {
+        let wanted = match (info.is_cpu(), self.quick) {
             (true, true) => 32 * MIB,
             (true, false) => 128 * MIB,
             (false, true) => 256 * MIB,

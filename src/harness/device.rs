@@ -86,6 +86,10 @@ impl DeviceInfo {
         self.kind == "GPU"
     }
 
+    pub fn is_cpu(&self) -> bool {
+        self.kind == "CPU"
+    }
+
     /// One line naming the device, its driver and platform.
     pub fn describe(&self) -> String {
         format!(

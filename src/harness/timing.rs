@@ -160,7 +160,7 @@ pub fn clock_believable(device_ms: &[f64], wall_ms: &[f64]) -> bool {
 /// ([`cpu_facts::Facts::ceiling_gflops`]), the one the CPU lessons are timed against. A
 /// measured time above it is not a speed.
 pub fn ceiling_gflops(info: &DeviceInfo) -> f64 {
-    if info.kind == "CPU" {
+    if info.is_cpu() {
         return cpu_facts::host().ceiling_gflops();
     }
     let mhz = if info.clock_mhz == 0 {
