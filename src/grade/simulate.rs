@@ -470,7 +470,23 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     if let Some(a) = &asked {
         looks.push(Look::Asked(a.shape));
     }
-    let mut runs = pool::side_by_side(&looks, usize::MAX, |&look| {
+    // The costliest first, so that none started last runs alone on one core at the end: by
+    // the multiply-adds each simulates, a sanitizer's at about five times the price of a
+    // count's (its build is unoptimised and every value carries its shadow).
+    let cost = |look: &Look| -> f64 {
+        const SANITIZER: f64 = 5.0;
+        let mads = |s: Shape| (s.m * s.n * s.k) as f64;
+        let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
+        match *look {
+            Look::Sanitize(i) => SANITIZER * declared(i),
+            Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
+            Look::Metrics(_, shape) => mads(shape),
+            Look::Asked(shape) => asked.as_ref().map_or(0.0, |a| {
+                a.groups.min(2) as f64 * mads(shape) / a.groups.max(1) as f64
+            }),
+        }
+    };
+    let mut runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
         let opts = match (look, &asked_opts) {
             (Look::Asked(_), Some(o)) => o,
             _ => opts,

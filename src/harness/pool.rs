@@ -29,6 +29,28 @@ pub fn side_by_side<T: Sync, R: Send>(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
+/// [`side_by_side`], starting the costliest items first (by `cost`, an estimate), so that the
+/// last one to start is a short one and the cores finish together; the results still in the
+/// items' order.
+pub fn side_by_side_costliest_first<T: Sync, R: Send>(
+    items: &[T],
+    max: usize,
+    cost: impl Fn(&T) -> f64,
+    run: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    // Stable: items of equal cost keep their order.
+    order.sort_by(|&a, &b| cost(&items[b]).total_cmp(&cost(&items[a])));
+    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    let ran = side_by_side(&order, max, |&i| run(&items[i]));
+    for (i, r) in order.into_iter().zip(ran) {
+        out[i] = Some(r);
+    }
+    out.into_iter()
+        .map(|r| r.expect("one result per item"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -37,5 +59,22 @@ mod tests {
         let out = super::side_by_side(&items, 4, |&n| n * n);
         assert_eq!(out, items.iter().map(|n| n * n).collect::<Vec<_>>());
         assert!(super::side_by_side(&[] as &[usize], 4, |&n| n).is_empty());
+    }
+
+    #[test]
+    fn costliest_first_starts_the_costly_and_answers_in_order() {
+        let items: Vec<usize> = (0..9).collect();
+        let started = std::sync::Mutex::new(Vec::new());
+        let out = super::side_by_side_costliest_first(
+            &items,
+            1,
+            |&n| (n % 4) as f64,
+            |&n| {
+                started.lock().unwrap().push(n);
+                n * 10
+            },
+        );
+        assert_eq!(out, items.iter().map(|n| n * 10).collect::<Vec<_>>());
+        assert_eq!(started.into_inner().unwrap(), [3, 7, 2, 6, 1, 5, 0, 4, 8]);
     }
 }
