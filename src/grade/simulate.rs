@@ -220,12 +220,12 @@ fn simulate(
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
         Look::Metrics(..) => oclgrind::Options::metrics(),
-        // Races are the sanitizer's question, asked at the small shapes. The two work-groups
-        // run on two threads: each is as large as the device's, the longest look of all.
+        // Races are the sanitizer's question, asked at the small shapes. One thread: this
+        // look starts first (the costliest) and the other looks share the other cores.
         Look::Asked(_) => oclgrind::Options {
             quick: true,
             races: false,
-            threads: Some(2),
+            threads: Some(1),
             ..oclgrind::Options::metrics()
         },
     };
