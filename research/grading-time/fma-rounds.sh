@@ -7,7 +7,7 @@ out=${OUT_CSV:-research/grading-time/2026-11-30-fma-rounds.csv}
 rounds=${ROUNDS:-5}
 echo "round,lesson,build,seconds,cpu_seconds,verdict" > $out
 for round in $(seq 1 $rounds); do
- for l in 05 06 07 08 09 10 11 12; do
+ for l in ${LESSONS:-05 06 07 08 09 10 11 12}; do
   [ $l = 12 ] && [ $round -gt 2 ] && continue
   for b in before now; do
    case $b in before) bin=$BEFORE;; now) bin=target/release/lab;; esac
