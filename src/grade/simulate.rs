@@ -481,9 +481,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Sanitize(i) => SANITIZER * declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
-            Look::Asked(shape) => asked.as_ref().map_or(0.0, |a| {
-                a.groups.min(2) as f64 * mads(shape) / a.groups.max(1) as f64
-            }),
+            Look::Asked(_) => asked.as_ref().map_or(0.0, |a| a.mads),
         }
     };
     let mut runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
@@ -699,6 +697,8 @@ struct AskedLook {
     shape: Shape,
     defines: Vec<crate::harness::program::Define>,
     groups: usize,
+    /// The multiply-adds its two work-groups simulate.
+    mads: f64,
 }
 
 /// The most multiply-adds the asked size's look simulates.
@@ -745,6 +745,7 @@ fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
         shape,
         defines,
         groups,
+        mads,
     })
 }
 

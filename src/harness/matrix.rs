@@ -141,7 +141,7 @@ pub fn reference_at(p: &Problem, points: &[(usize, usize)]) -> Vec<(f64, f64, f3
 /// `f32::mul_add` is exact (one rounding) on every machine, but where the build does not
 /// assume an FMA unit (x86-64's baseline has none) each call is a library routine, and the
 /// row loop, which is most of a grading's own work on a CPU, cannot be vectorised. The same
-/// loops compiled for FMA give the same bits, faster; the check is made once.
+/// loops compiled for FMA give the same bits, faster.
 mod fused {
     /// crow += a·brow in f64, srow += |a·brow|, frow = fma(a, brow, frow) in f32.
     #[inline(always)]
@@ -187,13 +187,10 @@ mod fused {
         dot_column_body(a, b, n)
     }
 
+    /// The standard library caches what it detects: a call costs a load.
     #[cfg(target_arch = "x86_64")]
     fn has_fma() -> bool {
-        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *HAS.get_or_init(|| {
-            std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-        })
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
     }
 
     pub fn add_row(a32: f32, brow: &[f32], crow: &mut [f64], srow: &mut [f64], frow: &mut [f32]) {
