@@ -364,6 +364,24 @@ pub mod cases {
         FailKind::Technique,
         &["PAD = 0", "B's tile", "Asub[TSK][TSM + PAD]"],
     ),
+    Case::rejects(
+        L,
+        "padded_only_in_tiles_of_up_to_32_rows",
+        Decoy,
+        // Padding in tiles of up to 32 rows (a CPU's own, and every declared set), none in a
+        // GPU's 64- and 128-row tiles: counted with the defines the lesson takes on other
+        // kinds of device, whatever machine grades.
+        Mutant(&[(
+            "__local float Asub[TSK][TSM + PAD];",
+            "#if TSM <= 32
+    __local float Asub[TSK][TSM + PAD];
+#else
+    __local float Asub[TSK][TSM];
+#endif",
+        )]),
+        FailKind::Technique,
+        &["PAD", "the defines the lesson takes on a large GPU"],
+    ),
     // ANCHOR: gap_example
     Case::gap(
         L,

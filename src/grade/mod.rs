@@ -21,6 +21,7 @@ use crate::lesson::{Kind, Lesson, OclLesson};
 pub mod cases;
 pub mod cpu;
 mod judge;
+pub mod kinds;
 pub mod ocl;
 mod request;
 mod self_contained;

@@ -43,8 +43,10 @@ pub enum Look {
     /// The technique's counts at the size this grading was asked for, with the device's own
     /// defines (the request's `opts.defines` carry them all) and the launch the device runs,
     /// of which the simulator runs the first and the last work-group (Oclgrind's quick mode):
-    /// the call a user's run makes, which no kernel can tell from a timed one.
-    Asked(Shape),
+    /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
+    /// after it, at one work-group of the tiles another kind of device takes, with its
+    /// defines ([`super::kinds`]).
+    Asked(usize, Shape),
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

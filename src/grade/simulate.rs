@@ -54,7 +54,7 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
         Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
         // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
-        Look::Asked(_) => None,
+        Look::Asked(..) => None,
     }
 }
 
@@ -117,7 +117,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(shape) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape) => Some(asked_probe(shape, &opts.defines)),
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
@@ -134,7 +134,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
             Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
-            Look::Metrics(..) | Look::Asked(_) => None,
+            Look::Metrics(..) | Look::Asked(..) => None,
         };
         let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
             Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, defines, &build_options),
@@ -143,8 +143,15 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let prepared = prepare(&defines)?;
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
+        // Another device's tiles may need more local memory than the simulator has.
+        if matches!(look, Look::Asked(..)) && local_bytes > gpu.info.local_mem_bytes {
+            anyhow::bail!(
+                "with these defines the kernel needs {local_bytes} bytes of local memory, more than the simulator's {}",
+                gpu.info.local_mem_bytes
+            );
+        }
         let contrast_local_bytes = match (&ocl.behaviour, look) {
-            (Some(b), Look::Metrics(..) | Look::Asked(_)) if !b.contrast.is_empty() => {
+            (Some(b), Look::Metrics(..) | Look::Asked(..)) if !b.contrast.is_empty() => {
                 let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
                 Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
                     .ok()
@@ -159,7 +166,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // At the asked size, the call a timed one is (C poisoned, guard zones), of which only
         // the first and the last work-group run and write C.
         let mut right = match look {
-            Look::Asked(_) => {
+            Look::Asked(..) => {
                 // A numeric poison (random numbers or an earlier C, as the timed calls draw
                 // them): a NaN one sends the host to a second call where NaN comes back,
                 // and the quick mode leaves most of C as it was.
@@ -222,7 +229,7 @@ fn simulate(
         Look::Metrics(..) => oclgrind::Options::metrics(),
         // Races are the sanitizer's question, asked at the small shapes. One thread: this
         // look starts first (the costliest) and the other looks share the other cores.
-        Look::Asked(_) => oclgrind::Options {
+        Look::Asked(..) => oclgrind::Options {
             quick: true,
             races: false,
             threads: Some(1),
@@ -450,25 +457,22 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     // And once at the size this grading was asked for, with the device's own defines and
     // launch: the call every user's run makes, which no kernel can tell from a timed one, so
-    // that a technique shown only to small problems is counted where it is missing.
+    // that a technique shown only to small problems is counted where it is missing. Then
+    // with the defines the lesson takes on other kinds of device, one work-group of their
+    // tiles each: a technique kept only in the tiles of the machine that grades is counted
+    // where it is missing too.
     let asked = match counted.is_empty() {
-        true => None,
-        false => match asked_look(ocl, opts) {
-            Ok(a) => Some(a),
-            Err(why) => {
-                v.notes.push(format!(
-                    "the technique was not counted at the asked size: {why}"
-                ));
-                None
-            }
-        },
+        true => Vec::new(),
+        false => asked_looks(ocl, opts, counted, &mut v.notes),
     };
-    let asked_opts = asked.as_ref().map(|a| Options {
-        defines: a.defines.clone(),
-        ..opts.clone()
-    });
-    if let Some(a) = &asked {
-        looks.push(Look::Asked(a.shape));
+    let asked_opts: Vec<Options> = (asked.iter())
+        .map(|a| Options {
+            defines: a.defines.clone(),
+            ..opts.clone()
+        })
+        .collect();
+    for (i, a) in asked.iter().enumerate() {
+        looks.push(Look::Asked(i, a.shape));
     }
     // The costliest first, so that none started last runs alone on one core at the end: by
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
@@ -481,12 +485,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Sanitize(i) => SANITIZER * declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
-            Look::Asked(_) => asked.as_ref().map_or(0.0, |a| a.mads),
+            Look::Asked(i, _) => asked.get(i).map_or(0.0, |a| a.mads),
         }
     };
     let mut runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
-        let opts = match (look, &asked_opts) {
-            (Look::Asked(_), Some(o)) => o,
+        let opts = match look {
+            Look::Asked(i, _) => &asked_opts[i],
             _ => opts,
         };
         simulate(lesson, source, opts, look, &icd)
@@ -595,15 +599,37 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
+        // Another kind of device's defines that the simulator cannot run: said, not judged
+        // (the counts at the asked size and the declared sets still are).
+        if let (
+            Look::Asked(i, _),
+            Ok(Run {
+                probed: Some(p), ..
+            }),
+        ) = (look, &run)
+        {
+            if let (Some(why), false) = (&p.error, asked[i].own) {
+                v.notes.push(format!(
+                    "the technique was not counted {}: {why}",
+                    asked[i].at
+                ));
+                continue;
+            }
+        }
         // Where it was counted, as the sanitizer's reports say where they were found.
-        let (probe, scale, at) = match (look, &asked) {
-            (Look::Asked(shape), Some(a)) => {
+        let (probe, scale, at) = match look {
+            Look::Asked(i, shape) => {
+                let a = &asked[i];
                 let ran = a.groups.min(2);
                 let probe = asked_probe(shape, &a.defines);
+                let groups = match a.groups {
+                    1 => "its one work-group run".to_string(),
+                    g => format!("{ran} of its {g} work-groups run, the first and the last, and counted for all"),
+                };
                 let at = format!(
-                    "counted under the simulator at {}, the size this grading was asked for, with the device's own defines and launch ({ran} of its {} work-groups run, the first and the last, and counted for all)",
+                    "counted under the simulator at {}, {} ({groups})",
                     describe(&probe),
-                    a.groups
+                    a.at
                 );
                 (probe, a.groups as f64 / ran as f64, at)
             }
@@ -690,33 +716,111 @@ fn judge_counts(
     }
 }
 
-/// The count at the asked size: its shape as the device's launch takes it (whole tiles
-/// where the lesson needs them), the device's own defines, and how many work-groups that
-/// launch has, all alike at such a size (the simulator runs two and the counts are scaled).
+/// A count with a set of defines the lesson takes on some device, of whole work-groups: at
+/// the asked size with the device's own defines, or at one work-group of another kind of
+/// device's tiles. Its shape as the launch takes it, the defines, how many work-groups that
+/// launch has, all alike at such a size (the simulator runs at most two and the counts are
+/// scaled), and how the verdict names it.
 struct AskedLook {
     shape: Shape,
     defines: Vec<crate::harness::program::Define>,
     groups: usize,
-    /// The multiply-adds its two work-groups simulate.
+    /// The multiply-adds its work-groups simulate.
     mads: f64,
+    at: String,
+    /// The asked size's, with this device's own defines (not another kind of device's).
+    own: bool,
 }
 
 /// The most multiply-adds the asked size's look simulates.
 const ASKED_MADS_AT_MOST: f64 = (1u64 << 23) as f64;
 
-/// The asked size's look, from the device this grading runs on (its defines are those the
-/// device run used and the timing uses).
-fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
+/// The most multiply-adds the look of one other kind of device simulates.
+const KIND_MADS_AT_MOST: f64 = (1u64 << 22) as f64;
+
+/// The looks with the defines of each device: the asked size's with this device's own, then
+/// one work-group of the tiles each kind of device takes ([`super::kinds`]) where those
+/// defines are not counted already (by the lesson's declared sets, or by an earlier look;
+/// this device's own at one work-group where the asked size is too large to simulate).
+/// What cannot be counted becomes a note.
+fn asked_looks(
+    ocl: &OclLesson,
+    opts: &Options,
+    counted: &[Probe],
+    notes: &mut Vec<String>,
+) -> Vec<AskedLook> {
     if !ocl.host.kernels.is_empty() {
-        return Err("the lesson runs several kernels per multiplication, whose work-groups differ; its define sets are counted whole".into());
+        notes.push("the technique was not counted at the asked size nor with other devices' defines: the lesson runs several kernels per multiplication, whose work-groups differ; its declared define sets are counted whole".into());
+        return Vec::new();
     }
-    let gpu = Gpu::open(opts.device.as_deref()).map_err(|e| format!("{e:#}"))?;
+    let gpu = match Gpu::open(opts.device.as_deref()) {
+        Ok(g) => g,
+        Err(e) => {
+            notes.push(format!(
+                "the technique was not counted at the asked size: {e:#}"
+            ));
+            return Vec::new();
+        }
+    };
+    let sorted = |d: &[crate::harness::program::Define]| {
+        let mut d = d.to_vec();
+        d.sort_by(|a, b| a.name.cmp(&b.name));
+        d
+    };
+    let mut seen: Vec<_> = counted.iter().map(|p| sorted(&p.defines())).collect();
+    let mut looks = Vec::new();
     let ctx = crate::lesson::Ctx {
         info: &gpu.info,
         course: &opts.course,
     };
-    let defines = crate::prepared::defines(ocl, &ctx, None, &opts.defines)?;
-    let asked = opts.asked(gpu.info.is_gpu());
+    let own = crate::prepared::defines(ocl, &ctx, None, &opts.defines);
+    match own
+        .clone()
+        .and_then(|d| asked_look(ocl, opts.asked(gpu.info.is_gpu()), d))
+    {
+        Ok(a) => {
+            seen.push(sorted(&a.defines));
+            looks.push(a);
+        }
+        Err(why) => notes.push(format!(
+            "the technique was not counted at the asked size: {why}"
+        )),
+    }
+    let kinds = super::kinds::kinds();
+    let others = kinds.iter().map(|k| {
+        let ctx = crate::lesson::Ctx {
+            info: &k.info,
+            course: &opts.course,
+        };
+        (k.label, crate::prepared::defines(ocl, &ctx, None, &[]))
+    });
+    let own = own.map(|d| ("this device", Ok(d)));
+    for (label, defines) in own.into_iter().chain(others) {
+        let Ok(defines) = defines else {
+            continue;
+        };
+        if seen.contains(&sorted(&defines)) {
+            continue;
+        }
+        seen.push(sorted(&defines));
+        let seed = crate::harness::matrix::secret_seed().rotate_left(11 + looks.len() as u32);
+        match one_group_look(ocl, defines, label, seed) {
+            Ok(a) => looks.push(a),
+            Err(why) => notes.push(format!(
+                "the technique was not counted with the defines the lesson takes on {label}: {why}"
+            )),
+        }
+    }
+    looks
+}
+
+/// The asked size's look, with the device's own `defines` (those the device run used and
+/// the timing uses).
+fn asked_look(
+    ocl: &OclLesson,
+    asked: Shape,
+    defines: Vec<crate::harness::program::Define>,
+) -> Result<AskedLook, String> {
     let (shape, launch) =
         super::ocl::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
     let Some(local) = launch.local else {
@@ -746,6 +850,65 @@ fn asked_look(ocl: &OclLesson, opts: &Options) -> Result<AskedLook, String> {
         defines,
         groups,
         mads,
+        at: "the size this grading was asked for, with the device's own defines and launch".into(),
+        own: true,
+    })
+}
+
+/// A look at the smallest square of whole work-groups that `defines` launch: the first side
+/// of 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
+/// work-groups for (or that the lesson takes only in whole tiles), over a K drawn for this
+/// grading: the smallest of 16, 32 and 64 the launch takes whole, or twice that.
+fn one_group_look(
+    ocl: &OclLesson,
+    defines: Vec<crate::harness::program::Define>,
+    label: &str,
+    seed: u64,
+) -> Result<AskedLook, String> {
+    let whole = |shape: Shape| -> Option<Result<usize, String>> {
+        let launch = (ocl.launch)(shape, &defines).ok()?;
+        let Some(local) = launch.local else {
+            return Some(Err(
+                "the launch leaves the work-group's size to the driver".into()
+            ));
+        };
+        let grown = Shape::new(shape.m + 1, shape.n + 1, shape.k);
+        let whole = (0..2).all(|d| launch.global[d] % local[d] == 0)
+            && (ocl.launch)(grown, &defines)
+                .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
+        whole.then(|| Ok((0..2).map(|d| launch.global[d] / local[d]).product()))
+    };
+    let found = [16, 32, 64].iter().find_map(|&k| {
+        [32, 64, 128, 256]
+            .iter()
+            .find_map(|&side| Some((Shape::new(side, side, k), whole(Shape::new(side, side, k))?)))
+    });
+    let Some((mut shape, mut groups)) = found else {
+        return Err(
+            "no square of side 32 to 256 (K = 16, 32 or 64) is whole work-groups of its launch"
+                .into(),
+        );
+    };
+    let deeper = Shape::new(shape.m, shape.n, 2 * shape.k);
+    if seed % 2 == 1 {
+        if let Some(g) = whole(deeper) {
+            (shape, groups) = (deeper, g);
+        }
+    }
+    let groups = groups?;
+    let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
+    if mads > KIND_MADS_AT_MOST {
+        return Err(format!(
+            "its work-groups at {shape} are {mads:.1e} multiply-adds, more than the simulator runs for one kind of device ({KIND_MADS_AT_MOST:.1e})"
+        ));
+    }
+    Ok(AskedLook {
+        shape,
+        defines,
+        groups,
+        mads,
+        at: format!("with the defines the lesson takes on {label}"),
+        own: false,
     })
 }
 
