@@ -443,6 +443,26 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // every time, so a file's grade does not depend on the draw. Whole tiles, so that the
     // counts per multiply-add mean what they do there.
     let counted = if v.passed() { behaviour_probes } else { &[] };
+    // Once at the size this grading was asked for, with the device's own defines and launch:
+    // the call every user's run makes, which no kernel can tell from a timed one, so that a
+    // technique shown only to small problems is counted where it is missing. Then with the
+    // defines the lesson takes on other kinds of device, one work-group of their tiles each:
+    // a technique kept only in the tiles of the machine that grades is counted where it is
+    // missing too.
+    let asked = match counted.is_empty() {
+        true => Vec::new(),
+        false => asked_looks(ocl, opts, &mut v.notes),
+    };
+    // The lesson's declared define sets, each at a shape drawn for this grading, where no
+    // device's own defines could be counted, or where a tuner may choose other combinations
+    // than the devices' defaults: a kernel keyed on one set's values (`#if TS == 8`) or on a
+    // declared shape is counted where it does not have the technique. Whole tiles, so that
+    // the counts per multiply-add mean what they do there. Where every kind of device's
+    // defines are counted, sets that no device takes add nothing the technique is judged by.
+    let counted = match (asked.is_empty(), ocl.knobs) {
+        (false, None) => &[],
+        _ => counted,
+    };
     for (j, p) in counted.iter().enumerate() {
         let valid = accepts(ocl, p);
         let seed = secret.rotate_left(7 * j as u32);
@@ -455,16 +475,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
         looks.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
     }
-    // And once at the size this grading was asked for, with the device's own defines and
-    // launch: the call every user's run makes, which no kernel can tell from a timed one, so
-    // that a technique shown only to small problems is counted where it is missing. Then
-    // with the defines the lesson takes on other kinds of device, one work-group of their
-    // tiles each: a technique kept only in the tiles of the machine that grades is counted
-    // where it is missing too.
-    let asked = match counted.is_empty() {
-        true => Vec::new(),
-        false => asked_looks(ocl, opts, counted, &mut v.notes),
-    };
     let asked_opts: Vec<Options> = (asked.iter())
         .map(|a| Options {
             defines: a.defines.clone(),
@@ -739,16 +749,11 @@ const ASKED_MADS_AT_MOST: f64 = (1u64 << 23) as f64;
 const KIND_MADS_AT_MOST: f64 = (1u64 << 22) as f64;
 
 /// The looks with the defines of each device: the asked size's with this device's own, then
-/// one work-group of the tiles each kind of device takes ([`super::kinds`]) where those
-/// defines are not counted already (by the lesson's declared sets, or by an earlier look;
-/// this device's own at one work-group where the asked size is too large to simulate).
+/// one work-group of the tiles each kind of device takes ([`super::kinds`]) where an earlier
+/// look does not count those defines already (this device's own at one work-group where the
+/// asked size is too large to simulate).
 /// What cannot be counted becomes a note.
-fn asked_looks(
-    ocl: &OclLesson,
-    opts: &Options,
-    counted: &[Probe],
-    notes: &mut Vec<String>,
-) -> Vec<AskedLook> {
+fn asked_looks(ocl: &OclLesson, opts: &Options, notes: &mut Vec<String>) -> Vec<AskedLook> {
     if !ocl.host.kernels.is_empty() {
         notes.push("the technique was not counted at the asked size nor with other devices' defines: the lesson runs several kernels per multiplication, whose work-groups differ; its declared define sets are counted whole".into());
         return Vec::new();
@@ -767,7 +772,7 @@ fn asked_looks(
         d.sort_by(|a, b| a.name.cmp(&b.name));
         d
     };
-    let mut seen: Vec<_> = counted.iter().map(|p| sorted(&p.defines())).collect();
+    let mut seen = Vec::new();
     let mut looks = Vec::new();
     let ctx = crate::lesson::Ctx {
         info: &gpu.info,
