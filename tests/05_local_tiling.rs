@@ -347,9 +347,9 @@ pub mod cases {
         "tiles_read_only_at_the_counted_tile_size",
         Decoy,
         // The tiles are read only when the kernel is built with the tile size lesson 05 once
-        // declared for the technique's counts (TS = 8); the device's own TS (16 on most
-        // devices) reads A and B from global memory for every product. The simulator's
-        // defines are drawn for each grading from sets that include the device's.
+        // declared for the technique's counts (TS = 8, also a small GPU's); the device's own
+        // TS (16 on most devices) reads A and B from global memory for every product, and
+        // the technique is counted with it at the asked size.
         Mutant(&[(
             "        for (int k = 0; k < TS; k++) {
             acc += Asub[tr][k] * Bsub[k][tc];
@@ -365,7 +365,7 @@ pub mod cases {
 #endif",
         )]),
         FailKind::Technique,
-        &["values from global memory per multiply-add", "2/TS", "drawn for this grading"],
+        &["values from global memory per multiply-add", "2/TS", "the size this grading was asked for"],
     ),
     Case::rejects(
         L,

@@ -461,7 +461,7 @@ pub mod cases {
         // device's own defines read every product from the local tiles.
         blocks_only_if!("WPTM * TSM == 64"),
         FailKind::Technique,
-        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "drawn for this grading"],
+        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "the size this grading was asked for"],
     ),
     Case::rejects(
         L,

@@ -808,8 +808,7 @@ fn asked_looks(ocl: &OclLesson, opts: &Options, notes: &mut Vec<String>) -> Vec<
             continue;
         }
         seen.push(sorted(&defines));
-        let seed = crate::harness::matrix::secret_seed().rotate_left(11 + looks.len() as u32);
-        match one_group_look(ocl, defines, label, seed) {
+        match one_group_look(ocl, defines, label) {
             Ok(a) => looks.push(a),
             Err(why) => notes.push(format!(
                 "the technique was not counted with the defines the lesson takes on {label}: {why}"
@@ -862,13 +861,13 @@ fn asked_look(
 
 /// A look at the smallest square of whole work-groups that `defines` launch: the first side
 /// of 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
-/// work-groups for (or that the lesson takes only in whole tiles), over a K drawn for this
-/// grading: the smallest of 16, 32 and 64 the launch takes whole, or twice that.
+/// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of
+/// 16, 32 and 64 that the launch takes whole. One work-group of the kind's tiles, which the
+/// simulator runs in about a second; a larger problem of them would take it minutes.
 fn one_group_look(
     ocl: &OclLesson,
     defines: Vec<crate::harness::program::Define>,
     label: &str,
-    seed: u64,
 ) -> Result<AskedLook, String> {
     let whole = |shape: Shape| -> Option<Result<usize, String>> {
         let launch = (ocl.launch)(shape, &defines).ok()?;
@@ -884,22 +883,17 @@ fn one_group_look(
         whole.then(|| Ok((0..2).map(|d| launch.global[d] / local[d]).product()))
     };
     let found = [16, 32, 64].iter().find_map(|&k| {
-        [32, 64, 128, 256]
-            .iter()
-            .find_map(|&side| Some((Shape::new(side, side, k), whole(Shape::new(side, side, k))?)))
+        [32, 64, 128, 256].iter().find_map(|&side| {
+            let shape = Shape::new(side, side, k);
+            Some((shape, whole(shape)?))
+        })
     });
-    let Some((mut shape, mut groups)) = found else {
+    let Some((shape, groups)) = found else {
         return Err(
             "no square of side 32 to 256 (K = 16, 32 or 64) is whole work-groups of its launch"
                 .into(),
         );
     };
-    let deeper = Shape::new(shape.m, shape.n, 2 * shape.k);
-    if seed % 2 == 1 {
-        if let Some(g) = whole(deeper) {
-            (shape, groups) = (deeper, g);
-        }
-    }
     let groups = groups?;
     let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
     if mads > KIND_MADS_AT_MOST {
