@@ -76,17 +76,40 @@ pub fn grade_student(
     let mut verdicts = Vec::new();
     for &lesson in lessons {
         progress(lesson);
-        verdicts.push(grade::grade(
-            lesson,
-            &Source::Folder(folder.to_path_buf()),
-            &opts,
-        ));
+        let source = Source::Folder(folder.to_path_buf());
+        let mut v = grade::grade(lesson, &source, &opts);
+        // Graded again, after a pause, where the machine was too busy to judge how the work
+        // was shared: a file's grade should not depend on what else ran at that moment. The
+        // last verdict is kept; a retry that is busy too keeps saying so.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for _ in 0..BUSY_RETRIES {
+            // On one core no pause frees a second: the verdict says so as it is.
+            if cores < 2 || !threads_unjudged_for_load(&v) {
+                break;
+            }
+            std::thread::sleep(BUSY_PAUSE);
+            v = grade::grade(lesson, &source, &opts);
+        }
+        verdicts.push(v);
     }
     Student {
         name: name.to_string(),
         folder: folder.to_path_buf(),
         verdicts,
     }
+}
+
+/// How many times a lesson is graded again when its threads could not be judged for want of
+/// a free core, and the pause before each time.
+const BUSY_RETRIES: usize = 2;
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether a verdict left the sharing of work among threads unjudged because the machine had
+/// no core to spare (not because it cannot measure threads at all, which a retry won't change).
+fn threads_unjudged_for_load(v: &Verdict) -> bool {
+    v.unchecked
+        .iter()
+        .any(|u| u.part == Part::Threads && u.why.contains(grade::TOO_FEW_CORES))
 }
 
 /// How a class run ranks, and where it writes.
@@ -449,6 +472,24 @@ mod tests {
             v.not_checked(p, format!("{} not checked here", p.word()));
         }
         v
+    }
+
+    /// Only a threads check left unjudged on a busy machine is graded again.
+    #[test]
+    fn only_threads_unjudged_for_load_are_graded_again() {
+        let mut busy = verdict("03", Some(1.0), &[]);
+        busy.not_checked(
+            Part::Threads,
+            format!(
+                "{}: that `matmul` shares its work among threads",
+                grade::TOO_FEW_CORES
+            ),
+        );
+        assert!(threads_unjudged_for_load(&busy));
+        let no_proc = verdict("03", Some(1.0), &[Part::Threads]);
+        assert!(!threads_unjudged_for_load(&no_proc));
+        let races = verdict("05", Some(1.0), &[Part::Races]);
+        assert!(!threads_unjudged_for_load(&races));
     }
 
     /// A student whose verdicts had the reference timed beside them at `speeds` GFLOP/s
