@@ -91,7 +91,7 @@ mod tests {
                     info: &k.info,
                     course: &course,
                 };
-                (ocl.defines)(&ctx)
+                crate::prepared::defines(ocl, &ctx, None, &[]).unwrap()
             })
             .collect();
         for (i, a) in sets.iter().enumerate() {
