@@ -437,11 +437,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
     }
     let sanitized = looks.len();
-    // The technique's counts with every define set the lesson declares, each at a shape drawn
-    // for this grading, never the declared one: a kernel keyed on one set's values
-    // (`#if TS == 8`) or on a declared shape is counted where it does not have the technique,
-    // every time, so a file's grade does not depend on the draw. Whole tiles, so that the
-    // counts per multiply-add mean what they do there.
     let counted = if v.passed() { behaviour_probes } else { &[] };
     // Once at the size this grading was asked for, with the device's own defines and launch:
     // the call every user's run makes, which no kernel can tell from a timed one, so that a
@@ -827,26 +822,22 @@ fn asked_look(
 ) -> Result<AskedLook, String> {
     let (shape, launch) =
         super::ocl::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
-    let Some(local) = launch.local else {
-        return Err("the launch leaves the work-group's size to the driver".into());
-    };
     // The counts are scaled as if every work-group did the first one's work, which holds
     // where the shape is whole tiles: the scoreboard's sizes (powers of two) are, for every
     // lesson's tiles. At a ragged size asked of `lab grade` the last work-group does less,
     // and the scaled counts are lower than the launch's by up to its share.
-    if (0..2).any(|d| launch.global[d] % local[d] != 0) {
+    let Some(groups) = work_groups(&launch)? else {
         return Err(format!(
             "{shape} is not whole work-groups of the device's launch"
         ));
-    }
-    let groups: usize = (0..2).map(|d| launch.global[d] / local[d]).product();
+    };
     // The scoreboard's sizes stay within it (two of lesson 06's 128×128 tiles at 256³ are
     // 2^23, about ten seconds for the simulator; a CPU's own 32×32 tiles a sixteenth of that);
     // a larger size asked of `lab grade` would take minutes.
-    let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
+    let mads = simulated_mads(shape, groups);
     if mads > ASKED_MADS_AT_MOST {
         return Err(format!(
-            "two work-groups of {shape} are {mads:.1e} multiply-adds, more than the simulator runs in a grading ({ASKED_MADS_AT_MOST:.1e}); the scoreboard's size is counted"
+            "two work-groups of {shape} are {mads:.1e} multiply-adds, more than the simulator runs in a grading ({ASKED_MADS_AT_MOST:.1e}); one work-group of the device's tiles is counted instead"
         ));
     }
     Ok(AskedLook {
@@ -857,6 +848,22 @@ fn asked_look(
         at: "the size this grading was asked for, with the device's own defines and launch".into(),
         own: true,
     })
+}
+
+/// How many work-groups `launch` has, or `None` where it is not whole work-groups of the size
+/// it states; an error where it leaves that size to the driver.
+fn work_groups(launch: &crate::harness::exec::Launch) -> Result<Option<usize>, String> {
+    let Some(local) = launch.local else {
+        return Err("the launch leaves the work-group's size to the driver".into());
+    };
+    let whole = (0..2).all(|d| launch.global[d].is_multiple_of(local[d]));
+    Ok(whole.then(|| (0..2).map(|d| launch.global[d] / local[d]).product()))
+}
+
+/// The multiply-adds the simulator runs at `shape` in quick mode: the first and the last of
+/// its `groups` work-groups, each an equal share.
+fn simulated_mads(shape: Shape, groups: usize) -> f64 {
+    groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64
 }
 
 /// A look at the smallest square of whole work-groups that `defines` launch: the first side
@@ -871,16 +878,12 @@ fn one_group_look(
 ) -> Result<AskedLook, String> {
     let whole = |shape: Shape| -> Option<Result<usize, String>> {
         let launch = (ocl.launch)(shape, &defines).ok()?;
-        let Some(local) = launch.local else {
-            return Some(Err(
-                "the launch leaves the work-group's size to the driver".into()
-            ));
-        };
         let grown = Shape::new(shape.m + 1, shape.n + 1, shape.k);
-        let whole = (0..2).all(|d| launch.global[d] % local[d] == 0)
-            && (ocl.launch)(grown, &defines)
-                .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
-        whole.then(|| Ok((0..2).map(|d| launch.global[d] / local[d]).product()))
+        let tiles_end_here = (ocl.launch)(grown, &defines)
+            .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
+        work_groups(&launch)
+            .map(|g| g.filter(|_| tiles_end_here))
+            .transpose()
     };
     let found = [16, 32, 64].iter().find_map(|&k| {
         [32, 64, 128, 256].iter().find_map(|&side| {
@@ -895,7 +898,7 @@ fn one_group_look(
         );
     };
     let groups = groups?;
-    let mads = groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64;
+    let mads = simulated_mads(shape, groups);
     if mads > KIND_MADS_AT_MOST {
         return Err(format!(
             "its work-groups at {shape} are {mads:.1e} multiply-adds, more than the simulator runs for one kind of device ({KIND_MADS_AT_MOST:.1e})"
