@@ -21,6 +21,7 @@ pub mod peak;
 pub mod poison;
 pub mod pool;
 pub mod program;
+pub mod ptx_patch;
 pub mod record;
 pub mod rng;
 pub mod sandbox;

@@ -4,12 +4,12 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result};
+use anyhow::{bail, Context as _, Result};
 use opencl3::kernel::Kernel;
 use opencl3::program::Program;
 
 use crate::harness::device::Gpu;
-use crate::harness::paths;
+use crate::harness::{paths, ptx_patch};
 
 /// A `-D NAME=VALUE` define passed to the OpenCL compiler.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -92,23 +92,73 @@ pub fn build_source(
     extra: &str,
 ) -> Result<Program> {
     let opts = options(defines, extra);
+    // A kernel with an instruction the compiler refuses takes a second step through its PTX.
+    if ptx_patch::wanted(source) {
+        return build_patched(gpu, path, source, &opts);
+    }
+    build_source_with(gpu, path, source, &opts)
+}
+// ANCHOR_END: build
+
+/// Builds `source` with compiler options `opts` as they are.
+pub fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
     let mut program = Program::create_from_source(&gpu.context, source)
         .with_context(|| format!("creating a program from {}", paths::display(path)))?;
-    if program.build(&[gpu.device.id()], &opts).is_err() {
+    if program.build(&[gpu.device.id()], opts).is_err() {
         let log = program
             .get_build_log(gpu.device.id())
             .unwrap_or_else(|e| format!("(no build log: {e})"));
         return Err(BuildFailed {
             path: path.to_path_buf(),
             device: gpu.info.name.clone(),
-            options: opts,
+            options: opts.to_string(),
             log,
         }
         .into());
     }
     Ok(program)
 }
-// ANCHOR_END: build
+
+/// The two-step build of [`ptx_patch`] for `source` (from `path`, for messages) with compiler options `opts`.
+fn build_patched(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
+    let stub_opts = format!("{opts} -D WG_STUB=1");
+    let first = build_source_with(gpu, path, source, &stub_opts)?;
+    let binaries = first
+        .get_binaries()
+        .context("taking the PTX of the first build back from the driver")?;
+    let Some(bytes) = binaries.first() else {
+        bail!(
+            "the driver gave no binary for the first build of {}",
+            path.display()
+        );
+    };
+    let ptx: String = String::from_utf8_lossy(bytes).replace('\0', "");
+    let patched = ptx_patch::patch(&ptx).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: the PTX of the first build cannot be patched: {e}",
+            path.display()
+        )
+    })?;
+    // SAFETY: the binary is PTX text the driver itself produced, patched as above; the driver
+    // parses and checks it in the build that follows.
+    let mut program = unsafe {
+        Program::create_from_binary(&gpu.context, &[gpu.device.id()], &[patched.as_bytes()])
+    }
+    .context("handing the patched PTX to the driver")?;
+    if program.build(&[gpu.device.id()], "").is_err() {
+        let log = program
+            .get_build_log(gpu.device.id())
+            .unwrap_or_else(|e| format!("(no build log: {e})"));
+        return Err(BuildFailed {
+            path: path.to_path_buf(),
+            device: gpu.info.name.clone(),
+            options: format!("{stub_opts}, then the patched PTX"),
+            log,
+        }
+        .into());
+    }
+    Ok(program)
+}
 
 /// The kind of each argument a lesson passes to its kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
