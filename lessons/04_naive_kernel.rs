@@ -78,6 +78,7 @@ pub static NAIVE: OclLesson = OclLesson {
         name: "row-as-dim0",
         about: "the same kernel with get_global_id(0) as the row (seed 004's mapping): uncoalesced",
         measure: row_as_dim0,
+        product: None,
     }],
 };
 

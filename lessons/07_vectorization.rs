@@ -136,11 +136,13 @@ pub static VECTORIZED: OclLesson = OclLesson {
             name: "float2",
             about: "the same kernel with WIDTH = 2: 8-byte accesses",
             measure: |gpu, course, shape| measure_width(gpu, course, shape, 2),
+            product: None,
         },
         Variant {
             name: "float8",
             about: "the same kernel with WIDTH = 8: 32-byte accesses, which most GPUs split in two",
             measure: |gpu, course, shape| measure_width(gpu, course, shape, 8),
+            product: None,
         },
     ],
 };

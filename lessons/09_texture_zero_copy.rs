@@ -197,16 +197,19 @@ pub static TEXTURE: OclLesson = OclLesson {
             name: "copy",
             about: "the same kernel with enqueued copies of A, B and C instead of map/unmap",
             measure: measure_copy,
+            product: None,
         },
         Variant {
             name: "b-as-buffer",
             about: "the same kernel with B read from a plain buffer instead of an image: what the texture pipe itself brings",
             measure: measure_b_as_buffer,
+            product: None,
         },
         Variant {
             name: "adreno-blog",
             about: "the Adreno blog's kernel as published: 8×4 micro-tiles, A read from global memory, 16×8 work-groups",
             measure: measure_adreno_blog,
+            product: None,
         },
     ],
 };

@@ -11,11 +11,14 @@ use lab::harness::exec::Launch;
 use lab::harness::matrix::Shape;
 use lab::lesson::{
     define, per_mad, probe_define, require_divides, require_nonempty, Behaviour, Host, Kind,
-    Lesson, Measured, OclLesson, Probe, Sanitize, BUFFERS, STANDARD_ARGS,
+    Lesson, Measured, OclLesson, Probe, Sanitize, Variant, BUFFERS, STANDARD_ARGS,
 };
 
 #[path = "11_matrix_units/unit.rs"]
 pub mod unit;
+
+#[path = "11_matrix_units/warp_group.rs"]
+pub mod warp_group;
 
 pub static LESSON: Lesson = Lesson {
     key: "11",
@@ -219,7 +222,12 @@ pub static MATRIX: OclLesson = OclLesson {
         }
     }),
     any_size: true,
-    variants: &[],
+    variants: &[Variant {
+        name: "warp-group",
+        about: "the same split and three products on Hopper's warp-group unit (wgmma), four warps per call, one operand straight from local memory",
+        measure: warp_group::measure,
+        product: Some(warp_group::product),
+    }],
 };
 
 fn nvidia(info: &lab::harness::device::DeviceInfo) -> bool {

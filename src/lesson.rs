@@ -448,7 +448,13 @@ pub struct Variant {
     pub about: &'static str,
     /// Checks and times it at a size on a device; `Ok(None)` when it does not apply there.
     pub measure: fn(&Gpu, &Course, Shape) -> Result<Option<Timing>>,
+    /// Its C for a problem, where a tool compares its accuracy (`lab-bench accuracy`);
+    /// `Ok(None)` when it does not apply on the device. `None`: only timed.
+    pub product: Option<ProductFn>,
 }
+
+/// A variant's C for a problem on a device: `Ok(None)` where it does not apply there.
+pub type ProductFn = fn(&Gpu, &Course, &Problem) -> Result<Option<Vec<f32>>>;
 
 /// An OpenCL lesson.
 pub struct OclLesson {

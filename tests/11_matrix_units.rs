@@ -649,3 +649,48 @@ pub mod cases {
     ),
 ];
 }
+
+/// The chapter's last kernel, on Hopper's warp-group unit, checked where it can run here: on the
+/// model of the instruction (or on the instruction itself on compute capability 9.0), every
+/// element of C at shapes with partial blocks, K and N not multiples of 4 (padded by the host)
+/// and a last k-step cut short; and at a long K at least as accurate as FP32.
+#[test]
+fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
+    use lab::harness::device::Gpu;
+    use lab::ladder::l11_matrix_units::warp_group;
+
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let course = lab::harness::paths::Course::from_env();
+    let instruction = warp_group::has_instruction(&gpu);
+    // The tensor cores' blocks (two warp groups, 192 rows, four k-steps per sum) on the model too.
+    let big = |shape| {
+        let mut d = warp_group::defines(&gpu.info, true, shape);
+        d.retain(|x| x.name != "BM");
+        d.push(lab::harness::program::Define::new("BM", 192));
+        d
+    };
+    for (shape, seed, tensor_cores) in [
+        (Shape::new(131, 70, 77), 3, false),
+        (Shape::new(64, 128, 48), 4, false),
+        (Shape::new(65, 100, 40), 5, false),
+        (Shape::new(40, 24, 1100), 6, false),
+        (Shape::new(200, 136, 70), 7, true),
+    ] {
+        let d = match tensor_cores && !instruction {
+            true => big(shape),
+            false => warp_group::defines(&gpu.info, instruction, shape),
+        };
+        let launch = (warp_group::WARP_GROUP.launch)(shape, &d).unwrap();
+        let prepared = warp_group::prepare(&gpu, &course, &d).unwrap();
+        let p = Problem::random(shape, seed);
+        let out =
+            (warp_group::WARP_GROUP.host.run)(&gpu, &prepared.kernel, &p, &launch, &d).unwrap();
+        if let Err(f) = lab::grade::verify_whole(&p, &out, None) {
+            panic!("{shape} with {d:?}: {}", f.message);
+        }
+        if shape.k >= unit::ACCURACY_FROM_K {
+            let (e, e32) = unit::errors(&p, &out.c);
+            assert!(e <= e32, "{shape}: error {e:e}, FP32's {e32:e}");
+        }
+    }
+}

@@ -53,7 +53,7 @@ pub struct Args {
 }
 
 /// `MxNxK` as a shape.
-fn parse_shape(s: &str) -> Result<Shape, String> {
+pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
     let sides: Vec<usize> = s
         .split('x')
         .map(|v| v.trim().parse::<usize>())
@@ -136,24 +136,18 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             };
             let out = (ocl.host.run)(&gpu, &prepared.kernel, &p, &launch, &defines)
                 .with_context(|| format!("running lesson {} at {shape}", lesson.key))?;
-            let points = sample_points(shape, 4096, POINTS_SEED);
-            let err = relative_error(&p, &out.c, &points);
-            println!(
-                "  {:<18} {size:>6}  {err:.2e}  ({})",
-                lesson.name(),
-                program::options(&defines, "")
-            );
-            if let Some(dir) = &args.c_out {
-                let path = dir.join(format!("{}-{size}.f32", lesson.name()));
-                let mut f = std::io::BufWriter::new(
-                    std::fs::File::create(&path)
-                        .with_context(|| format!("creating {}", path.display()))?,
-                );
-                for x in &out.c {
-                    f.write_all(&x.to_le_bytes())?;
+            let options = program::options(&defines, "");
+            report(args, &p, &out.c, &lesson.name(), &size, &options)?;
+            // The variants that give their C, on the same inputs.
+            for v in ocl.variants {
+                let Some(product) = v.product else { continue };
+                let name = format!("{}-{}", lesson.name(), v.name);
+                match product(&gpu, &edge.course, &p)
+                    .with_context(|| format!("running {name} at {shape}"))?
+                {
+                    Some(c) => report(args, &p, &c, &name, &size, "variant")?,
+                    None => println!("  {name:<18} {size:>6}  does not apply on this device"),
                 }
-                f.flush()
-                    .with_context(|| format!("writing {}", path.display()))?;
             }
         }
     }
@@ -166,6 +160,25 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             if args.wide { " --lab-wide" } else { "" },
             dir.display()
         );
+    }
+    Ok(())
+}
+
+/// Prints the error of `c` at the ladder's points, and writes C where asked.
+fn report(args: &Args, p: &Problem, c: &[f32], name: &str, size: &str, how: &str) -> Result<()> {
+    let points = sample_points(p.shape, 4096, POINTS_SEED);
+    let err = relative_error(p, c, &points);
+    println!("  {name:<18} {size:>6}  {err:.2e}  ({how})");
+    if let Some(dir) = &args.c_out {
+        let path = dir.join(format!("{name}-{size}.f32"));
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+        );
+        for x in c {
+            f.write_all(&x.to_le_bytes())?;
+        }
+        f.flush()
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -30,6 +30,10 @@ pub struct Args {
     /// Square sizes to measure (default: 1024,2048,4096 on a GPU, 256,512,1024 otherwise).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
+    /// Shapes besides the square sizes, as MxNxK (e.g. 8192x8192x1024,1024x8192x8192), for
+    /// the GPU lessons, their variants and CLBlast: users' matrices are long, flat and ragged.
+    #[arg(long, value_delimiter = ',', value_parser = super::accuracy::parse_shape)]
+    pub shapes: Vec<Shape>,
     /// Only these lessons, e.g. --lessons 5,10 (default: all).
     #[arg(long, value_delimiter = ',')]
     pub lessons: Vec<String>,
@@ -106,6 +110,9 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
     for &s in &sizes {
         lab::cli::check_shape(Shape::square(s))?;
     }
+    for &shape in &args.shapes {
+        lab::cli::check_shape(shape)?;
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         edge.course
             .results()
@@ -151,51 +158,59 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         rows.clear();
         let is_cpu = matches!(lesson.kind, Kind::Cpu(_));
         let lesson_sizes = if is_cpu { &cpu_sizes } else { &sizes };
+        let mut shapes = Vec::new();
         for &s in lesson_sizes {
-            let mut shapes = vec![Shape::square(s)];
+            shapes.push(Shape::square(s));
             // Lessons that handle any size are also measured just below a power of two.
             if lesson.ocl().is_some_and(|o| o.any_size) {
                 shapes.push(Shape::square(s - 1));
             }
-            for shape in shapes {
-                match run::measure(lesson, &solutions, edge, sel.as_deref(), shape, &[]) {
-                    Ok(m) => {
-                        say(&format!("{} reference", lesson.name()), &m.timing, shape);
-                        let mut row = run::row(&m, &run_id);
-                        if is_cpu && row.defines.is_empty() {
-                            // The vector width the student crate was built for, here.
-                            row.defines = format!("SIMD={}", cpu_crate::simd().1);
-                        }
-                        rows.push(row);
+        }
+        if lesson.ocl().is_some_and(|o| o.any_size) {
+            shapes.extend(args.shapes.iter().copied());
+        }
+        for shape in shapes {
+            // Kept shape by shape: a run stopped at its time limit keeps every shape it measured.
+            record::append(&out, &rows)?;
+            written += rows.len();
+            rows.clear();
+            match run::measure(lesson, &solutions, edge, sel.as_deref(), shape, &[]) {
+                Ok(m) => {
+                    say(&format!("{} reference", lesson.name()), &m.timing, shape);
+                    let mut row = run::row(&m, &run_id);
+                    if is_cpu && row.defines.is_empty() {
+                        // The vector width the student crate was built for, here.
+                        row.defines = format!("SIMD={}", cpu_crate::simd().1);
                     }
-                    Err(e) => println!("  {} at {shape}: not measured: {e:#}", lesson.name()),
+                    rows.push(row);
                 }
-                if args.no_variants {
-                    continue;
-                }
-                for v in lesson.ocl().map_or(&[][..], |o| o.variants) {
-                    match (v.measure)(&gpu, &edge.course, shape) {
-                        Ok(Some(t)) => {
-                            say(&format!("{} {}", lesson.name(), v.name), &t, shape);
-                            rows.push(timing_row(
-                                &run_id,
-                                &info.name,
-                                &info.driver,
-                                0,
-                                &lesson.name(),
-                                v.name,
-                                shape,
-                                &t,
-                                None,
-                            ));
-                        }
-                        Ok(None) => println!("  {} {}: does not apply here", lesson.name(), v.name),
-                        Err(e) => println!(
-                            "  {} {} at {shape}: not measured: {e:#}",
-                            lesson.name(),
-                            v.name
-                        ),
+                Err(e) => println!("  {} at {shape}: not measured: {e:#}", lesson.name()),
+            }
+            if args.no_variants {
+                continue;
+            }
+            for v in lesson.ocl().map_or(&[][..], |o| o.variants) {
+                match (v.measure)(&gpu, &edge.course, shape) {
+                    Ok(Some(t)) => {
+                        say(&format!("{} {}", lesson.name(), v.name), &t, shape);
+                        rows.push(timing_row(
+                            &run_id,
+                            &info.name,
+                            &info.driver,
+                            0,
+                            &lesson.name(),
+                            v.name,
+                            shape,
+                            &t,
+                            None,
+                        ));
                     }
+                    Ok(None) => println!("  {} {}: does not apply here", lesson.name(), v.name),
+                    Err(e) => println!(
+                        "  {} {} at {shape}: not measured: {e:#}",
+                        lesson.name(),
+                        v.name
+                    ),
                 }
             }
         }
@@ -239,7 +254,12 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             .any(|l| l.peers.contains(&peer))
     };
     if !args.no_peers && wants(Peer::Clblast) {
-        rows.extend(clblast_rows(&gpu, edge, &sizes, &run_id));
+        let shapes: Vec<Shape> = sizes
+            .iter()
+            .map(|&s| Shape::square(s))
+            .chain(args.shapes.iter().copied())
+            .collect();
+        rows.extend(clblast_rows(&gpu, edge, &shapes, &run_id));
         record::append(&out, &rows)?;
         written += rows.len();
         rows.clear();
@@ -396,7 +416,7 @@ type ClblastTiming =
     fn(&peers::Clblast, &Gpu, Shape) -> anyhow::Result<lab::harness::timing::Timing>;
 
 /// CLBlast at each size, where it is installed.
-fn clblast_rows(gpu: &Gpu, edge: &Edge, sizes: &[usize], run_id: &str) -> Vec<LadderRow> {
+fn clblast_rows(gpu: &Gpu, edge: &Edge, shapes: &[Shape], run_id: &str) -> Vec<LadderRow> {
     let lib = match peers::load(edge.clblast.as_deref()) {
         Ok(l) => l,
         Err(why) => {
@@ -405,8 +425,7 @@ fn clblast_rows(gpu: &Gpu, edge: &Edge, sizes: &[usize], run_id: &str) -> Vec<La
         }
     };
     let mut rows = Vec::new();
-    for &s in sizes {
-        let shape = Shape::square(s);
+    for &shape in shapes {
         // Warm (batches on the same inputs, as a library is usually benchmarked), then fresh
         // (one call per new problem, as the course times its lessons).
         let ways: [(&str, &str, ClblastTiming); 2] = [

@@ -1,0 +1,205 @@
+// Lesson 11's product on Hopper's warp-group unit (wgmma): the same split and the same three
+// products per multiply-add as the lesson's kernel, FP32 sums outside the unit, but each call
+// is made by four warps together, takes one of its operands straight from local memory, and
+// runs while the work-items go on. C = A·B, row-major, any M; K and N multiples of 4 (the
+// host pads them where they are not, as for the lesson's kernel).
+//
+// The kernel computes C^T = B^T·A^T, so that the operand the unit takes from registers is B's
+// (split there: big = tf32_cvt(b), small = b − big) and the one it takes from local memory is
+// A's, K-major exactly as cp.async copies it: 8 rows × 4 floats of k per 16-byte "core matrix".
+// The unit reads only 19 bits of each value, so A's big part is A itself (the unit drops the
+// rest) and its small part, tf32_round(a − trunc(a)), is written once per tile by a pass of
+// the work-group beside the unit's first group of calls.
+//
+// Per k-step of 8 the unit does small·big (starting its temporary from zero), big·small and
+// big·big; CHAIN k-steps go into the temporary, which is then added into the FP32 accumulator
+// outside the unit: one FP32 add per 8·CHAIN of k, where the lesson's kernel adds after every 8.
+//
+//   BM      rows of C per work-group: the unit's N, 64, 128 or 192 on the tensor cores
+//   WGS     warp groups (1 or 2): 64·WGS columns of C per work-group
+//   BK      k per step, STAGES the cp.async stages (copies run STAGES − 1 steps ahead)
+//   CHAIN   k-steps of 8 summed inside the unit before one FP32 add
+//   KG      1 where K is not a multiple of BK: k past K is copied as zeros
+#ifndef WGS
+#define WGS 2
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BK
+#define BK 32
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef CHAIN
+#define CHAIN 4
+#endif
+#ifndef KG
+#define KG 0
+#endif
+#define BN (64 * WGS)
+#define THREADS (128 * WGS)
+#define PF (STAGES - 1)
+#define SB (BN + 8)
+#define TILE_A (BM * BK)
+#define TILE_B (BK * SB)
+#define KC (BK / 4)
+#define PER_A (BM * BK / 4 / THREADS)
+#define PER_B (BK * BN / 4 / THREADS)
+#define RA (THREADS / KC)
+#define RB (THREADS / (BN / 4))
+#define NACC (BM / 2)
+#define NG (BK / 8 / CHAIN)
+
+// At the top of step t, step t+1's copies must have landed (its split is made during step t):
+// PF + t groups are committed and t + 2 needed.
+#if PF == 2
+#define WAIT_STEP() async_wait(0)
+#elif PF == 3
+#define WAIT_STEP() async_wait(1)
+#elif PF == 4
+#define WAIT_STEP() async_wait(2)
+#endif
+
+// ANCHOR: split_a
+// The small parts of one A tile (TILE_A floats at `as`): small = tf32_round(a − trunc(a)).
+inline void split_a(const __local float* as, __local float* sml, const int tid) {
+    #pragma unroll
+    for (int i = 0; i < TILE_A / 4 / THREADS; i++) {
+        const int o = (tid + i * THREADS) * 4;
+        const float4 v = *(const __local float4*)(as + o);
+        const float4 r = v - as_float4(as_uint4(v) & (uint4)(0xffffe000u));
+        *(__local float4*)(sml + o) =
+            (float4)(tf32_round(r.x), tf32_round(r.y), tf32_round(r.z), tf32_round(r.w));
+    }
+}
+// ANCHOR_END: split_a
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void matmul(const int M, const int N, const int K, const __global float* A,
+            const __global float* B, __global float* C) {
+    __local float As[STAGES * TILE_A] __attribute__((aligned(128)));
+    __local float Asm[2 * TILE_A] __attribute__((aligned(128)));
+    __local float Bs[STAGES * TILE_B] __attribute__((aligned(128)));
+    __local float scratch[WG_SCRATCH_FLOATS(WGS)];
+
+    const int tid = get_local_id(0);
+    const int wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t4 = lane % 4;
+    const int n0 = get_group_id(0) * BN, m0 = get_group_id(1) * BM;
+    const int steps = (K + BK - 1) / BK;
+
+    // Copy u of A: row ma + u·RA of the block, floats 4·kca … 4·kca+3 of the step, stored
+    // K-major (the unit's layout); copy u of B: row rb + u·RB of the step, columns cb … cb+3.
+    const int ma = tid % 8 + 8 * (tid / (8 * KC)), kca = (tid / 8) % KC;
+    const __global float* a_src = A + (size_t)(m0 + ma) * K + 4 * kca;
+    const int a_dst = (kca * BM + ma) * 4;
+    const int rb = tid / (BN / 4), cb = (tid % (BN / 4)) * 4;
+    const __global float* b_src = B + (size_t)rb * N + n0 + cb;
+    const int b_dst = rb * SB + cb;
+    const bool b_in = n0 + cb < N;
+
+    float acc[NACC], t0[NACC];
+    #pragma unroll
+    for (int i = 0; i < NACC; i++) { acc[i] = 0.0f; t0[i] = 0.0f; }
+
+    // Rows of A past M, columns of B past N and k past K are copied as zeros.
+#if KG
+#define A_KIN(s) ((s) * BK + 4 * kca < K)
+#define B_KIN(s, u) ((s) * BK + rb + (u) * RB < K)
+#else
+#define A_KIN(s) true
+#define B_KIN(s, u) true
+#endif
+#define STAGE(s)                                                                           \
+    do {                                                                                   \
+        __local float* as_ = As + ((s) % STAGES) * TILE_A;                                 \
+        __local float* bs_ = Bs + ((s) % STAGES) * TILE_B;                                 \
+        const bool k_ = A_KIN(s);                                                          \
+        _Pragma("unroll") for (int u = 0; u < PER_A; u++) {                               \
+            const bool in_ = k_ && m0 + ma + u * RA < M;                                   \
+            async_copy16(as_ + a_dst + u * RA * 4,                                         \
+                         in_ ? a_src + (size_t)u * RA * K + (s) * BK : A, in_ ? 16 : 0);   \
+        }                                                                                  \
+        _Pragma("unroll") for (int u = 0; u < PER_B; u++) {                               \
+            const bool in_ = b_in && B_KIN(s, u);                                          \
+            async_copy16(bs_ + b_dst + u * RB * SB,                                        \
+                         in_ ? b_src + (size_t)((s) * BK + u * RB) * N : B, in_ ? 16 : 0); \
+        }                                                                                  \
+    } while (0)
+
+    for (int s = 0; s < PF; s++) {
+        if (s < steps) STAGE(s);
+        async_commit();
+    }
+    // Step 0's small parts, before the loop.
+    async_wait(PF - 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    split_a(As, Asm, tid);
+    FENCE_PROXY_ASYNC();
+    const int nb = wg * 64 + warp * 16 + g;
+
+    // ANCHOR: loop
+    for (int t = 0; t < steps; t++) {
+        WAIT_STEP();
+        FENCE_PROXY_ASYNC();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const __local float* as = As + (t % STAGES) * TILE_A;
+        const __local float* bs = Bs + (t % STAGES) * TILE_B;
+        const __local float* asm_ = Asm + (t % 2) * TILE_A;
+        const wg_desc_t d_big0 = wg_desc(as, BM * 16, 128);
+        const wg_desc_t d_sml0 = wg_desc(asm_, BM * 16, 128);
+
+        #pragma unroll
+        for (int grp = 0; grp < NG; grp++) {
+            // The group's fragments of B first, loaded and split, then its 3·CHAIN calls.
+            float4 gb[CHAIN], sb[CHAIN];
+            #pragma unroll
+            for (int c = 0; c < CHAIN; c++) {
+                const int k = (grp * CHAIN + c) * 8;
+                const float4 b = (float4)(bs[(k + t4) * SB + nb], bs[(k + t4) * SB + nb + 8],
+                                          bs[(k + t4 + 4) * SB + nb], bs[(k + t4 + 4) * SB + nb + 8]);
+                gb[c] = (float4)(tf32_cvt(b.x), tf32_cvt(b.y), tf32_cvt(b.z), tf32_cvt(b.w));
+                sb[c] = b - gb[c];
+            }
+            WG_FENCE();
+            #pragma unroll
+            for (int c = 0; c < CHAIN; c++) {
+                const int kk = grp * CHAIN + c;
+                const wg_desc_t d_big = wg_advance(d_big0, 8 * kk * BM);
+                const wg_desc_t d_sml = wg_advance(d_sml0, 8 * kk * BM);
+                WG_MMA(BM, t0, sb[c], d_big, c, scratch); // the chain's first starts from zero
+                WG_MMA(BM, t0, gb[c], d_sml, 1, scratch);
+                WG_MMA(BM, t0, gb[c], d_big, 1, scratch);
+            }
+            WG_COMMIT();
+            if (grp == 0) {
+                // While the unit works: the copies STAGES − 1 steps ahead, and the next
+                // tile's small parts.
+                if (t + PF < steps) STAGE(t + PF);
+                async_commit();
+                if (t + 1 < steps)
+                    split_a(As + ((t + 1) % STAGES) * TILE_A, Asm + ((t + 1) % 2) * TILE_A, tid);
+            }
+            WG_WAIT(0);
+            WG_KEEP(BM, t0);
+            #pragma unroll
+            for (int i = 0; i < NACC; i++) acc[i] += t0[i];
+        }
+        FENCE_PROXY_ASYNC();
+    }
+    // ANCHOR_END: loop
+
+    #pragma unroll
+    for (int j = 0; j < BM / 8; j++) {
+        const int row = m0 + 8 * j + 2 * t4, col = n0 + nb;
+        if (row < M) {
+            if (col < N) C[(size_t)row * N + col] = acc[4 * j];
+            if (col + 8 < N) C[(size_t)row * N + col + 8] = acc[4 * j + 2];
+        }
+        if (row + 1 < M) {
+            if (col < N) C[(size_t)(row + 1) * N + col] = acc[4 * j + 1];
+            if (col + 8 < N) C[(size_t)(row + 1) * N + col + 8] = acc[4 * j + 3];
+        }
+    }
+}

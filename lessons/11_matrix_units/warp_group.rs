@@ -1,0 +1,242 @@
+//! Lesson 11's product on Hopper's warp-group unit (`wgmma`): the chapter's last step, measured
+//! beside the lesson's reference by `lab-bench ladder` (the variant `warp-group`). The same
+//! split and three products as the lesson's kernel, but four warps make each call, one operand
+//! comes straight from local memory, and the calls run while the work-items copy the next
+//! tiles. On a device without the instruction the kernel runs on an OpenCL C model of it
+//! (`wgmma.cl`), which the tests check; it is measured only where the instruction is real.
+
+use anyhow::Result;
+use lab::harness::device::{DeviceInfo, Gpu};
+use lab::harness::exec::Launch;
+use lab::harness::matrix::{Problem, Shape};
+use lab::harness::program::Define;
+use lab::harness::timing::Timing;
+use lab::harness::paths::Course;
+use lab::lesson::{define, Host, OclLesson, Prelude, Sanitize, BUFFERS, STANDARD_ARGS};
+use lab::prepared::Prepared;
+
+/// The kernel (`matmul`, the standard arguments), in the lessons' folder.
+pub const FILE: &str = "11_matrix_units/warp_group.cl";
+/// The unit as the kernel calls it: the instruction's fences and descriptors, or the model.
+pub const WGMMA_CL: &str = include_str!("wgmma.cl");
+
+/// The unit's N (rows of C per work-group) the instruction macros are made for.
+const SHAPES_N: [usize; 3] = [64, 128, 192];
+
+/// The instruction for a unit N of `n`: `WG_RS_<n>(d, a0, a1, a2, a3, desc, sc)`, the group's
+/// D (n/2 floats per work-item) += A·B, A from four registers, B through a descriptor, and
+/// `WG_KEEP_<n>(d)`, which tells the compiler that d changed. Written out by the host because
+/// each accumulator element is an operand of its own. Behind `WG_PRE` (a PTX comment in the
+/// first of the two builds, src/harness/ptx_patch.rs).
+pub fn instruction_macros(n: usize) -> String {
+    let outs = n / 2;
+    let list = |from: usize, count: usize| {
+        (from..from + count)
+            .map(|i| format!("%{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let d_ops = (0..outs)
+        .map(|i| format!("\"+f\"(d[{i}])"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let a_ops = "\"r\"(as_uint(a0)), \"r\"(as_uint(a1)), \"r\"(as_uint(a2)), \"r\"(as_uint(a3))";
+    format!(
+        "#define WG_RS_{n}(d, a0, a1, a2, a3, db, sc) __asm__ __volatile__(WG_PRE \"{{ .reg .pred p; setp.ne.b32 p, %{sc}, 0; wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32 {{{d}}}, {{{a}}}, %{db}, p, 1, 1; }}\" : {d_ops} : {a_ops}, \"l\"(db), \"r\"(sc) : \"memory\")\n\
+         #define WG_KEEP_{n}(d) __asm__ __volatile__(\"\" : {d_ops} :: \"memory\")\n",
+        d = list(0, outs),
+        a = list(outs, 4),
+        db = outs + 4,
+        sc = outs + 5,
+    )
+}
+
+/// Whether the device has the warp-group instruction (compute capability 9.0).
+pub fn has_instruction(gpu: &Gpu) -> bool {
+    gpu.tensor_cores().is_some_and(|(major, _)| major == 9)
+}
+
+/// The unit for this device: the instruction on compute capability 9.0 (built in two steps),
+/// the model elsewhere.
+pub fn prelude(gpu: &Gpu) -> Prelude {
+    let mma = super::unit::MMA_CL;
+    if has_instruction(gpu) {
+        let macros: String = SHAPES_N.iter().map(|&n| instruction_macros(n)).collect();
+        Prelude {
+            source: format!(
+                "#define MMA_PTX 1\n#define TF32_CVT 1\n{}\n{mma}\n{macros}{WGMMA_CL}",
+                lab::harness::ptx_patch::MARK
+            ),
+            note: "matrix unit: the warp group's wgmma (compute capability 9.0), built through its PTX".into(),
+            speed_unchecked: None,
+        }
+    } else {
+        Prelude {
+            source: format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{mma}\n{WGMMA_CL}"),
+            note: format!(
+                "matrix unit: the warp group's wgmma emulated in OpenCL C on {}",
+                gpu.info.name
+            ),
+            speed_unchecked: Some(format!(
+                "{} has no warp-group unit: the model's speed says nothing about it",
+                gpu.info.name
+            )),
+        }
+    }
+}
+
+/// The block for a problem on a device with `compute_units`, measured on an H200
+/// (research/wgmma-shapes-11/, calls 1-5): 64×128 blocks where 128×128 ones would not fill the
+/// compute units once (1024³: 53.4 TFLOP/s against 44 for 128×128); 192×128 where there are at
+/// least 2 048 of those, about fifteen waves (8192³: 90.2 against 87.5); 128×128 otherwise. K is
+/// never split: a split was slower at 1024³ and 2048³ and level at 1024×8192×8192.
+pub fn block_rows(compute_units: usize, shape: Shape) -> usize {
+    let blocks = |bm: usize| shape.m.div_ceil(bm) * shape.n.div_ceil(128);
+    if blocks(128) < compute_units.max(1) {
+        64
+    } else if blocks(192) >= 2048 {
+        192
+    } else {
+        128
+    }
+}
+
+/// The defines for a problem on a device: on the instruction, the block by shape, k-steps of 32
+/// in four stages, four k-steps of 8 summed inside the unit; on the model, one warp group of
+/// 64×64 in steps of 16 (three stages, two k-steps per sum), small enough for a CPU. KG where
+/// the padded K is not a whole number of steps.
+pub fn defines(info: &DeviceInfo, instruction: bool, shape: Shape) -> Vec<Define> {
+    let (wgs, bm, bk, stages, chain) = match instruction {
+        true => (2, block_rows(info.compute_units as usize, shape), 32, 4, 4),
+        false => (1, 64, 16, 3, 2),
+    };
+    let k = shape.k.div_ceil(4) * 4;
+    vec![
+        Define::new("WGS", wgs),
+        Define::new("BM", bm),
+        Define::new("BK", bk),
+        Define::new("STAGES", stages),
+        Define::new("CHAIN", chain),
+        Define::new("KG", u8::from(!k.is_multiple_of(bk))),
+    ]
+}
+
+fn check_defines(d: &[Define]) -> Result<(), String> {
+    let (wgs, bm, bk) = (define(d, "WGS")?, define(d, "BM")?, define(d, "BK")?);
+    let (stages, chain) = (define(d, "STAGES")?, define(d, "CHAIN")?);
+    let mut why = Vec::new();
+    if !(1..=2).contains(&wgs) {
+        why.push(format!("WGS = {wgs} must be 1 or 2 warp groups"));
+    }
+    if !bm.is_multiple_of(64) || bm > 192 {
+        why.push(format!("BM = {bm} must be 64, 128 or 192 (the unit's N)"));
+    }
+    if !(bk.is_multiple_of(16) && bk <= 64) {
+        why.push(format!("BK = {bk} must be 16, 32, 48 or 64"));
+    }
+    if !(3..=5).contains(&stages) {
+        why.push(format!("STAGES = {stages} must be 3, 4 or 5"));
+    }
+    if chain == 0 || !(bk / 8).is_multiple_of(chain) {
+        why.push(format!("CHAIN = {chain} must divide BK/8 = {}", bk / 8));
+    }
+    match why.is_empty() {
+        true => Ok(()),
+        false => Err(why.join("; ")),
+    }
+}
+
+/// The kernel as the course builds and runs it: the standard arguments, K and N padded by the
+/// host to multiples of 4 (lesson 08's zero padding, counted in the time), one-dimensional
+/// work-groups of 128 work-items per warp group.
+pub static WARP_GROUP: OclLesson = OclLesson {
+    kernel: "matmul",
+    args: STANDARD_ARGS,
+    defines: |ctx| defines(ctx.info, false, Shape::square(256)),
+    check_defines,
+    launch: |s, d| {
+        lab::lesson::require_nonempty(s)?;
+        check_defines(d)?;
+        let (wgs, bm) = (define(d, "WGS")?, define(d, "BM")?);
+        Ok(Launch {
+            global: [s.n.div_ceil(64 * wgs) * 128 * wgs, s.m.div_ceil(bm)],
+            local: Some([128 * wgs, 1]),
+        })
+    },
+    shapes: |_| Ok(Vec::new()),
+    build_options: "",
+    define_sets: &[],
+    sanitize: Sanitize {
+        probes: &[],
+        stand_in: None,
+    },
+    behaviour: None,
+    host: Host {
+        run: |gpu, kernel, p, l, _| lab::harness::exec::run_padded(gpu, kernel, p, l, 4, 1),
+        prelude: Some(prelude),
+        ..BUFFERS
+    },
+    sized: None,
+    knobs: None,
+    variants: &[],
+    any_size: true,
+};
+
+/// The kernel at `shape` with `defines`, built for the device (the two-step build where the
+/// instruction is real).
+pub fn prepare(gpu: &Gpu, course: &Course, defines: &[Define]) -> Result<Prepared> {
+    Prepared::read(gpu, &WARP_GROUP, &course.lessons().join(FILE), defines, "")
+}
+
+/// The variant's measurement: checked and timed with the course's protocol where the device
+/// has the instruction; `None` elsewhere (the model's speed says nothing of the unit's).
+pub fn measure(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+    if !has_instruction(gpu) {
+        return Ok(None);
+    }
+    let d = defines(&gpu.info, true, shape);
+    let launch = (WARP_GROUP.launch)(shape, &d).map_err(anyhow::Error::msg)?;
+    let prepared = prepare(gpu, course, &d)?;
+    let (t, _) = lab::measure::checked_time(gpu, &WARP_GROUP, &prepared.kernel, shape, &launch, &d)?;
+    Ok(Some(t))
+}
+
+/// The variant's C for a problem where the device has the instruction (`lab-bench accuracy`).
+pub fn product(gpu: &Gpu, course: &Course, p: &Problem) -> Result<Option<Vec<f32>>> {
+    if !has_instruction(gpu) {
+        return Ok(None);
+    }
+    let d = defines(&gpu.info, true, p.shape);
+    let launch = (WARP_GROUP.launch)(p.shape, &d).map_err(anyhow::Error::msg)?;
+    let prepared = prepare(gpu, course, &d)?;
+    let out = (WARP_GROUP.host.run)(gpu, &prepared.kernel, p, &launch, &d)?;
+    Ok(Some(out.c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_instruction_names_every_accumulator_element_once() {
+        for n in SHAPES_N {
+            let m = instruction_macros(n);
+            assert!(m.contains(&format!("m64n{n}k8.f32.tf32.tf32")), "{m}");
+            assert!(m.contains(&format!("\"+f\"(d[{}])", n / 2 - 1)));
+            assert!(!m.contains(&format!("\"+f\"(d[{}])", n / 2)));
+            // The predicate reads the last operand: sc, after d, A's four and the descriptor.
+            assert!(m.contains(&format!("setp.ne.b32 p, %{}, 0", n / 2 + 5)), "{m}");
+            assert!(m.contains(&format!("%{}, p, 1, 1", n / 2 + 4)), "{m}");
+        }
+    }
+
+    #[test]
+    fn the_block_follows_the_count_of_blocks() {
+        let rows = |m, n| block_rows(132, Shape::new(m, n, 1024));
+        assert_eq!(rows(1024, 1024), 64);
+        assert_eq!(rows(2048, 2048), 128);
+        assert_eq!(rows(8192, 8192), 192);
+        assert_eq!(rows(12288, 4096), 192);
+        assert_eq!(rows(1024, 8192), 128);
+    }
+}
