@@ -188,27 +188,33 @@ pub fn prepare(gpu: &Gpu, course: &Course, defines: &[Define]) -> Result<Prepare
     Prepared::read(gpu, &WARP_GROUP, &course.lessons().join(FILE), defines, "")
 }
 
-/// The variant's measurement: checked and timed with the course's protocol where the device
-/// has the instruction; `None` elsewhere (the model's speed says nothing of the unit's).
-pub fn measure(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+/// The kernel built for `shape` where the device has the instruction, with its defines and
+/// launch; `None` elsewhere (the model's speed says nothing of the unit's).
+fn on_the_unit(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<(Vec<Define>, Launch, Prepared)>> {
     if !has_instruction(gpu) {
         return Ok(None);
     }
     let d = defines(&gpu.info, true, shape);
     let launch = (WARP_GROUP.launch)(shape, &d).map_err(anyhow::Error::msg)?;
     let prepared = prepare(gpu, course, &d)?;
+    Ok(Some((d, launch, prepared)))
+}
+
+/// The variant's measurement: checked and timed with the course's protocol where the device
+/// has the instruction.
+pub fn measure(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Option<Timing>> {
+    let Some((d, launch, prepared)) = on_the_unit(gpu, course, shape)? else {
+        return Ok(None);
+    };
     let (t, _) = lab::measure::checked_time(gpu, &WARP_GROUP, &prepared.kernel, shape, &launch, &d)?;
     Ok(Some(t))
 }
 
 /// The variant's C for a problem where the device has the instruction (`lab-bench accuracy`).
 pub fn product(gpu: &Gpu, course: &Course, p: &Problem) -> Result<Option<Vec<f32>>> {
-    if !has_instruction(gpu) {
+    let Some((d, launch, prepared)) = on_the_unit(gpu, course, p.shape)? else {
         return Ok(None);
-    }
-    let d = defines(&gpu.info, true, p.shape);
-    let launch = (WARP_GROUP.launch)(p.shape, &d).map_err(anyhow::Error::msg)?;
-    let prepared = prepare(gpu, course, &d)?;
+    };
     let out = (WARP_GROUP.host.run)(gpu, &prepared.kernel, p, &launch, &d)?;
     Ok(Some(out.c))
 }

@@ -102,8 +102,20 @@ pub fn build_source(
 
 /// Builds `source` with compiler options `opts` as they are.
 pub fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
-    let mut program = Program::create_from_source(&gpu.context, source)
+    let program = Program::create_from_source(&gpu.context, source)
         .with_context(|| format!("creating a program from {}", paths::display(path)))?;
+    finish(gpu, path, program, opts, opts)
+}
+
+/// Builds `program` for the device with `opts`, the compiler's log in the error where it fails
+/// (`shown`: the options as the message names them).
+fn finish(
+    gpu: &Gpu,
+    path: &Path,
+    mut program: Program,
+    opts: &str,
+    shown: &str,
+) -> Result<Program> {
     if program.build(&[gpu.device.id()], opts).is_err() {
         let log = program
             .get_build_log(gpu.device.id())
@@ -111,7 +123,7 @@ pub fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Re
         return Err(BuildFailed {
             path: path.to_path_buf(),
             device: gpu.info.name.clone(),
-            options: opts.to_string(),
+            options: shown.to_string(),
             log,
         }
         .into());
@@ -141,23 +153,17 @@ fn build_patched(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Pro
     })?;
     // SAFETY: the binary is PTX text the driver itself produced, patched as above; the driver
     // parses and checks it in the build that follows.
-    let mut program = unsafe {
+    let program = unsafe {
         Program::create_from_binary(&gpu.context, &[gpu.device.id()], &[patched.as_bytes()])
     }
     .context("handing the patched PTX to the driver")?;
-    if program.build(&[gpu.device.id()], "").is_err() {
-        let log = program
-            .get_build_log(gpu.device.id())
-            .unwrap_or_else(|e| format!("(no build log: {e})"));
-        return Err(BuildFailed {
-            path: path.to_path_buf(),
-            device: gpu.info.name.clone(),
-            options: format!("{stub_opts}, then the patched PTX"),
-            log,
-        }
-        .into());
-    }
-    Ok(program)
+    finish(
+        gpu,
+        path,
+        program,
+        "",
+        &format!("{stub_opts}, then the patched PTX"),
+    )
 }
 
 /// The kind of each argument a lesson passes to its kernel.
