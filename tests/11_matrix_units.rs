@@ -694,3 +694,27 @@ fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
         }
     }
 }
+
+/// A source that asks for the build through NVIDIA's PTX is refused with a sentence where the
+/// device cannot run it, before any driver sees it.
+#[test]
+fn the_ptx_route_is_refused_where_it_cannot_run() {
+    use lab::harness::device::Gpu;
+    use lab::ladder::l11_matrix_units::warp_group;
+
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    if warp_group::has_instruction(&gpu) {
+        return;
+    }
+    let source = format!(
+        "{}\n__kernel void f(__global float* x) {{ x[0] = 1.0f; }}\n",
+        lab::harness::ptx_patch::MARK
+    );
+    let path = std::path::Path::new("marked.cl");
+    let err = lab::harness::program::build_source(&gpu, path, &source, &[], "").unwrap_err();
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("compute capability 9.0") && text.contains("marked.cl"),
+        "{text}"
+    );
+}

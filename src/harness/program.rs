@@ -133,6 +133,15 @@ fn finish(
 
 /// The two-step build of [`ptx_patch`] for `source` (from `path`, for messages) with compiler options `opts`.
 fn build_patched(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
+    // Only NVIDIA's driver takes PTX as a binary, and only compute capability 9.0 runs sm_90a.
+    if gpu.tensor_cores().is_none_or(|(major, _)| major != 9) {
+        bail!(
+            "{} asks for a build through NVIDIA's PTX (`{}`), which only a GPU of compute capability 9.0 runs; {} is not one",
+            paths::display(path),
+            ptx_patch::MARK,
+            gpu.info.name
+        );
+    }
     let stub_opts = format!("{opts} -D WG_STUB=1");
     let first = build_source_with(gpu, path, source, &stub_opts)?;
     let binaries = first
