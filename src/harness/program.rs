@@ -101,7 +101,7 @@ pub fn build_source(
 // ANCHOR_END: build
 
 /// Builds `source` with compiler options `opts` as they are.
-pub fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
+fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
     let program = Program::create_from_source(&gpu.context, source)
         .with_context(|| format!("creating a program from {}", paths::display(path)))?;
     finish(gpu, path, program, opts, opts)

@@ -1,13 +1,14 @@
 //! Rungs at every shape: the lessons a file records (the highest rung first, the one below
 //! beside it) with cuBLAS (TF32 off and on) and CUTLASS's 3xTF32 GEMM — the matrix units'
 //! algorithm, published — at square, ragged, long and flat shapes, from
-//! `results/shapes/<device>.csv`. Each file is one device command: the peers' script and the
-//! lesson programs ran in it one after the other, so its rows compare. The lessons are
-//! whatever the rows name (`who` is a lesson's name, `11_matrix_units`), read from the ladder.
+//! `results/shapes/<device>.csv`. Each run in a file is one device command: the peers' script
+//! and the lessons ran in it one after the other, so its rows compare. The lessons are
+//! whatever the rows name (`who` is a lesson's name, `11_matrix_units`, or a lesson's variant,
+//! `11_matrix_units-warp-group`), read from the ladder.
 //!
-//! A table per device, a bar chart per device (`shapes-<device>.svg`), and the sentences that
-//! say where the highest rung stops winning, computed from the same rows so that they cannot drift
-//! from them.
+//! Tables per run (the newest first), a bar chart of the newest (`shapes-<device>.svg`), and the
+//! sentences that say where the highest rung stops winning, computed from the same rows so that
+//! they cannot drift from them.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -29,7 +30,8 @@ pub struct ShapeRow {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// A lesson's name (`NN_slug`), `cublas-fp32`, `cublas-tf32` or `cutlass-3xtf32`.
+    /// A lesson's name (`NN_slug`), a variant's (`NN_slug-variant`), `cublas-fp32`,
+    /// `cublas-tf32` or `cutlass-3xtf32`.
     pub who: String,
     /// The lesson's defines, or the CUTLASS build (block, stages, alignment, B's layout).
     pub variant: String,
