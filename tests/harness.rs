@@ -224,3 +224,49 @@ pub fn spinner(_a: &[f32], _b: &[f32], c: &mut [f32], m: usize, n: usize, _k: us
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On a GPU each timed launch follows an untimed one of the same kernel on the call before's
+/// buffers (`lab::harness::lead`). Turned on here on whatever device runs the tests: every call
+/// after the first gets its lead-in, through the plain and the padded run, and every C is
+/// still the product of its own call's inputs.
+#[test]
+fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
+    use lab::harness::device::Gpu;
+    use lab::harness::exec::{self, Launch};
+    use lab::harness::matrix::{check, Problem, Shape};
+    use opencl3::kernel::Kernel;
+    use opencl3::program::Program;
+
+    const NAIVE: &str = "__kernel void matmul(int M, int N, int K, __global const float* A,
+        __global const float* B, __global float* C) {
+        int j = get_global_id(0), i = get_global_id(1);
+        if (i >= M || j >= N) return;
+        float s = 0.0f;
+        for (int k = 0; k < K; k++) s += A[i * K + k] * B[k * N + j];
+        C[i * N + j] = s;
+    }";
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    gpu.lead.turn_on();
+    let program = Program::create_and_build_from_source(&gpu.context, NAIVE, "").unwrap();
+    let kernel = Kernel::create(&program, "matmul").unwrap();
+    let launch = |s: Shape| Launch {
+        global: [s.n.div_ceil(4) * 4, s.m],
+        local: None,
+    };
+    for (round, shape) in [Shape::new(33, 47, 29), Shape::new(21, 46, 30)]
+        .into_iter()
+        .enumerate()
+    {
+        let before = gpu.lead.done();
+        for seed in 0..3u64 {
+            let p = Problem::random(shape, 100 * round as u64 + seed);
+            let out = match round {
+                0 => exec::run_guarded(&gpu, &kernel, &p, &launch(shape)).unwrap(),
+                _ => exec::run_padded(&gpu, &kernel, &p, &launch(shape), 4, 1).unwrap(),
+            };
+            let cmp = check(&p, &out.c);
+            assert_eq!(cmp.wrong, 0, "call {seed} at {shape:?}: {cmp:?}");
+        }
+        assert_eq!(gpu.lead.done() - before, 2, "lead-ins at {shape:?}");
+    }
+}

@@ -182,6 +182,9 @@ pub struct Gpu {
     /// behind a lock, since setting a kernel's arguments and enqueueing it is one step for one
     /// thread.
     pub copies: std::sync::Mutex<Option<Result<Vec<opencl3::kernel::Kernel>, String>>>,
+    /// The last timed call's buffers, for the next timed call's lead-in
+    /// ([`crate::harness::lead`]).
+    pub lead: crate::harness::lead::Slot,
 }
 
 impl Gpu {
@@ -194,12 +197,14 @@ impl Gpu {
         #[allow(deprecated)]
         let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .with_context(|| format!("creating a command queue on {}", info.name))?;
+        let lead = crate::harness::lead::Slot::new(!info.is_cpu());
         Ok(Gpu {
             device,
             info,
             context,
             queue,
             copies: std::sync::Mutex::new(None),
+            lead,
         })
     }
     // ANCHOR_END: open

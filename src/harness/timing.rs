@@ -3,6 +3,9 @@
 //! predict, into a C poisoned before the launch, and its C is checked before its time counts.
 //! Nothing a kernel remembers from an earlier call (C already holding numbers, the last inputs
 //! by address or by checksum, a first call done properly) can make a later call look faster.
+//! On a GPU each timed launch runs right behind an untimed launch of the same code on the call
+//! before's buffers ([`crate::harness::lead`]): a GPU left idle while the host draws and checks
+//! starts its next kernel late, which no program that multiplies back-to-back pays.
 //!
 //! The device's clock is believed only when it agrees with the wall clock around the same
 //! launch; a driver whose profiling events cannot be trusted is named and timed by the wall
