@@ -97,6 +97,7 @@ pub static TILED: OclLesson = OclLesson {
         judge: tiled,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "TS"),
     }),
     host: BUFFERS,
     sized: None,

@@ -168,6 +168,7 @@ pub static REGISTER: OclLesson = OclLesson {
         judge: register_blocks,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "TSK"),
     }),
     host: BUFFERS,
     sized: None,

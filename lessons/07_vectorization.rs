@@ -126,6 +126,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
         judge: vectors,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "TSK"),
     }),
     host: BUFFERS,
     sized: None,

@@ -150,6 +150,7 @@ pub static PADDED: OclLesson = OclLesson {
         judge: padded,
         contrast: &[("PAD", "0")],
         not_checked: "padding is judged by the size of the local tiles and how it grows with PAD; the simulator has no memory banks, so bank conflicts themselves are not measured",
+        k_step: |d| lab::lesson::define(d, "TSK"),
     }),
     host: BUFFERS,
     sized: None,

@@ -139,6 +139,7 @@ pub static TUNED: OclLesson = OclLesson {
         judge: everything,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "TSK"),
     }),
     host: BUFFERS,
     // Lesson runs and the ladder use the winner tuned at the nearest size.

@@ -157,6 +157,7 @@ pub static MATRIX: OclLesson = OclLesson {
         judge: through_the_unit,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "BK"),
     }),
     // K and N padded to multiples of 4 by the host where they are not (lesson 08's zero
     // padding, made on the device and counted in the time): every copy is then 16 bytes, where

@@ -145,6 +145,7 @@ pub static INTEGERS: OclLesson = OclLesson {
         judge: through_the_unit,
         contrast: &[],
         not_checked: "",
+        k_step: |d| lab::lesson::define(d, "BK"),
     }),
     // One multiplication is six kernels; on a problem small enough the host then checks what
     // each stage left, so that a wrong C is traced to the stage that made it (stages.rs), and

@@ -407,6 +407,10 @@ pub struct Behaviour {
     pub contrast: &'static [(&'static str, &'static str)],
     /// What the counts cannot show, said in every verdict (empty if nothing).
     pub not_checked: &'static str,
+    /// The K a work-group's loop steps by with these defines (its tile's K): a look at another
+    /// kind of device's defines runs a K that is a multiple of it, so that no k-step is padded
+    /// with zeros and a count per multiply-add means what the judge says.
+    pub k_step: fn(&[Define]) -> Result<usize, String>,
 }
 
 /// What the sanitizer runs: the probes (every question asked of each: races, reads and writes

@@ -360,6 +360,28 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "register_block_only_in_tiles_up_to_64_by_64",
+        Decoy,
+        // B's float4 read again from local memory for every product where the tiles are larger
+        // than 64 × 64, as only a large GPU's are (64 × 128 on an H100); a CPU's and a small
+        // GPU's tiles keep it in a register. (Through a volatile pointer: a plain read again
+        // of the same element is one load once the compiler is through.) Right everywhere;
+        // the technique is missing on the device the class's grades are timed on, whatever
+        // machine grades.
+        Mutant(&[(
+            "                    acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]);",
+            "#if TSM * TSN > 64 * 64
+                    const volatile __local float4* again = bs;
+                    acc[i][j] = mad((float4)(a[i]), again[k * (TSN / 4) + j * RTSN + tx], acc[i][j]);
+#else
+                    acc[i][j] = mad((float4)(a[i]), b[j], acc[i][j]);
+#endif",
+        )]),
+        FailKind::Technique,
+        &["from local memory per multiply-add", "the defines the lesson takes on a large GPU"],
+    ),
+    Case::rejects(
+        L,
         "lesson_08_kernel",
         Decoy,
         Solution("08"),

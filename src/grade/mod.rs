@@ -22,6 +22,7 @@ pub mod cases;
 pub mod cpu;
 mod judge;
 pub mod kinds;
+mod looks;
 pub mod ocl;
 mod request;
 mod self_contained;

@@ -132,6 +132,10 @@ impl Options {
     }
 }
 
+/// Local memory of the simulator's device, bytes: as much as the largest kind of device whose
+/// defines the graders count (48 KB, an NVIDIA H100's per work-group).
+pub const LOCAL_MEM_BYTES: u64 = 48 * 1024;
+
 /// Variables to remove from a child's environment: they would add other platforms, send
 /// Oclgrind's messages elsewhere or load plugins the parser does not know.
 pub const REMOVE_FROM_ENVIRONMENT: &[&str] = &[
@@ -192,6 +196,13 @@ pub fn environment(icd: &Path, folder: &Path, options: &Options) -> Result<Vec<(
             },
         ),
     ];
+    // Oclgrind's device has 32 KB of local memory unless told otherwise; the large GPUs the
+    // technique is also counted for (`crate::grade::kinds`, 48 KB) take tiles that need more,
+    // which the simulator could then not run at all.
+    env.push((
+        "OCLGRIND_LOCAL_MEM_SIZE".to_string(),
+        LOCAL_MEM_BYTES.to_string(),
+    ));
     if let Some(threads) = options.threads {
         // Oclgrind aborts on 0.
         env.push((

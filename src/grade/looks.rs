@@ -1,0 +1,247 @@
+//! The looks at the technique with the defines a device takes: at the size a grading was asked
+//! for with the grading device's own, and at one work-group of each other kind of device's
+//! tiles ([`super::kinds`]). The simulator runs them beside the declared sets' looks
+//! ([`super::simulate`]).
+
+use crate::harness::device::Gpu;
+use crate::harness::matrix::Shape;
+use crate::lesson::OclLesson;
+
+use super::Options;
+
+/// A count with a set of defines the lesson takes on some device, of whole work-groups: at
+/// the asked size with the device's own defines, or at one work-group of another kind of
+/// device's tiles. Its shape as the launch takes it, the defines, how many work-groups that
+/// launch has, all alike at such a size (the simulator runs at most two and the counts are
+/// scaled), and how the verdict names it.
+pub(super) struct AskedLook {
+    pub(super) shape: Shape,
+    pub(super) defines: Vec<crate::harness::program::Define>,
+    pub(super) groups: usize,
+    /// The multiply-adds its work-groups simulate.
+    pub(super) mads: f64,
+    pub(super) at: String,
+    /// The asked size's, with this device's own defines (not another kind of device's).
+    pub(super) own: bool,
+}
+
+/// The most multiply-adds the asked size's look simulates.
+const ASKED_MADS_AT_MOST: f64 = (1u64 << 23) as f64;
+
+/// The most multiply-adds the look of one other kind of device simulates.
+const KIND_MADS_AT_MOST: f64 = (1u64 << 22) as f64;
+
+/// The looks with the defines of each device: the asked size's with this device's own, then
+/// one work-group of the tiles each kind of device takes ([`super::kinds`]) where an earlier
+/// look does not count those defines already (this device's own at one work-group where the
+/// asked size is too large to simulate).
+/// What cannot be counted becomes a note.
+pub(super) fn asked_looks(
+    ocl: &OclLesson,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Vec<AskedLook> {
+    if !ocl.host.kernels.is_empty() {
+        notes.push("the technique was not counted at the asked size nor with other devices' defines: the lesson runs several kernels per multiplication, whose work-groups differ; its declared define sets are counted whole".into());
+        return Vec::new();
+    }
+    let gpu = match Gpu::open(opts.device.as_deref()) {
+        Ok(g) => g,
+        Err(e) => {
+            notes.push(format!(
+                "the technique was not counted at the asked size: {e:#}"
+            ));
+            return Vec::new();
+        }
+    };
+    let sorted = |d: &[crate::harness::program::Define]| {
+        let mut d = d.to_vec();
+        d.sort_by(|a, b| a.name.cmp(&b.name));
+        d
+    };
+    let mut seen = Vec::new();
+    let mut looks = Vec::new();
+    let ctx = crate::lesson::Ctx {
+        info: &gpu.info,
+        course: &opts.course,
+    };
+    let own = crate::prepared::defines(ocl, &ctx, None, &opts.defines);
+    match own
+        .clone()
+        .and_then(|d| asked_look(ocl, opts.asked(gpu.info.is_gpu()), d))
+    {
+        Ok(a) => {
+            seen.push(sorted(&a.defines));
+            looks.push(a);
+        }
+        Err(why) => notes.push(format!(
+            "the technique was not counted at the asked size: {why}"
+        )),
+    }
+    let kinds = super::kinds::kinds();
+    let others = kinds.iter().map(|k| {
+        let ctx = crate::lesson::Ctx {
+            info: &k.info,
+            course: &opts.course,
+        };
+        (k.label, crate::prepared::defines(ocl, &ctx, None, &[]))
+    });
+    let own = own.map(|d| ("this device", Ok(d)));
+    for (label, defines) in own.into_iter().chain(others) {
+        let Ok(defines) = defines else {
+            continue;
+        };
+        if seen.contains(&sorted(&defines)) {
+            continue;
+        }
+        seen.push(sorted(&defines));
+        match one_group_look(ocl, defines, label) {
+            Ok(a) => looks.push(a),
+            Err(why) => notes.push(format!(
+                "the technique was not counted with the defines the lesson takes on {label}: {why}"
+            )),
+        }
+    }
+    looks
+}
+
+/// The asked size's look, with the device's own `defines` (those the device run used and
+/// the timing uses).
+fn asked_look(
+    ocl: &OclLesson,
+    asked: Shape,
+    defines: Vec<crate::harness::program::Define>,
+) -> Result<AskedLook, String> {
+    let (shape, launch) =
+        super::ocl::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
+    // The counts are scaled as if every work-group did the first one's work, which holds
+    // where the shape is whole tiles: the scoreboard's sizes (powers of two) are, for every
+    // lesson's tiles. At a ragged size asked of `lab grade` the last work-group does less,
+    // and the scaled counts are lower than the launch's by up to its share.
+    let Some(groups) = work_groups(&launch)? else {
+        return Err(format!(
+            "{shape} is not whole work-groups of the device's launch"
+        ));
+    };
+    // The scoreboard's sizes stay within it (two of lesson 06's 128×128 tiles at 256³ are
+    // 2^23, about ten seconds for the simulator; a CPU's own 32×32 tiles a sixteenth of that);
+    // a larger size asked of `lab grade` would take minutes.
+    let mads = simulated_mads(shape, groups);
+    if mads > ASKED_MADS_AT_MOST {
+        return Err(format!(
+            "two work-groups of {shape} are {mads:.1e} multiply-adds, more than the simulator runs in a grading ({ASKED_MADS_AT_MOST:.1e}); one work-group of the device's tiles is counted instead"
+        ));
+    }
+    Ok(AskedLook {
+        shape,
+        defines,
+        groups,
+        mads,
+        at: "the size this grading was asked for, with the device's own defines and launch".into(),
+        own: true,
+    })
+}
+
+/// How many work-groups `launch` has, or `None` where it is not whole work-groups of the size
+/// it states; an error where it leaves that size to the driver.
+fn work_groups(launch: &crate::harness::exec::Launch) -> Result<Option<usize>, String> {
+    let Some(local) = launch.local else {
+        return Err("the launch leaves the work-group's size to the driver".into());
+    };
+    let whole = (0..2).all(|d| launch.global[d].is_multiple_of(local[d]));
+    Ok(whole.then(|| (0..2).map(|d| launch.global[d] / local[d]).product()))
+}
+
+/// The multiply-adds the simulator runs at `shape` in quick mode: the first and the last of
+/// its `groups` work-groups, each an equal share.
+fn simulated_mads(shape: Shape, groups: usize) -> f64 {
+    groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64
+}
+
+/// A look at the smallest square of whole work-groups that `defines` launch: the first side
+/// of 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
+/// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of
+/// 16, 32 and 64 that is whole k-steps of the defines (the k-step itself where it is longer). One work-group of the kind's tiles, which the
+/// simulator runs in about a second; a larger problem of them would take it minutes.
+fn one_group_look(
+    ocl: &OclLesson,
+    defines: Vec<crate::harness::program::Define>,
+    label: &str,
+) -> Result<AskedLook, String> {
+    let whole = |shape: Shape| -> Option<Result<usize, String>> {
+        let launch = (ocl.launch)(shape, &defines).ok()?;
+        let grown = Shape::new(shape.m + 1, shape.n + 1, shape.k);
+        let tiles_end_here = (ocl.launch)(grown, &defines)
+            .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
+        work_groups(&launch)
+            .map(|g| g.filter(|_| tiles_end_here))
+            .transpose()
+    };
+    // K in whole k-steps of these defines: a step padded with zeros would count its loads
+    // against multiply-adds the product does not have.
+    let step = match &ocl.behaviour {
+        Some(b) => (b.k_step)(&defines)?.max(1),
+        None => 1,
+    };
+    let ks: Vec<usize> = [16, 32, 64, step]
+        .into_iter()
+        .filter(|k| k.is_multiple_of(step))
+        .collect();
+    let found = ks.iter().find_map(|&k| {
+        [32, 64, 128, 256].iter().find_map(|&side| {
+            let shape = Shape::new(side, side, k);
+            Some((shape, whole(shape)?))
+        })
+    });
+    let Some((shape, groups)) = found else {
+        return Err(
+            "no square of side 32 to 256 (K = 16, 32, 64 or the k-step) is whole work-groups of its launch"
+                .into(),
+        );
+    };
+    let groups = groups?;
+    let mads = simulated_mads(shape, groups);
+    if mads > KIND_MADS_AT_MOST {
+        return Err(format!(
+            "its work-groups at {shape} are {mads:.1e} multiply-adds, more than the simulator runs for one kind of device ({KIND_MADS_AT_MOST:.1e})"
+        ));
+    }
+    Ok(AskedLook {
+        shape,
+        defines,
+        groups,
+        mads,
+        at: format!("with the defines the lesson takes on {label}"),
+        own: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of device's look runs whole k-steps of that kind's tiles: the lesson names
+    /// its k-step in the defines every kind takes, and K is a multiple of it.
+    #[test]
+    fn every_kinds_look_is_whole_k_steps() {
+        let course = crate::harness::paths::Course::from_env();
+        for lesson in crate::ladder::ALL {
+            let Some(ocl) = lesson.ocl() else { continue };
+            let Some(b) = &ocl.behaviour else { continue };
+            for kind in super::super::kinds::kinds() {
+                let ctx = crate::lesson::Ctx {
+                    info: &kind.info,
+                    course: &course,
+                };
+                let Ok(defines) = crate::prepared::defines(ocl, &ctx, None, &[]) else {
+                    continue;
+                };
+                let name = lesson.name();
+                let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
+                if let Ok(look) = one_group_look(ocl, defines, kind.label) {
+                    assert!(look.shape.k.is_multiple_of(step), "{name}: {}", look.shape);
+                }
+            }
+        }
+    }
+}
