@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Call 4's files as rows of results/shapes/<device>.csv (the book's shape page) on stdout,
-without the header:
+"""A call's files (its ladder, peers and accuracy CSVs, named CALL-*.csv in the working folder)
+as rows of results/shapes/<device>.csv (the book's shape page) on stdout, without the header:
 
     python3 to_results.py call4 >> ../../results/shapes/nvidia-h200.csv
 
-Speeds: the lessons and the warp-group variant from `lab-bench ladder` (call4-ladder.csv, every
-call on fresh inputs and checked), the peers from peers_shapes.py (call4-peers.csv). Errors:
+(research/protocol-11/'s call 2 too, run from that folder with this script.)
+
+Speeds: the lessons and the warp-group variant from `lab-bench ladder` (CALL-ladder.csv, every
+call on fresh inputs and checked), the peers from peers_shapes.py (CALL-peers.csv). Errors:
 lesson 11, its variant and cuBLAS FP32 over every element of C on the same inputs (the course's
-matrices of seed 7, call4-accuracy.csv); lesson 10 at the ladder's checked elements of its own
+matrices of seed 7, CALL-accuracy.csv); lesson 10 at the ladder's checked elements of its own
 inputs; cuBLAS TF32 and CUTLASS at 4 096 sampled elements of theirs.
 """
 import csv
