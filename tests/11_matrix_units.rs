@@ -569,6 +569,35 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "fp32_on_the_cuda_cores_in_blocks_above_64_by_64",
+        Decoy,
+        // The unit where the blocks are 64 × 64 or smaller (a CPU's, a small GPU's, the
+        // split-K and small-problem paths), FP32 on the CUDA cores in the 128 × 128 blocks a
+        // large GPU takes for its big problems: right everywhere, and without the unit where
+        // the class's speeds are timed, whatever machine grades.
+        Mutant(&[(
+            THREE,
+            "#if BM * BN > 64 * 64
+                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
+                    float4 d = (float4)(0.0f);
+                    for (int k = 0; k < 8; k++) {
+                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
+                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
+                        d += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+                    acc[i][j] += d;
+#else
+                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    acc[i][j] += d;
+#endif",
+        )]),
+        FailKind::Technique,
+        &["matrix unit did 0.00", "the defines the lesson takes on a large GPU"],
+    ),
+    Case::rejects(
+        L,
         "four_products",
         Decoy,
         // small·small too: a quarter more work for nothing FP32 can hold.
