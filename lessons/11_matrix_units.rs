@@ -175,8 +175,9 @@ pub static MATRIX: OclLesson = OclLesson {
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner
-    // recorded at this size or within a fifth of it (`lab-bench tune --lesson 11`), else
-    // smaller blocks where the big ones leave compute units idle (`by_shape`, below).
+    // recorded at this shape or near it, every side within a fifth (`lab-bench tune --lesson
+    // 11 --shape MxNxK`), else smaller blocks or K in parts where the big ones leave compute
+    // units idle (`by_shape`, below).
     sized: Some(|ctx, shape| {
         let space = (MATRIX.knobs.expect("lesson 11 declares its knobs"))(ctx.info);
         // A recorded combination counts only if it is one of those (so one the grader checks).
@@ -186,18 +187,13 @@ pub static MATRIX: OclLesson = OclLesson {
                 .collect::<std::collections::BTreeSet<_>>()
         };
         let in_space = |d: &[lab::harness::program::Define]| space.iter().any(|k| set(k) == set(d));
-        // A winner serves only problems near the cube it was tuned at, every side within a
-        // fifth of it: between two tuned sizes, and for long or flat problems, the choice
-        // turns on how many blocks fill the device, which by_shape counts (a 4096³ winner
-        // ran 1024×1024×4096 at 21.4 TFLOP/s where by_shape's split gets 42.7 on an H200).
+        // A winner serves only problems of its own class, every side within a fifth of the
+        // shape it was tuned at: between two tuned shapes, and for shapes nobody tuned, the
+        // choice turns on how many blocks fill the device, which by_shape counts (a 4096³
+        // winner ran 1024×1024×4096 at 21.4 TFLOP/s where by_shape's split gets 42.7 on an
+        // H200).
         let results = lab::tuner::tuned_csv(&ctx.course.results());
-        let near = |size: usize| {
-            [shape.m, shape.n, shape.k]
-                .iter()
-                .all(|&x| (size as f64 / x.max(1) as f64).ln().abs() <= 1.2f64.ln())
-        };
-        lab::tuner::for_size(&results, &LESSON.name(), ctx.info, shape, &in_space)
-            .filter(|(size, _)| near(*size))
+        lab::tuner::tuned_near(&results, &LESSON.name(), ctx.info, shape, &in_space, 1.2)
             .map(|(_, d)| d)
             .or_else(|| Some(by_shape(ctx.info, shape)))
     }),

@@ -1,9 +1,10 @@
 //! The one tuner: for any lesson that declares its knobs (`OclLesson::knobs`, every combination
 //! it may choose on a device), build each combination, check and time it with the course's
-//! protocol, rank them, and keep the winner per lesson, device and size in
-//! `results/tuned.csv`, where the lesson's `sized` finds it again. The tuner knows no lesson:
-//! the space, the legality of a combination and the launch are the lesson's declarations, and
-//! every combination it may choose is one the grader checks each time (`knobs`).
+//! protocol, rank them, and keep the winner per lesson, device and shape (a cube, or a long,
+//! flat or small-and-deep one) in `results/tuned.csv`, where the lesson's `sized` finds it
+//! again. The tuner knows no lesson: the space, the legality of a combination and the launch
+//! are the lesson's declarations; every combination it tries is one the grader checks each
+//! time (`knobs`), or what the lesson already runs at that shape.
 
 use std::path::{Path, PathBuf};
 
@@ -25,10 +26,12 @@ pub struct TunedRow {
     pub date: String,
     pub device: String,
     pub driver: String,
-    /// Its speed at the size it was tuned at.
+    /// Its speed at the shape it was tuned at.
     pub gflops: f64,
-    /// The square size it was tuned at.
-    pub size: usize,
+    /// The shape it was tuned at, in the column `size`: the side of a cube (`4096`), else
+    /// `MxNxK` (`8192x8192x1024`).
+    #[serde(with = "shape_tag")]
+    pub size: Shape,
     /// `TSM=128 TSN=128 ...`.
     pub defines: String,
     /// The device's [`signature`]: a row tuned on one device also serves an untuned device
@@ -38,6 +41,22 @@ pub struct TunedRow {
     /// The lesson tuned (`10_tuned`).
     #[serde(default)]
     pub lesson: String,
+}
+
+/// A shape in a CSV cell as [`Shape::tag`] writes it.
+mod shape_tag {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::harness::matrix::Shape;
+
+    pub fn serialize<S: Serializer>(shape: &Shape, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&shape.tag())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Shape, D::Error> {
+        let text = String::deserialize(d)?;
+        Shape::parse_tag(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// `results/tuned.csv`.
@@ -110,17 +129,32 @@ pub fn latest(
         .map(|(_, d)| d)
 }
 
-/// The device's winner for `lesson` tuned at the size nearest to `shape` (by ratio of the
-/// largest dimension; the newest among equals), if one is recorded and `fits` the device: the
-/// size it was tuned at, and its defines.
-pub fn for_size(
+/// The device's winner for `lesson` tuned at a shape near `shape`, every side of one within
+/// the ratio `within` (1.2: a fifth) of the same side of the other, if one is recorded and
+/// `fits` the device: the nearest (the smallest sum over the three sides of how far apart
+/// they are, by ratio; the newest among equals), with the shape it was tuned at. A shape's
+/// class is its sides' proportions as much as its size: a winner tuned at 8192×8192×1024 serves
+/// 8000×9000×1100, not 1024×8192×8192 or 4096³.
+pub fn tuned_near(
     path: &Path,
     lesson: &str,
     info: &DeviceInfo,
     shape: Shape,
     fits: &dyn Fn(&[Define]) -> bool,
-) -> Option<(usize, Vec<Define>)> {
-    nearest_size(usable(path, lesson, info, fits), shape)
+    within: f64,
+) -> Option<(Shape, Vec<Define>)> {
+    let apart = |at: Shape| {
+        [(at.m, shape.m), (at.n, shape.n), (at.k, shape.k)]
+            .map(|(x, y)| (x.max(1) as f64 / y.max(1) as f64).ln().abs())
+    };
+    usable(path, lesson, info, fits)
+        .into_iter()
+        .filter(|(r, _)| apart(r.size).iter().all(|&d| d <= within.ln() + 1e-12))
+        .map(|(r, d)| (apart(r.size).iter().sum::<f64>(), (r.size, d)))
+        // `min_by` keeps the first minimum: walk newest first.
+        .rev()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, found)| found)
 }
 
 /// The device's winner for `lesson` that serves `shape`, among those recorded that `fits`
@@ -130,7 +164,7 @@ pub fn for_size(
 /// device's compute units: `groups` counts a winner's work-groups at `shape`, and the one
 /// whose last wave is fullest (work-groups ÷ (waves × compute units), one work-group per
 /// compute unit) wins. Fills within 15 % of the best count as equal, decided then by
-/// [`for_size`]'s rule: where both of lesson 10's blocks fill an H200, the larger is 12–16 %
+/// [`nearest_size`]'s rule: where both of lesson 10's blocks fill an H200, the larger is 12–16 %
 /// faster per wave, which a slightly emptier last wave does not undo. Measured there
 /// (research/tuner-shapes-10): the rule by the largest side alone gave 1024×1024×8192 a block
 /// that fills a quarter of the device, three times slower than the one this picks.
@@ -141,7 +175,7 @@ pub fn for_shape(
     shape: Shape,
     fits: &dyn Fn(&[Define]) -> bool,
     groups: &dyn Fn(&[Define]) -> Option<usize>,
-) -> Option<(usize, Vec<Define>)> {
+) -> Option<(Shape, Vec<Define>)> {
     let rows = usable(path, lesson, info, fits);
     let units = info.compute_units.max(1) as usize;
     let fill = |d: &[Define]| {
@@ -150,9 +184,7 @@ pub fn for_shape(
             g as f64 / (waves * units) as f64
         })
     };
-    let (tuned_here, rows): (Vec<_>, Vec<_>) = rows
-        .into_iter()
-        .partition(|(r, _)| shape == Shape::square(r.size));
+    let (tuned_here, rows): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(r, _)| shape == r.size);
     if !tuned_here.is_empty() {
         return nearest_size(tuned_here, shape);
     }
@@ -168,12 +200,13 @@ pub fn for_shape(
     )
 }
 
-/// Of `rows` (oldest first), the one tuned at the size nearest to `shape`'s largest side (by
-/// ratio; the newest among equals).
-fn nearest_size(rows: Vec<(TunedRow, Vec<Define>)>, shape: Shape) -> Option<(usize, Vec<Define>)> {
-    let want = shape.m.max(shape.n).max(shape.k).max(1) as f64;
+/// Of `rows` (oldest first), the one tuned at the shape whose largest side is nearest to
+/// `shape`'s largest side (by ratio; the newest among equals).
+fn nearest_size(rows: Vec<(TunedRow, Vec<Define>)>, shape: Shape) -> Option<(Shape, Vec<Define>)> {
+    let largest = |s: Shape| s.m.max(s.n).max(s.k).max(1) as f64;
+    let want = largest(shape);
     rows.into_iter()
-        .map(|(r, d)| ((r.size as f64 / want).ln().abs(), (r.size, d)))
+        .map(|(r, d)| ((largest(r.size) / want).ln().abs(), (r.size, d)))
         // `min_by` keeps the first minimum: walk newest first.
         .rev()
         .min_by(|a, b| a.0.total_cmp(&b.0))
@@ -185,8 +218,8 @@ fn nearest_size(rows: Vec<(TunedRow, Vec<Define>)>, shape: Shape) -> Option<(usi
 pub struct TuneOptions {
     pub course: Course,
     pub device: Option<String>,
-    /// Square size to tune at; `None`: 4096 on a GPU, 256 elsewhere.
-    pub size: Option<usize>,
+    /// The shape to tune at; `None`: 4096³ on a GPU, 256³ elsewhere.
+    pub shape: Option<Shape>,
     /// Most combinations to try, in the lesson's order; `None`: all of them.
     pub budget: Option<usize>,
     /// Time spent timing each combination, ms.
@@ -227,8 +260,8 @@ pub struct Outcome {
     pub first_failure: Option<String>,
     /// The timed ones, fastest first.
     pub ranked: Vec<Candidate>,
-    /// The defines the device gets now (the lesson's own for it, or its last winner), if
-    /// they are in the space and passed.
+    /// The defines the lesson runs at this shape now (its own for the device, its rule by
+    /// shape, or an earlier winner), if they passed.
     pub defaults: Option<Candidate>,
 }
 
@@ -266,7 +299,7 @@ impl Outcome {
         }
         if let (Some(d), Some(b)) = (&self.defaults, self.best()) {
             s.push_str(&format!(
-                "  the device's defines now: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
+                "  what the lesson ran at this shape before: {:.1} GFLOP/s ({}); the winner is {:.2}× faster\n",
                 d.gflops,
                 program::line(&d.defines),
                 d.device_ms / b.device_ms
@@ -283,7 +316,7 @@ impl Outcome {
             device: self.device.clone(),
             driver: self.driver.clone(),
             gflops: (b.gflops * 10.0).round() / 10.0,
-            size: self.shape.m,
+            size: self.shape,
             defines: program::line(&b.defines),
             props: self.props.clone(),
             lesson: self.lesson.clone(),
@@ -310,11 +343,13 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
         .with_context(|| format!("{} declares no knobs to tune", lesson.name()))?;
     let gpu = Gpu::open(opts.device.as_deref())?;
     ocl.supports(&gpu.info)?;
-    let size = opts
-        .size
-        .unwrap_or(if gpu.info.is_gpu() { 4096 } else { 256 });
-    anyhow::ensure!(size > 0, "the size must be at least 1");
-    let shape = Shape::square(size);
+    let shape = opts
+        .shape
+        .unwrap_or(Shape::square(if gpu.info.is_gpu() { 4096 } else { 256 }));
+    anyhow::ensure!(
+        shape.m * shape.n * shape.k > 0,
+        "every side of the shape must be at least 1"
+    );
     let folder = opts
         .kernels
         .clone()
@@ -328,7 +363,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
     };
     // Every combination laid over the device's own defines, as the grader lays them.
     let own = prepared::defines(ocl, &ctx, None, &[]).map_err(|e| anyhow::anyhow!(e))?;
-    let all: Vec<Vec<Define>> = knobs(&gpu.info)
+    let mut all: Vec<Vec<Define>> = knobs(&gpu.info)
         .into_iter()
         .map(|k| with_overrides(own.clone(), &k))
         .collect();
@@ -338,6 +373,22 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
         lesson.name(),
         gpu.info.name
     );
+    // What the lesson runs at this shape now (its rule by shape, or an earlier winner) is
+    // timed too, so that the winner recorded is never slower there than what ran before: a
+    // lesson whose rule picks a setting outside the declared space (lesson 11 splits K into as
+    // many parts as fill the device) is measured against it, not against the space alone.
+    let now = prepared::defines(ocl, &ctx, Some(shape), &[]).map_err(|e| anyhow::anyhow!(e))?;
+    let same = |x: &[Define], y: &[Define]| {
+        let set = |d: &[Define]| {
+            d.iter()
+                .map(|v| (v.name.clone(), v.value.clone()))
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        set(x) == set(y)
+    };
+    if !all.iter().any(|d| same(d, &now)) {
+        all.insert(0, now.clone());
+    }
     let mut todo = all.clone();
     if let Some(b) = opts.budget {
         todo.truncate(b.max(1));
@@ -396,7 +447,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
                     device_ms: t.device_ms,
                     gflops: shape.flops() / (t.device_ms * 1e-3) / 1e9,
                 };
-                if *defines == own {
+                if same(defines, &now) {
                     out.defaults = Some(c.clone());
                 }
                 let best = out.ranked.first().map_or(0.0, |b| b.gflops);

@@ -240,6 +240,78 @@ fn h100() -> lab::harness::device::DeviceInfo {
     }
 }
 
+/// A winner the tuner recorded at a shape serves the shapes of its class (every side within a
+/// fifth) and no other; elsewhere the rule by shape decides.
+#[test]
+fn a_tuned_winner_serves_the_shapes_near_the_one_it_was_tuned_at() {
+    use lab::ladder::l11_matrix_units::{by_shape, GPU_DEFINES, GPU_SMALL_DEFINES};
+    let ocl = ladder::get("11").ocl().unwrap();
+    let gpu = h100();
+    let tmp = lab::harness::child::Scratch::new("tuned-11").unwrap();
+    let course = lab::harness::paths::Course::new(tmp.dir.clone());
+    std::fs::create_dir_all(course.results()).unwrap();
+    let path = lab::tuner::tuned_csv(&course.results());
+    let split = |d: &[(&str, &str)], parts: &str| {
+        lab::lesson::with_overrides(defines(d), &defines(&[("SPLIT_K", parts)]))
+    };
+    let row = |at: Shape, d: &[lab::harness::program::Define]| lab::tuner::TunedRow {
+        date: "2026-12-01".into(),
+        device: gpu.name.clone(),
+        driver: "1.0".into(),
+        gflops: 1.0,
+        size: at,
+        defines: lab::harness::program::line(d),
+        props: lab::tuner::signature(&gpu),
+        lesson: "11_matrix_units".into(),
+    };
+    let flat = Shape::new(8192, 8192, 1024);
+    let small = split(GPU_SMALL_DEFINES, "4");
+    lab::harness::record::append(
+        &path,
+        &[
+            row(flat, &small),
+            row(Shape::square(4096), &defines(GPU_SMALL_DEFINES)),
+            // Outside the space the grader checks (K in 16 parts): never taken.
+            row(Shape::new(1024, 8192, 8192), &split(GPU_DEFINES, "16")),
+        ],
+    )
+    .unwrap();
+    // The column keeps the shape as written.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(",8192x8192x1024,") && text.contains(",4096,"),
+        "{text}"
+    );
+    let ctx = lab::lesson::Ctx {
+        info: &gpu,
+        course: &course,
+    };
+    let sized = ocl.sized.unwrap();
+    for (shape, want) in [
+        (flat, small.clone()),
+        (Shape::new(8000, 9000, 1100), small.clone()),
+        (Shape::new(7000, 9800, 860), small.clone()),
+        (Shape::square(4096), defines(GPU_SMALL_DEFINES)),
+        (Shape::new(4500, 3500, 4000), defines(GPU_SMALL_DEFINES)),
+        // Another class: the rule by shape.
+        (
+            Shape::new(8192, 8192, 2048),
+            by_shape(&gpu, Shape::new(8192, 8192, 2048)),
+        ),
+        (
+            Shape::new(8192, 1024, 8192),
+            by_shape(&gpu, Shape::new(8192, 1024, 8192)),
+        ),
+        (
+            Shape::new(1024, 8192, 8192),
+            by_shape(&gpu, Shape::new(1024, 8192, 8192)),
+        ),
+        (Shape::square(8192), by_shape(&gpu, Shape::square(8192))),
+    ] {
+        assert_eq!(sized(&ctx, shape), Some(want), "{shape}");
+    }
+}
+
 #[test]
 fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
     use lab::ladder::l11_matrix_units::{by_shape, GPU_DEFINES, GPU_SMALL_DEFINES};

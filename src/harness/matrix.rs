@@ -28,6 +28,31 @@ impl Shape {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
+    /// How files and records name a shape: the side of a cube (`4096`), else `MxNxK`.
+    pub fn tag(&self) -> String {
+        if self.m == self.n && self.n == self.k {
+            self.m.to_string()
+        } else {
+            format!("{}x{}x{}", self.m, self.n, self.k)
+        }
+    }
+
+    /// A shape written as [`Shape::tag`] writes it, `MxNxK` or the side of a cube.
+    pub fn parse_tag(s: &str) -> Result<Shape, String> {
+        let sides: Vec<usize> = s
+            .split('x')
+            .map(|v| v.trim().parse::<usize>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("{s:?} is not a shape: write MxNxK, e.g. 8192x8192x1024"))?;
+        match sides[..] {
+            [side] if side > 0 => Ok(Shape::square(side)),
+            [m, n, k] if m > 0 && n > 0 && k > 0 => Ok(Shape::new(m, n, k)),
+            _ => Err(format!(
+                "{s:?} is not a shape: write MxNxK with three sides above 0 (or one side, for a cube)"
+            )),
+        }
+    }
+
     /// Whether every dimension is a multiple of `tile`... per dimension.
     pub fn multiple_of(&self, m: usize, n: usize, k: usize) -> bool {
         self.m.is_multiple_of(m) && self.n.is_multiple_of(n) && self.k.is_multiple_of(k)

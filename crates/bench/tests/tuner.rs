@@ -30,7 +30,7 @@ fn a_small_tuning_run_checks_times_and_records_a_winner() {
     let opts = TuneOptions {
         course: g.opts.course.clone(),
         device: g.opts.device.clone(),
-        size: Some(96),
+        shape: Some(Shape::square(96)),
         budget: Some(3),
         time_ms: 20.0,
         progress: false,
@@ -67,7 +67,7 @@ fn a_lesson_without_knobs_is_refused_by_name() {
     let opts = TuneOptions {
         course: g.opts.course.clone(),
         device: g.opts.device.clone(),
-        size: Some(64),
+        shape: Some(Shape::square(64)),
         budget: None,
         time_ms: 20.0,
         progress: false,
@@ -97,7 +97,7 @@ fn tuning_a_folder_tunes_its_kernel_and_checks_every_configuration() {
     let opts = TuneOptions {
         course: g.opts.course.clone(),
         device: g.opts.device.clone(),
-        size: Some(96),
+        shape: Some(Shape::square(96)),
         budget: Some(2),
         time_ms: 20.0,
         progress: false,

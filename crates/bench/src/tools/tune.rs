@@ -22,8 +22,12 @@ pub struct Args {
     #[arg(long)]
     pub device: Option<String>,
     /// Square size to tune at (default: 4096 on a GPU, 256 elsewhere).
-    #[arg(long, short = 's')]
+    #[arg(long, short = 's', conflicts_with = "shape")]
     pub size: Option<usize>,
+    /// A shape to tune at, MxNxK (8192x8192x1024): a long, flat or small problem's winner,
+    /// which the lesson then takes at shapes whose every side is near it.
+    #[arg(long, value_parser = super::accuracy::parse_shape)]
+    pub shape: Option<lab::harness::matrix::Shape>,
     /// Most configurations to try, likeliest first (default: all that fit the device).
     #[arg(long)]
     pub budget: Option<usize>,
@@ -43,13 +47,16 @@ pub struct Args {
 
 /// Tunes the lesson-10 kernel of `kernels` (the global `--kernels DIR`), else the reference.
 pub fn run(args: &Args, kernels: Option<&Path>, edge: &Edge) -> Result<()> {
-    if let Some(s) = args.size {
-        lab::cli::check_shape(lab::harness::matrix::Shape::square(s))?;
+    let shape = args
+        .shape
+        .or(args.size.map(lab::harness::matrix::Shape::square));
+    if let Some(s) = shape {
+        lab::cli::check_shape(s)?;
     }
     let opts = TuneOptions {
         course: edge.course.clone(),
         device: edge.device(args.device.as_deref()),
-        size: args.size,
+        shape,
         budget: args.budget,
         time_ms: args.time_ms,
         progress: true,

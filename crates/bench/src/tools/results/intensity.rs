@@ -174,7 +174,7 @@ mod tests {
             device: "NVIDIA H100 80GB HBM3".into(),
             driver: "1".into(),
             gflops: 1.0,
-            size: 4096,
+            size: lab::harness::matrix::Shape::square(4096),
             defines: String::new(),
             props: "NVIDIA Corporation GPU: 132 compute units, 49152 B local memory, 1024 work-items per group".into(),
             lesson: "10_tuned".into(),

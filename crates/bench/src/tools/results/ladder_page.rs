@@ -199,7 +199,7 @@ impl Book<'_> {
             if tuned.is_empty() {
                 continue;
             }
-            let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the size they were tuned at (`results/tuned.csv`; the latest per size):\n", lesson.key);
+            let _ = writeln!(s, "\nLesson {}'s configurations on this device, by the shape they were tuned at (`results/tuned.csv`; the latest per shape):\n", lesson.key);
             let _ = writeln!(
                 s,
                 "| tuned at | defines | GFLOP/s when tuned | date |\n|--:|---|--:|---|"
@@ -207,8 +207,8 @@ impl Book<'_> {
             for r in tuned {
                 let _ = writeln!(
                     s,
-                    "| {}³ | `{}` | {} | {} |",
-                    r.size,
+                    "| {} | `{}` | {} | {} |",
+                    shape_words(r.size),
                     r.defines,
                     gflops(r.gflops),
                     r.date
@@ -394,17 +394,30 @@ impl Book<'_> {
         Ok(Some(format!("figures/{name}")))
     }
 
-    /// results/tuned.csv's rows of a lesson for a device, the latest per size.
+    /// results/tuned.csv's rows of a lesson for a device, the latest per shape.
     fn tuned_rows(&self, device: &str, lesson: &str) -> Vec<TunedRow> {
-        let mut by_size: std::collections::BTreeMap<usize, TunedRow> = Default::default();
+        // Cubes first, by side, then the other shapes.
+        let mut by_size: std::collections::BTreeMap<(bool, usize, usize, usize), TunedRow> =
+            Default::default();
         for r in self
             .tuned
             .iter()
             .filter(|r| r.device == device && r.lesson == lesson)
         {
-            by_size.insert(r.size, r.clone());
+            let at = r.size;
+            let cube = at.m == at.n && at.n == at.k;
+            by_size.insert((!cube, at.m, at.n, at.k), r.clone());
         }
         by_size.into_values().collect()
+    }
+}
+
+/// A shape as the pages write it: `4096³`, or `8192 × 8192 × 1024`.
+fn shape_words(s: lab::harness::matrix::Shape) -> String {
+    if s.m == s.n && s.n == s.k {
+        format!("{}³", s.m)
+    } else {
+        format!("{}\u{a0}×\u{a0}{}\u{a0}×\u{a0}{}", s.m, s.n, s.k)
     }
 }
 
