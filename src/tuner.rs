@@ -347,7 +347,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
         .shape
         .unwrap_or(Shape::square(if gpu.info.is_gpu() { 4096 } else { 256 }));
     anyhow::ensure!(
-        shape.m * shape.n * shape.k > 0,
+        shape.m > 0 && shape.n > 0 && shape.k > 0,
         "every side of the shape must be at least 1"
     );
     let folder = opts
