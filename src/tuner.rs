@@ -115,8 +115,9 @@ fn usable(
         .collect()
 }
 
-/// The device's most recent winner for `lesson` (or, untuned, that of a device with the same
-/// [`signature`]) that `fits` the device.
+/// The device's most recent winner for `lesson` tuned at a cube (or, untuned, that of a device
+/// with the same [`signature`]) that `fits` the device. A winner at a long, flat or small shape
+/// serves its own class of shapes ([`tuned_near`], [`for_shape`]), never every problem.
 pub fn latest(
     path: &Path,
     lesson: &str,
@@ -125,7 +126,7 @@ pub fn latest(
 ) -> Option<Vec<Define>> {
     usable(path, lesson, info, fits)
         .into_iter()
-        .next_back()
+        .rfind(|(r, _)| r.size == Shape::square(r.size.m))
         .map(|(_, d)| d)
 }
 

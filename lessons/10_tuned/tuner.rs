@@ -488,6 +488,17 @@ mod tests {
             tuned_from(&path, &info),
             Some(Params::new(128, 64, 16, 8, 4))
         );
+        // A winner at a flat shape, newer, serves its own shapes, not as the device's default.
+        let flat = TunedRow {
+            size: Shape::new(8192, 8192, 1024),
+            ..row("Test Device", "TSM=64 TSN=128 TSK=16 WPTM=4 WPTN=8")
+        };
+        assert!(fits(&info)(&program::parse_line(&flat.defines).unwrap()));
+        record::append(&path, &[flat]).unwrap();
+        assert_eq!(
+            tuned_from(&path, &info),
+            Some(Params::new(128, 64, 16, 8, 4))
+        );
     }
 
     #[test]
