@@ -126,7 +126,7 @@ pub fn latest(
 ) -> Option<Vec<Define>> {
     usable(path, lesson, info, fits)
         .into_iter()
-        .rfind(|(r, _)| r.size == Shape::square(r.size.m))
+        .rfind(|(r, _)| r.size.is_cube())
         .map(|(_, d)| d)
 }
 
@@ -379,15 +379,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
     // lesson whose rule picks a setting outside the declared space (lesson 11 splits K into as
     // many parts as fill the device) is measured against it, not against the space alone.
     let now = prepared::defines(ocl, &ctx, Some(shape), &[]).map_err(|e| anyhow::anyhow!(e))?;
-    let same = |x: &[Define], y: &[Define]| {
-        let set = |d: &[Define]| {
-            d.iter()
-                .map(|v| (v.name.clone(), v.value.clone()))
-                .collect::<std::collections::BTreeSet<_>>()
-        };
-        set(x) == set(y)
-    };
-    if !all.iter().any(|d| same(d, &now)) {
+    if !all.iter().any(|d| program::same(d, &now)) {
         all.insert(0, now.clone());
     }
     let mut todo = all.clone();
@@ -448,7 +440,7 @@ pub fn tune(lesson: &'static Lesson, opts: &TuneOptions) -> Result<Outcome> {
                     device_ms: t.device_ms,
                     gflops: shape.flops() / (t.device_ms * 1e-3) / 1e9,
                 };
-                if same(defines, &now) {
+                if program::same(defines, &now) {
                     out.defaults = Some(c.clone());
                 }
                 let best = out.ranked.first().map_or(0.0, |b| b.gflops);

@@ -28,9 +28,14 @@ impl Shape {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
+    /// Whether all three sides are equal.
+    pub fn is_cube(&self) -> bool {
+        self.m == self.n && self.n == self.k
+    }
+
     /// How files and records name a shape: the side of a cube (`4096`), else `MxNxK`.
     pub fn tag(&self) -> String {
-        if self.m == self.n && self.n == self.k {
+        if self.is_cube() {
             self.m.to_string()
         } else {
             format!("{}x{}x{}", self.m, self.n, self.k)

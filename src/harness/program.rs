@@ -394,6 +394,16 @@ pub fn cl_std_option(version: &str) -> String {
     format!("-cl-std=CL{version}")
 }
 
+/// Whether two lists hold the same defines, in whatever order they were laid.
+pub fn same(a: &[Define], b: &[Define]) -> bool {
+    fn set(d: &[Define]) -> std::collections::BTreeSet<(&str, &str)> {
+        d.iter()
+            .map(|x| (x.name.as_str(), x.value.as_str()))
+            .collect()
+    }
+    set(a) == set(b)
+}
+
 /// Defines as one line of `NAME=VALUE` words, `TSM=128 TSN=64`: how the course prints and
 /// records them (results files, reports); [`parse_line`] reads it back.
 pub fn line(defines: &[Define]) -> String {

@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "1024,2048,4096")]
     pub sizes: Vec<usize>,
     /// Shapes besides the square sizes, as MxNxK, e.g. --shapes 8192x8192x1024,4095x4097x4093.
-    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    #[arg(long, value_delimiter = ',', value_parser = Shape::parse_tag)]
     pub shapes: Vec<Shape>,
     /// Inputs of wide dynamic range: A and B of the seed with every row of A and column of B
     /// scaled by a power of two from 2^-20 to 2^20 (`Problem::widened(seed.rotate_left(29))`,
@@ -50,16 +50,6 @@ pub struct Args {
     /// A folder to write each C into, as `<lesson>-<size>.f32` (raw little-endian f32).
     #[arg(long)]
     pub c_out: Option<PathBuf>,
-}
-
-/// `MxNxK` as a shape.
-pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
-    Shape::parse_tag(s)
-}
-
-/// The name a shape's C file carries: the size for a cube, MxNxK otherwise.
-fn tag(s: Shape) -> String {
-    s.tag()
 }
 
 /// max |c − exact| / max |exact| over `points`, exact in float64 (the grader's own sampled
@@ -111,7 +101,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
             course: &edge.course,
         };
         for &shape in &shapes {
-            let size = tag(shape);
+            let size = shape.tag();
             let defines =
                 prepared::defines(ocl, &ctx, Some(shape), &[]).map_err(anyhow::Error::msg)?;
             let launch = (ocl.launch)(shape, &defines)
@@ -142,7 +132,7 @@ pub fn run(args: &Args, edge: &Edge) -> Result<()> {
         println!(
             "C written to {}; for every element's error beside cuBLAS's on the same inputs:\n  python3 scripts/cublas_sgemm.py {} --lab-inputs {}{} --lab-c {}",
             dir.display(),
-            shapes.iter().map(|&s| tag(s)).collect::<Vec<_>>().join(" "),
+            shapes.iter().map(|s| s.tag()).collect::<Vec<_>>().join(" "),
             args.seed,
             if args.wide { " --lab-wide" } else { "" },
             dir.display()
@@ -178,13 +168,13 @@ mod tests {
     #[test]
     fn shapes_are_read_as_mxnxk_and_named_so() {
         assert_eq!(
-            parse_shape("8192x8192x1024"),
+            Shape::parse_tag("8192x8192x1024"),
             Ok(Shape::new(8192, 8192, 1024))
         );
-        assert!(parse_shape("8192x0x4").is_err() && parse_shape("12x3").is_err());
-        assert!(parse_shape("axbxc").is_err());
-        assert_eq!(tag(Shape::square(4096)), "4096");
-        assert_eq!(tag(Shape::new(4095, 4097, 4093)), "4095x4097x4093");
+        assert!(Shape::parse_tag("8192x0x4").is_err() && Shape::parse_tag("12x3").is_err());
+        assert!(Shape::parse_tag("axbxc").is_err());
+        assert_eq!(Shape::square(4096).tag(), "4096");
+        assert_eq!(Shape::new(4095, 4097, 4093).tag(), "4095x4097x4093");
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub struct Args {
     pub sizes: Vec<usize>,
     /// Shapes besides the square sizes, as MxNxK (e.g. 8192x8192x1024,1024x8192x8192), for
     /// the GPU lessons, their variants and CLBlast: users' matrices are long, flat and ragged.
-    #[arg(long, value_delimiter = ',', value_parser = super::accuracy::parse_shape)]
+    #[arg(long, value_delimiter = ',', value_parser = lab::harness::matrix::Shape::parse_tag)]
     pub shapes: Vec<Shape>,
     /// Only these lessons, e.g. --lessons 5,10 (default: all).
     #[arg(long, value_delimiter = ',')]

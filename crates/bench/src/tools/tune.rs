@@ -26,7 +26,7 @@ pub struct Args {
     pub size: Option<usize>,
     /// A shape to tune at, MxNxK (8192x8192x1024): a long, flat or small problem's winner,
     /// which the lesson then takes at shapes whose every side is near it.
-    #[arg(long, value_parser = super::accuracy::parse_shape)]
+    #[arg(long, value_parser = lab::harness::matrix::Shape::parse_tag)]
     pub shape: Option<lab::harness::matrix::Shape>,
     /// Most configurations to try, likeliest first (default: all that fit the device).
     #[arg(long)]

@@ -208,7 +208,7 @@ impl Book<'_> {
                 let _ = writeln!(
                     s,
                     "| {} | `{}` | {} | {} |",
-                    shape_words(r.size),
+                    data::size_label(r.size.m, r.size.n, r.size.k),
                     r.defines,
                     gflops(r.gflops),
                     r.date
@@ -405,19 +405,9 @@ impl Book<'_> {
             .filter(|r| r.device == device && r.lesson == lesson)
         {
             let at = r.size;
-            let cube = at.m == at.n && at.n == at.k;
-            by_size.insert((!cube, at.m, at.n, at.k), r.clone());
+            by_size.insert((!at.is_cube(), at.m, at.n, at.k), r.clone());
         }
         by_size.into_values().collect()
-    }
-}
-
-/// A shape as the pages write it: `4096³`, or `8192 × 8192 × 1024`.
-fn shape_words(s: lab::harness::matrix::Shape) -> String {
-    if s.m == s.n && s.n == s.k {
-        format!("{}³", s.m)
-    } else {
-        format!("{}\u{a0}×\u{a0}{}\u{a0}×\u{a0}{}", s.m, s.n, s.k)
     }
 }
 

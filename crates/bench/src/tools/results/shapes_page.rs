@@ -83,11 +83,7 @@ fn tflops(g: f64) -> String {
 }
 
 fn shape_name((m, n, k): (usize, usize, usize)) -> String {
-    if m == n && n == k {
-        format!("{m}³")
-    } else {
-        format!("{m}×{n}×{k}")
-    }
+    super::data::size_label(m, n, k)
 }
 
 /// A column of the table: a lesson's reference, or one of its variants (`who` is then
