@@ -270,3 +270,117 @@ fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
         assert_eq!(gpu.lead.done() - before, 2, "lead-ins at {shape:?}");
     }
 }
+
+/// The host's padding copies on the device give what their definitions say, element for
+/// element, at row lengths that are and are not whole groups of four, short rows (a small K)
+/// and rows longer than a work-group, one part and several: A cut into slices of K, B's rows
+/// lengthened with zero rows below, and C's parts summed back in order and cropped.
+#[test]
+fn the_padding_copies_give_every_element_their_definition_gives() {
+    use lab::harness::device::Gpu;
+    use lab::harness::pad;
+    use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+    use opencl3::types::CL_BLOCKING;
+
+    let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
+    let buffer = |data: &[f32]| {
+        let mut b = unsafe {
+            Buffer::<f32>::create(
+                &gpu.context,
+                CL_MEM_READ_WRITE,
+                data.len(),
+                std::ptr::null_mut(),
+            )
+        }
+        .unwrap();
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, data, &[])
+        }
+        .unwrap();
+        b
+    };
+    let read = |b: &Buffer<f32>, len: usize| {
+        let mut out = vec![0.0f32; len];
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(b, CL_BLOCKING, 0, &mut out, &[])
+        }
+        .unwrap();
+        out
+    };
+    let value = |i: usize| (i as f32 * 0.37).sin() + 2.0;
+    // The first element that differs, bit for bit: (index, got, wanted).
+    let differs = |got: &[f32], want: &[f32]| {
+        (0..want.len())
+            .find(|&i| got[i].to_bits() != want[i].to_bits())
+            .map(|i| (i, got[i], want[i]))
+    };
+    // (rows, cols, into, out_rows, part_cols): `into` past `cols`, equal, odd; parts of K.
+    let copies = [
+        (7, 5, 8, 7, 0),
+        (3, 1, 4, 5, 0),
+        (9, 1031, 1032, 12, 0),
+        (4, 12, 12, 4, 0),
+        (5, 6, 7, 5, 0),
+        (6, 11, 4, 18, 4),
+        (2, 1030, 260, 8, 260),
+    ];
+    for (rows, cols, into, out_rows, part_cols) in copies {
+        let src: Vec<f32> = (0..rows * cols).map(value).collect();
+        let poison = vec![f32::NAN; into * out_rows];
+        let (s, d) = (buffer(&src), buffer(&poison));
+        let r = pad::Rows {
+            rows,
+            cols,
+            from: cols,
+            into,
+            out_rows,
+        };
+        pad::enqueue_parts(&gpu, &s, &d, r, part_cols)
+            .unwrap()
+            .wait()
+            .unwrap();
+        let part_rows = if part_cols == 0 { out_rows } else { rows };
+        let want: Vec<f32> = (0..out_rows * into)
+            .map(|at| {
+                let (row, c) = (at / into, at % into);
+                let (z, i) = (row / part_rows, row % part_rows);
+                let col = z * part_cols + c;
+                let inside = i < rows && col < cols && (part_cols == 0 || c < part_cols);
+                if inside {
+                    src[i * cols + col]
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let what = (rows, cols, into, out_rows, part_cols);
+        let wrong = differs(&read(&d, into * out_rows), &want);
+        assert_eq!(wrong, None, "copy {what:?}: (element, got, wanted)");
+    }
+    // (rows, cols, from, parts): rows whole quads or not, one part or three.
+    for (rows, cols, from, parts) in [(5, 7, 8, 1), (3, 8, 8, 3), (4, 5, 5, 2), (2, 1029, 1032, 3)]
+    {
+        let part = rows * from;
+        let src: Vec<f32> = (0..parts * part).map(value).collect();
+        let (s, d) = (buffer(&src), buffer(&vec![f32::NAN; rows * cols]));
+        let sum = pad::Sum {
+            rows,
+            cols,
+            from,
+            parts,
+            part,
+        };
+        pad::enqueue_sum(&gpu, &s, &d, sum).unwrap().wait().unwrap();
+        let want: Vec<f32> = (0..rows * cols)
+            .map(|at| {
+                let (r, c) = (at / cols, at % cols);
+                (1..parts).fold(src[r * from + c], |x, z| x + src[z * part + r * from + c])
+            })
+            .collect();
+        let wrong = differs(&read(&d, rows * cols), &want);
+        let what = (rows, cols, from, parts);
+        assert_eq!(wrong, None, "sum {what:?}: (element, got, wanted)");
+    }
+}

@@ -16,44 +16,73 @@ use crate::harness::device::Gpu;
 /// floats, `from` apart), zeros past `cols` and below `rows`; the output's rows come in parts of
 /// `part_rows`, part z holding the source's columns from z·`part_cols` on (one part where
 /// `part_cols` is 0). `sum_parts`: `dst` (`rows` rows of `cols` floats) as the sum of `parts`
-/// matrices lying `part` floats apart in `src`, rows `from` apart, in the parts' order. One
-/// work-group per row, walking it a group's width at a time: measured on an H200, a work-item
-/// per float ran at 0.75 TB/s, a fifth of the memory's speed (research/padded-11/). Indices in
-/// `size_t`: a matrix may hold more than 2^31 floats.
+/// matrices lying `part` floats apart in `src`, rows `from` apart, in the parts' order. Each
+/// work-item moves four floats of a row, with a 16-byte access where the rows allow one:
+/// measured on an H200, a work-item per float ran at 0.75 TB/s, a fifth of the memory's speed,
+/// and a work-group walking a row a float per work-item at a time about twice that
+/// (research/padded-11/). Indices in `size_t`: a matrix may hold more than 2^31 floats.
 const SOURCE: &str = r#"
+// Four floats per work-item: one 16-byte store where the output's rows are whole quads, four
+// scalar reads (the source's rows start anywhere), no loop.
 __kernel void copy_rows(const int rows, const int cols, const int from, const int into,
                         const int out_rows, const int part_rows, const int part_cols,
                         __global const float* src, __global float* dst) {
+    const size_t c = 4 * get_global_id(0);
     const size_t r = get_global_id(1);
-    const size_t width = get_local_size(0);
+    if (c >= (size_t)into || r >= (size_t)out_rows) return;
     const size_t z = r / (size_t)part_rows, i = r % (size_t)part_rows;
     const long left = (long)cols - (long)z * part_cols;
-    const size_t have = left < 0 ? 0 : (left < part_cols || part_cols == 0 ? left : part_cols);
+    const size_t have = i >= (size_t)rows || left < 0
+        ? 0 : (left < part_cols || part_cols == 0 ? left : part_cols);
+    __global const float* in = src + i * from + z * part_cols;
+    float4 v = (float4)(0.0f);
+    if (c + 3 < have) {
+        v = (float4)(in[c], in[c + 1], in[c + 2], in[c + 3]);
+    } else if (c < have) {
+        v.x = in[c];
+        if (c + 1 < have) v.y = in[c + 1];
+        if (c + 2 < have) v.z = in[c + 2];
+    }
     __global float* out = dst + r * into;
-    if (i < (size_t)rows) {
-        __global const float* in = src + i * from + z * part_cols;
-        for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
-            out[c] = c < have ? in[c] : 0.0f;
-        }
+    if ((into & 3) == 0) {
+        vstore4(v, 0, out + c);
     } else {
-        for (size_t c = get_local_id(0); c < (size_t)into; c += width) {
-            out[c] = 0.0f;
-        }
+        out[c] = v.x;
+        if (c + 1 < (size_t)into) out[c + 1] = v.y;
+        if (c + 2 < (size_t)into) out[c + 2] = v.z;
+        if (c + 3 < (size_t)into) out[c + 3] = v.w;
     }
 }
 
+// Four floats per work-item: 16-byte reads of the parts where their rows are whole quads, the
+// parts added in order, element by element as the host's check does.
 __kernel void sum_parts(const int rows, const int cols, const int from, const int parts,
                         const long part, __global const float* src, __global float* dst) {
+    const size_t c = 4 * get_global_id(0);
     const size_t r = get_global_id(1);
-    const size_t width = get_local_size(0);
-    if (r < (size_t)rows) {
-        for (size_t c = get_local_id(0); c < (size_t)cols; c += width) {
-            float s = src[r * from + c];
-            for (int z = 1; z < parts; z++) {
-                s += src[z * part + r * from + c];
-            }
-            dst[r * cols + c] = s;
+    if (r >= (size_t)rows || c >= (size_t)cols) return;
+    const bool quads = (from & 3) == 0 && (part & 3) == 0 && c + 3 < (size_t)from;
+    __global const float* in = src + r * from + c;
+    float4 s;
+    if (quads) {
+        s = vload4(0, in);
+        for (int z = 1; z < parts; z++) s += vload4(0, in + z * part);
+    } else {
+        const size_t n = min((size_t)4, (size_t)from - c);
+        s = (float4)(in[0], n > 1 ? in[1] : 0.0f, n > 2 ? in[2] : 0.0f, n > 3 ? in[3] : 0.0f);
+        for (int z = 1; z < parts; z++) {
+            __global const float* p = in + z * part;
+            s += (float4)(p[0], n > 1 ? p[1] : 0.0f, n > 2 ? p[2] : 0.0f, n > 3 ? p[3] : 0.0f);
         }
+    }
+    __global float* out = dst + r * cols;
+    if ((cols & 3) == 0) {
+        vstore4(s, 0, out + c);
+    } else {
+        out[c] = s.x;
+        if (c + 1 < (size_t)cols) out[c + 1] = s.y;
+        if (c + 2 < (size_t)cols) out[c + 2] = s.z;
+        if (c + 3 < (size_t)cols) out[c + 3] = s.w;
     }
 }
 "#;
@@ -118,7 +147,7 @@ pub fn enqueue_parts(
     let ints = [
         r.rows, r.cols, r.from, r.into, r.out_rows, part_rows, part_cols,
     ];
-    with_kernel(gpu, 0, r.out_rows, |k| unsafe {
+    with_kernel(gpu, 0, r.into.div_ceil(4), r.out_rows, |k| unsafe {
         for (i, v) in ints.iter().enumerate() {
             let v = cl_int::try_from(*v).context("a padded matrix wider or taller than 2^31")?;
             k.set_arg(i as u32, &v)
@@ -134,7 +163,7 @@ pub fn enqueue_parts(
 
 /// Enqueues the sum of the parts behind whatever the queue holds, without waiting.
 pub fn enqueue_sum(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, s: Sum) -> Result<Event> {
-    with_kernel(gpu, 1, s.rows, |k| unsafe {
+    with_kernel(gpu, 1, s.cols.div_ceil(4), s.rows, |k| unsafe {
         for (i, v) in [s.rows, s.cols, s.from, s.parts].iter().enumerate() {
             let v = cl_int::try_from(*v).context("a matrix wider or taller than 2^31")?;
             k.set_arg(i as u32, &v).context("setting a sum's sizes")?;
@@ -148,10 +177,12 @@ pub fn enqueue_sum(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, s: Sum) -> R
     })
 }
 
-/// Sets kernel `which`'s arguments by `set` and enqueues it over `rows` rows, under the lock.
+/// Sets kernel `which`'s arguments by `set` and enqueues it over `quads` groups of four
+/// columns and `rows` rows, under the lock.
 fn with_kernel(
     gpu: &Gpu,
     which: usize,
+    quads: usize,
     rows: usize,
     set: impl FnOnce(&Kernel) -> Result<()>,
 ) -> Result<Event> {
@@ -165,15 +196,7 @@ fn with_kernel(
         .map_err(|e| anyhow::anyhow!("building the padding copies: {e}"))?;
     let k = &kernels[which];
     set(k)?;
-    // A work-group as wide as the device allows, up to 256, over every row: within the
-    // device's limits by construction.
-    let width = gpu
-        .info
-        .max_work_group
-        .min(gpu.info.max_work_item_sizes.first().copied().unwrap_or(1))
-        .clamp(1, 256);
-    let global = [width, rows.max(1)];
-    let local = [width, 1];
+    let (global, local) = grid(gpu, quads, rows);
     unsafe {
         gpu.queue.enqueue_nd_range_kernel(
             k.get(),
@@ -185,4 +208,23 @@ fn with_kernel(
         )
     }
     .context("enqueueing a padding copy")
+}
+
+/// Work-groups of up to 256 work-items (the device's limits by construction): as wide as a
+/// row's quads need, up to all of them, and as many rows as fill the rest, so that short rows
+/// (a small K) do not leave most of a group idle. The kernels skip what lies past the edges.
+fn grid(gpu: &Gpu, quads: usize, rows: usize) -> ([usize; 2], [usize; 2]) {
+    let sizes = &gpu.info.max_work_item_sizes;
+    let width = gpu
+        .info
+        .max_work_group
+        .min(sizes.first().copied().unwrap_or(1))
+        .clamp(1, 256);
+    let wx = quads.max(1).next_power_of_two().min(width);
+    let wy = (width / wx).min(sizes.get(1).copied().unwrap_or(1)).max(1);
+    let global = [
+        quads.max(1).div_ceil(wx) * wx,
+        rows.max(1).div_ceil(wy) * wy,
+    ];
+    (global, [wx, wy])
 }
