@@ -187,6 +187,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         },
         needs_images: true,
         prelude: None,
+        unordered: None,
         accuracy: None,
         kernels: &[],
     },

@@ -171,6 +171,7 @@ pub static MATRIX: OclLesson = OclLesson {
             lab::harness::exec::run_padded(gpu, kernel, p, l, 4, parts)
         },
         prelude: Some(unit::prelude),
+        unordered: Some(unit::unordered),
         accuracy: Some(|p, out, failed| unit::accuracy(p, &out.c, failed)),
         ..BUFFERS
     },

@@ -317,6 +317,13 @@ pub struct Host {
     /// Source the host puts before the kernel's own, chosen for the device (lesson 11's
     /// matrix unit); `None` for a kernel that stands alone.
     pub prelude: Option<PreludeFn>,
+    /// The prelude of the sanitizer's run at its drawn shape, where `prelude` orders the
+    /// work-items more than the device does: lesson 11's model of the matrix unit waits for
+    /// the whole work-group at every call, where the tensor cores wait for one warp, so under
+    /// it no warp can overwrite a tile another warp still reads, and such a race never shows.
+    /// Its numbers need not be the product: that run is read for races, accesses outside
+    /// memory and uninitialised values, never for C. `None`: `prelude`.
+    pub unordered: Option<PreludeFn>,
     /// A judgement of accuracy beyond the per-element allowance (lesson 11: at least FP32's).
     pub accuracy: Option<AccuracyFn>,
     /// The further kernels of the lesson's file that `run` and `exact` enqueue for one
@@ -352,6 +359,7 @@ pub const BUFFERS: Host = Host {
     exact: |gpu, kernel, p, l, _| exec::run_exact(gpu, kernel, p, l),
     needs_images: false,
     prelude: None,
+    unordered: None,
     accuracy: None,
     kernels: &[],
 };
@@ -519,6 +527,15 @@ impl OclLesson {
         match self.host.prelude {
             Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
             None => text.to_string(),
+        }
+    }
+
+    /// The source the sanitizer's drawn run builds: as [`OclLesson::source`], with the
+    /// host's unordered prelude where it has one ([`Host::unordered`]).
+    pub(crate) fn unordered_source(&self, gpu: &Gpu, text: &str) -> String {
+        match self.host.unordered {
+            Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
+            None => self.source(gpu, text),
         }
     }
 

@@ -13,6 +13,20 @@ fn g() -> common::Grader {
     common::grader()
 }
 
+/// The INT8 unit as the sanitizer's drawn run takes it: the model's call waits for nobody
+/// (lesson 11 has the same test).
+#[test]
+fn the_unordered_unit_waits_for_nobody() {
+    common::unordered_unit_waits_for_nobody(
+        &g(),
+        unit::prelude,
+        unit::unordered,
+        unit::UNIT_CL,
+        "inline int4 mma_s8",
+        "__kernel void k(__global int4* d) { d[0] = mma_s8(as_uint4(d[1]), as_uint2(d[2].xy), d[3], 0); }",
+    );
+}
+
 /// Your own kernels/ file, graded as `cargo lab 12` grades it, with the same report:
 /// `cargo test --test 12_integers_for_floats -- --ignored` (`LAB_KERNELS=DIR` grades another
 /// folder).
@@ -271,6 +285,47 @@ pub mod cases {
             )]),
             &[FailKind::Race, FailKind::Wrong],
             &["barrier"],
+        ),
+        Case::rejects(
+            L,
+            "next_step_copied_after_the_products_into_one_buffer",
+            Race,
+            // Two stages in one buffer: the next k-step's copies are issued once this
+            // work-item's products are done, over the tiles other warps may still read. The
+            // model of the unit waits for the whole work-group at every call, so the numbers
+            // are right on PoCL; the sanitizer's run with the unit as the tensor cores order
+            // it, a warp waiting for no other, sees the race.
+            Mutant(&[
+                (
+                    "#ifndef STAGES
+#define STAGES 2
+#endif",
+                    "#undef STAGES
+#define STAGES 2",
+                ),
+                (
+                    "        {
+            const int nxt = kt + STAGES - 1;
+            const int sb = nxt % STAGES;
+            if (nxt < nk) stage(sm + sb * TILE_A, sm + STAGES * TILE_A + sb * TILE_B, A, B, Kp, nxt * BK, tid);
+            async_commit();
+        }
+        const int cur = kt % STAGES;",
+                    "        const int cur = 0;",
+                ),
+                (
+                    "                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
+        }
+    }",
+                    "                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
+        }
+        if (kt + 1 < nk) stage(sm, sm + STAGES * TILE_A, A, B, Kp, (kt + 1) * BK, tid);
+        async_commit();
+    }",
+                ),
+            ]),
+            FailKind::Race,
+            &["data race", "__local", "a warp waits for its own 32 lanes"],
         ),
         // Edges: the planes' padding.
         Case::rejects_any(

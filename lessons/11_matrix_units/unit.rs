@@ -4,6 +4,7 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::{self, Problem};
+use lab::harness::unordered::line_for_line;
 use lab::lesson::Prelude;
 
 /// The unit's source, both paths (chosen by MMA_PTX).
@@ -53,6 +54,43 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
         }
     }
 }
+
+/// The unit as the sanitizer's drawn run takes it ([`lab::lesson::Host::unordered`]): the
+/// prelude of [`prelude`] with the model's call replaced by one that waits for nobody. Each
+/// lane mixes its own fragments into its four values (every input reaches the output, so an
+/// uninitialised one is still seen); they are not the product, and that run's C is not read.
+/// The tensor cores order a warp's 32 lanes at each call and nothing more; the model, which
+/// exchanges fragments through local memory, waits for the whole work-group, and so orders
+/// every warp's reads of a k-step's tiles before any warp's copies of the next one.
+pub fn unordered(gpu: &Gpu) -> Prelude {
+    let ordered = prelude(gpu);
+    let built = (ordered.source.strip_suffix(MMA_CL)).and_then(|head| {
+        let file = "lessons/11_matrix_units/mma.cl";
+        line_for_line(head, MMA_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
+    });
+    match built {
+        // Not where the unit is the instruction, which orders what the device does.
+        Some(source) if !ordered.source.contains("#define MMA_PTX 1") => Prelude {
+            source,
+            ..ordered
+        },
+        _ => ordered,
+    }
+}
+
+/// Where the model's call begins and where its anchor ends, in `mma.cl`.
+const MODEL_CALL: &str =
+    "inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {\n    const uint lane";
+const MODEL_END: &str = "// ANCHOR_END: model";
+
+/// The call that waits for nobody.
+const UNORDERED_CALL: &str = "inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
+    const float4 x = (float4)(mma_input(a.x), mma_input(a.y), mma_input(a.z), mma_input(a.w));
+    const float2 y = (float2)(mma_input(b.x), mma_input(b.y));
+    const float s = x.x * y.x + x.z * y.y, t = x.y * y.x + x.w * y.y;
+    return c + (float4)(s, s, t, t);
+}
+";
 
 /// From this K on, FP32's own rounding error is well above the split's (whose error does not
 /// grow with K), so "at least as accurate as FP32" is a fair test; below it the split's

@@ -5,6 +5,7 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Problem;
+use lab::harness::unordered::line_for_line;
 use lab::lesson::Prelude;
 
 /// The unit's source, both paths (chosen by MMA_PTX).
@@ -70,6 +71,37 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
         },
     }
 }
+
+/// The unit as the sanitizer's drawn run takes it ([`lab::lesson::Host::unordered`]): the
+/// model's call replaced by one that waits for nobody, as the tensor cores wait for one warp
+/// and not the work-group (`lab::harness::unordered`). Each lane's four values mix its own
+/// fragments (an uninitialised one still reaches the output); they are not the product, and
+/// that run's C is never read.
+pub fn unordered(gpu: &Gpu) -> Prelude {
+    let ordered = prelude(gpu);
+    let built = (ordered.source.strip_suffix(UNIT_CL)).and_then(|head| {
+        let file = "lessons/12_integers_for_floats/unit.cl";
+        line_for_line(head, UNIT_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
+    });
+    match built {
+        Some(source) if !ordered.source.contains("#define MMA_PTX 1") => Prelude {
+            source,
+            ..ordered
+        },
+        _ => ordered,
+    }
+}
+
+/// Where the model's call begins and where its anchor ends, in `unit.cl`.
+const MODEL_CALL: &str =
+    "inline int4 mma_s8(uint4 a, uint2 b, int4 c, __local uint* scratch) {\n    const int lane";
+const MODEL_END: &str = "// ANCHOR_END: model";
+
+/// The call that waits for nobody.
+const UNORDERED_CALL: &str = "inline int4 mma_s8(uint4 a, uint2 b, int4 c, __local uint* scratch) {
+    return c + (int4)((int)(a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y));
+}
+";
 
 /// Multiply-adds the INT8 unit did, as the simulator counted the model's calls: each of its
 /// multiply-adds is one `mad24`.

@@ -181,16 +181,29 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         };
         if let Some(drawn) = drawn_of(ocl, look) {
             eprint!("{}", second_run(look).unwrap_or_default());
-            // Drawn defines other than the declared probe's: a build of their own.
+            // Drawn defines other than the declared probe's, or a prelude that orders less
+            // than the lesson's own (its numbers are not the product, and not checked): a
+            // build of their own.
             let defines = drawn.defines();
-            let rebuilt = (drawn.defines != probe.defines)
-                .then(|| prepare(&defines))
-                .transpose()?;
+            let unordered = ocl.host.unordered.is_some() && stand_in.is_none();
+            let rebuilt = match unordered {
+                true => Some(Prepared::build_unordered(
+                    &gpu,
+                    ocl,
+                    &file,
+                    &text,
+                    &defines,
+                    &build_options,
+                )?),
+                false => (drawn.defines != probe.defines)
+                    .then(|| prepare(&defines))
+                    .transpose()?,
+            };
             let kernel = rebuilt.as_ref().map_or(kernel, |r| &r.kernel);
             let launch = (ocl.launch)(drawn.shape, &defines).map_err(anyhow::Error::msg)?;
             let p = Problem::random(drawn.shape, matrix::secret_seed());
             let out = exact(&gpu, kernel, &p, &launch, &defines)?;
-            right &= matrix::check(&p, &out.c).passed();
+            right &= unordered || matrix::check(&p, &out.c).passed();
         }
         Ok(Probed {
             right,
@@ -296,6 +309,9 @@ fn describe(probe: &Probe) -> String {
         format!("{} with {}", probe.shape, d.join(" "))
     }
 }
+
+/// What a finding of the drawn run means where it ran the lesson's unordered prelude.
+const UNORDERED_RUN: &str = "\n\n(At this shape the simulator ran the matrix unit as the tensor cores order it: a warp waits for its own 32 lanes at each mma, never for the other warps, so a warp that is ahead may already copy the next k-step while another still reads the tiles. On the CPU's model of the unit every call waits for the whole work-group, which hides this.)";
 
 /// The failure category of a finding.
 fn kind_of(f: &Finding) -> Option<FailKind> {
@@ -518,13 +534,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let found =
             failure_from(&run.report, probe, &file, &text, ocl.sanitize.stand_in).or_else(|| {
                 let drawn = drawn_of(ocl, *look)?;
-                failure_from(
+                let mut f = failure_from(
                     run.second.as_ref()?,
                     &drawn,
                     &file,
                     &text,
                     ocl.sanitize.stand_in,
-                )
+                )?;
+                if ocl.host.unordered.is_some() && ocl.sanitize.stand_in.is_none() {
+                    f.message.push_str(UNORDERED_RUN);
+                }
+                Some(f)
             });
         if let Some(mut f) = found {
             match &mut v.failure {

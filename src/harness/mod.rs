@@ -27,3 +27,4 @@ pub mod record;
 pub mod rng;
 pub mod sandbox;
 pub mod timing;
+pub mod unordered;

@@ -497,3 +497,54 @@ fn indent(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A matrix unit's unordered prelude (`Host::unordered`) against its ordered one on the
+/// grader's device: where the unit is the instruction, the same; elsewhere no barrier and no
+/// exchange through local memory, line for line the unit's file `unit` (but for the model's
+/// call, the last line starting with `call`, and one line back to the kernel's file), the same
+/// note, and a kernel calling it (`kernel`) builds.
+pub fn unordered_unit_waits_for_nobody(
+    g: &Grader,
+    ordered: lab::lesson::PreludeFn,
+    unordered: lab::lesson::PreludeFn,
+    unit: &str,
+    call: &str,
+    kernel: &str,
+) {
+    let gpu = lab::harness::device::Gpu::open(g.opts.device.as_deref()).expect("an OpenCL device");
+    let (ordered, unordered) = (ordered(&gpu), unordered(&gpu));
+    if ordered.source.contains("#define MMA_PTX 1") {
+        assert_eq!(unordered.source, ordered.source);
+        return;
+    }
+    assert!(ordered.source.contains("barrier(CLK_LOCAL_MEM_FENCE)"));
+    assert!(
+        !unordered.source.contains("barrier(") && !unordered.source.contains("scratch +"),
+        "the unordered model still waits or exchanges:\n{}",
+        unordered.source
+    );
+    assert_eq!(unordered.note, ordered.note);
+    let unit: Vec<&str> = unit.lines().collect();
+    let lines: Vec<&str> = unordered.source.lines().collect();
+    assert_eq!(
+        lines.len(),
+        unit.len() + 1,
+        "one line more: back to the kernel's file"
+    );
+    let model = unit.iter().rposition(|l| l.starts_with(call)).unwrap();
+    let end = model
+        + unit[model..]
+            .iter()
+            .position(|l| l.starts_with("// ANCHOR_END"))
+            .unwrap();
+    let head = ordered.source.lines().count() - unit.len() + 1;
+    let same = |i: &usize| unit[*i] == lines[*i];
+    let differ: Vec<usize> = (head..model)
+        .chain(end..unit.len())
+        .filter(|i| !same(i))
+        .collect();
+    assert!(differ.is_empty(), "lines moved: {differ:?}");
+    let source = format!("{}\n{kernel}\n", unordered.source);
+    let path = std::path::Path::new("unit.cl");
+    lab::harness::program::build_source(&gpu, path, &source, &[], "").unwrap();
+}

@@ -133,8 +133,12 @@ pub fn render(finding: &Finding, path: &str, source: &str) -> String {
             l.source.clone()
         }
     };
+    // The operand at the column: in the kernel's own lines only, whose text is the file's
+    // (the simulator's echo of another file's line may have lost its indentation).
     let name_of = |l: &Option<Location>| -> Option<String> {
-        let l = l.as_ref()?;
+        let l = l
+            .as_ref()
+            .filter(|l| l.file == "input.cl" || l.file.is_empty())?;
         operand(&text_of(l)?, l.column)
     };
     let file_of = |l: &Location| -> String {
