@@ -120,16 +120,18 @@ pub static INTEGERS: OclLesson = OclLesson {
         }],
         stand_in: None,
     },
-    // The technique is counted with each set (whole blocks, two k-steps each): the unit's
-    // products must show at blocks and moduli that differ from one set to the other.
+    // The technique is counted with each set (whole blocks, three k-steps each, so that the
+    // sanitizer's shape drawn near a set keeps two, where a race between a step's reads and
+    // the next step's copies can show): the unit's products must show at blocks and moduli
+    // that differ from one set to the other.
     behaviour: Some(Behaviour {
         probes: &[
             Probe {
-                shape: Shape::new(32, 16, 64),
+                shape: Shape::new(32, 16, 96),
                 defines: PROBE_DEFINES,
             },
             Probe {
-                shape: Shape::new(16, 32, 128),
+                shape: Shape::new(16, 32, 192),
                 defines: &[
                     ("BM", "16"),
                     ("BN", "32"),

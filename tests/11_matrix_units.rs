@@ -494,13 +494,14 @@ pub mod cases {
         FailKind::Race,
         &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"],
     ),
-    Case::rejects(
+    Case::rejects_any(
         L,
         "one_buffer",
         Race,
         // Every step's copies go into the same buffer: with three stages the second step's
-        // copies overwrite the first's before it is read, so C is wrong on every device; the
-        // sanitizer's run with the unit as the tensor cores order it names the race behind it.
+        // copies overwrite the first's before it is read, so C is wrong on every device; where
+        // the sanitizer's drawn shape has a copy inside the loop (three k-steps or more), its
+        // run with the unit as the tensor cores order it names the race behind it.
         Mutant(&[
             (
                 "        const __local float* as = As + (t % STAGES) * TILE_A;
@@ -517,8 +518,8 @@ pub mod cases {
                 "            stage(As, Bs, A, B, N, K, s * BK, tid, &cp);",
             ),
         ]),
-        FailKind::Race,
-        &["data race", "__local", "a warp waits for its own 32 lanes", "also failed"],
+        &[FailKind::Race, FailKind::Wrong],
+        &["expected", "got"],
     ),
     Case::rejects(
         L,

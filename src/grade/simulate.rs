@@ -792,16 +792,32 @@ mod tests {
                     b.probes[..j].iter().all(|q| q.defines != p.defines),
                     "{name}: a define set twice"
                 );
+                // Two k-steps at least in the shortest K the sanitizer's shape may be drawn
+                // with (half the declared one), so that a race between one step's reads and
+                // the next step's copies into a buffer they share can show there.
+                let step = (b.k_step)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let least = p.shape.k - p.shape.k / 2;
+                assert!(
+                    least.div_ceil(step.max(1)) >= 2,
+                    "{name}: K may be drawn as {least}, one k-step of {step}, near {}",
+                    describe(p)
+                );
                 for secret in 0..32 {
                     let valid = accepts(ocl, p);
                     let s =
                         super::super::shapes::whole_tiles_near(p.shape, &declared, secret, &valid)
                             .unwrap_or_else(|| panic!("{name}: no shape near {}", describe(p)));
                     assert!(valid(s) && !declared.contains(&s), "{name}: {s}");
+                    let near = super::super::shapes::near_probe(p.shape, &declared, secret, &valid)
+                        .unwrap_or_else(|| {
+                            panic!("{name}: no sanitizer shape near {}", describe(p))
+                        });
+                    // Two k-steps at least, so that a race between one step's reads and the
+                    // next step's copies (in a buffer the pipeline shares) can show there.
+                    let step = (b.k_step)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
                     assert!(
-                        super::super::shapes::near_probe(p.shape, &declared, secret, &valid)
-                            .is_some(),
-                        "{name}: no sanitizer shape near {}",
+                        near.k.div_ceil(step.max(1)) >= 2,
+                        "{name}: one k-step of {step} at {near}, drawn near {}",
                         describe(p)
                     );
                 }
