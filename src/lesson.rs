@@ -344,6 +344,26 @@ pub struct Prelude {
     pub speed_unchecked: Option<String>,
 }
 
+impl Prelude {
+    /// This prelude as the sanitizer's drawn run takes it ([`Host::unordered`]): where it is
+    /// its switches followed by the text of the unit's file `unit` (named `file`), the same
+    /// line for line with the model's call, from `call` to the line `end`, replaced by `with`
+    /// ([`crate::harness::unordered::line_for_line`]). Unchanged where the unit is the
+    /// device's instruction (`MMA_PTX 1`), which orders what the device does, or where the
+    /// text does not fit that plan (a test of each lesson keeps them in step).
+    pub fn unordered(self, unit: &str, file: &str, call: &str, end: &str, with: &str) -> Prelude {
+        let built = (self.source.strip_suffix(unit)).and_then(|head| {
+            crate::harness::unordered::line_for_line(head, unit, file, call, end, with)
+        });
+        match built {
+            Some(source) if !self.source.contains("#define MMA_PTX 1") => {
+                Prelude { source, ..self }
+            }
+            _ => self,
+        }
+    }
+}
+
 /// The prelude for a device.
 pub type PreludeFn = fn(&Gpu) -> Prelude;
 

@@ -65,26 +65,6 @@ impl Prepared {
         Self::build_as(gpu, ocl, file, &ocl.source(gpu, text), defines, options)
     }
 
-    /// Builds `text` as [`Prepared::build`] does, with the prelude of the sanitizer's drawn
-    /// run ([`crate::lesson::Host::unordered`]) where the lesson has one.
-    pub fn build_unordered(
-        gpu: &Gpu,
-        ocl: &OclLesson,
-        file: &Path,
-        text: &str,
-        defines: &[Define],
-        options: &str,
-    ) -> Result<Prepared> {
-        Self::build_as(
-            gpu,
-            ocl,
-            file,
-            &ocl.unordered_source(gpu, text),
-            defines,
-            options,
-        )
-    }
-
     /// Reads `file` and builds it as [`Prepared::build`] does.
     pub fn read(
         gpu: &Gpu,

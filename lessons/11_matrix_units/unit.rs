@@ -4,7 +4,6 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::{self, Problem};
-use lab::harness::unordered::line_for_line;
 use lab::lesson::Prelude;
 
 /// The unit's source, both paths (chosen by MMA_PTX).
@@ -63,19 +62,8 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
 /// exchanges fragments through local memory, waits for the whole work-group, and so orders
 /// every warp's reads of a k-step's tiles before any warp's copies of the next one.
 pub fn unordered(gpu: &Gpu) -> Prelude {
-    let ordered = prelude(gpu);
-    let built = (ordered.source.strip_suffix(MMA_CL)).and_then(|head| {
-        let file = "lessons/11_matrix_units/mma.cl";
-        line_for_line(head, MMA_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
-    });
-    match built {
-        // Not where the unit is the instruction, which orders what the device does.
-        Some(source) if !ordered.source.contains("#define MMA_PTX 1") => Prelude {
-            source,
-            ..ordered
-        },
-        _ => ordered,
-    }
+    let file = "lessons/11_matrix_units/mma.cl";
+    prelude(gpu).unordered(MMA_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
 }
 
 /// Where the model's call begins and where its anchor ends, in `mma.cl`.

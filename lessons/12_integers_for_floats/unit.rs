@@ -5,7 +5,6 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Problem;
-use lab::harness::unordered::line_for_line;
 use lab::lesson::Prelude;
 
 /// The unit's source, both paths (chosen by MMA_PTX).
@@ -78,18 +77,8 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
 /// fragments (an uninitialised one still reaches the output); they are not the product, and
 /// that run's C is never read.
 pub fn unordered(gpu: &Gpu) -> Prelude {
-    let ordered = prelude(gpu);
-    let built = (ordered.source.strip_suffix(UNIT_CL)).and_then(|head| {
-        let file = "lessons/12_integers_for_floats/unit.cl";
-        line_for_line(head, UNIT_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
-    });
-    match built {
-        Some(source) if !ordered.source.contains("#define MMA_PTX 1") => Prelude {
-            source,
-            ..ordered
-        },
-        _ => ordered,
-    }
+    let file = "lessons/12_integers_for_floats/unit.cl";
+    prelude(gpu).unordered(UNIT_CL, file, MODEL_CALL, MODEL_END, UNORDERED_CALL)
 }
 
 /// Where the model's call begins and where its anchor ends, in `unit.cl`.

@@ -187,11 +187,11 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             let defines = drawn.defines();
             let unordered = ocl.host.unordered.is_some() && stand_in.is_none();
             let rebuilt = match unordered {
-                true => Some(Prepared::build_unordered(
+                true => Some(Prepared::build_as(
                     &gpu,
                     ocl,
                     &file,
-                    &text,
+                    &ocl.unordered_source(&gpu, &text),
                     &defines,
                     &build_options,
                 )?),
