@@ -44,9 +44,12 @@ fn accepts_scoped_threads_over_bands_of_rows() {
         v.notes.iter().any(|n| n.contains("shares its work")),
         "{v:?}"
     );
-    // Judged, or said to be unjudged on a busy machine: never silent.
+    // Judged, or said to be unjudged on a busy machine: never silent. With no core to spare
+    // while it ran, how the work was shared may be unjudged already, and whether the threads
+    // ran at the same time is then not asked.
+    let unjudged = (v.unchecked.iter()).any(|u| u.why.contains(lab::grade::TOO_FEW_CORES));
     assert!(
-        v.notes.iter().any(|n| n.contains("ran at the same time")),
+        unjudged || v.notes.iter().any(|n| n.contains("ran at the same time")),
         "{v:?}"
     );
 }
