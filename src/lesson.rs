@@ -367,6 +367,15 @@ impl Prelude {
 /// The prelude for a device.
 pub type PreludeFn = fn(&Gpu) -> Prelude;
 
+/// `prelude`'s source for the device, if any, then the kernel's own text, numbered from its
+/// line 1.
+fn with_prelude(prelude: Option<PreludeFn>, gpu: &Gpu, text: &str) -> String {
+    match prelude {
+        Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
+        None => text.to_string(),
+    }
+}
+
 /// Judges the accuracy of a run's result `out.c` of problem `p`: `Some(message)` when it is
 /// not good enough (or `out.found` names what made it wrong). `failed` says whether the result
 /// already failed the per-element allowance (the message then explains it better than the
@@ -544,19 +553,19 @@ impl OclLesson {
     /// numbered from its line 1 so that the compiler's and the simulator's lines are the
     /// file's own. Only [`crate::prepared`] puts it together.
     pub(crate) fn source(&self, gpu: &Gpu, text: &str) -> String {
-        match self.host.prelude {
-            Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
-            None => text.to_string(),
-        }
+        with_prelude(self.host.prelude, gpu, text)
     }
 
     /// The source the sanitizer's drawn run builds: as [`OclLesson::source`], with the
     /// host's unordered prelude where it has one ([`Host::unordered`]).
     pub(crate) fn unordered_source(&self, gpu: &Gpu, text: &str) -> String {
-        match self.host.unordered {
-            Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
-            None => self.source(gpu, text),
-        }
+        with_prelude(self.host.unordered.or(self.host.prelude), gpu, text)
+    }
+
+    /// Whether the sanitizer's drawn run takes another prelude than the lesson's own: the
+    /// host has an unordered one, and the kernel runs as written (not through a stand-in).
+    pub(crate) fn draws_unordered(&self) -> bool {
+        self.host.unordered.is_some() && self.sanitize.stand_in.is_none()
     }
 
     /// The prelude on this device, if there is one.

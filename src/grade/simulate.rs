@@ -185,7 +185,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             // than the lesson's own (its numbers are not the product, and not checked): a
             // build of their own.
             let defines = drawn.defines();
-            let unordered = ocl.host.unordered.is_some() && stand_in.is_none();
+            let unordered = ocl.draws_unordered();
             let rebuilt = match unordered {
                 true => Some(Prepared::build_as(
                     &gpu,
@@ -541,7 +541,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     &text,
                     ocl.sanitize.stand_in,
                 )?;
-                if ocl.host.unordered.is_some() && ocl.sanitize.stand_in.is_none() {
+                if ocl.draws_unordered() {
                     f.message.push_str(UNORDERED_RUN);
                 }
                 Some(f)

@@ -61,7 +61,7 @@ __kernel void sum_parts(const int rows, const int cols, const int from, const in
     const size_t c = 4 * get_global_id(0);
     const size_t r = get_global_id(1);
     if (r >= (size_t)rows || c >= (size_t)cols) return;
-    const bool quads = (from & 3) == 0 && (part & 3) == 0 && c + 3 < (size_t)from;
+    const bool quads = (from & 3) == 0 && (part & 3) == 0;
     __global const float* in = src + r * from + c;
     float4 s;
     if (quads) {
