@@ -95,7 +95,7 @@ pub static TILED: OclLesson = OclLesson {
             },
         ],
         judge: tiled,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "TS"),
     }),

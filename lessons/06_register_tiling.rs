@@ -166,7 +166,7 @@ pub static REGISTER: OclLesson = OclLesson {
     behaviour: Some(Behaviour {
         probes: SIMULATED,
         judge: register_blocks,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "TSK"),
     }),

@@ -124,7 +124,7 @@ pub static VECTORIZED: OclLesson = OclLesson {
     behaviour: Some(Behaviour {
         probes: SIMULATED,
         judge: vectors,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "TSK"),
     }),

@@ -148,8 +148,8 @@ pub static PADDED: OclLesson = OclLesson {
             },
         ],
         judge: padded,
-        contrast: &[("PAD", "0")],
-        not_checked: "padding is judged by the size of the local tiles and how it grows with PAD; the simulator has no memory banks, so bank conflicts themselves are not measured",
+        banks: true,
+        not_checked: "",
         k_step: |d| lab::lesson::define(d, "TSK"),
     }),
     host: BUFFERS,
@@ -193,41 +193,54 @@ const PROBE_DEFINES: &[(&str, &str)] = &[
     ("PAD", "2"),
 ];
 
-/// Lesson 07's vectors (at whole tiles), and padding that shows in the local tiles: A's
-/// TSK×(TSM + PAD) floats beside B's TSK×TSN, and PAD = 0 taking exactly A's TSK×PAD
-/// floats less (padding B's tile instead leaves the transposing stores into A's tile meeting
-/// in the same banks).
+/// Lesson 07's vectors (at whole tiles), and local accesses that do not meet in the same
+/// banks: each warp's loads and stores of the tiles served in about one pass of the 32 banks,
+/// as the simulator's bank counter replays them. Padding is the lesson's way there (another
+/// layout without conflicts, a swizzle say, passes too); a tile declared padded but indexed
+/// as if it were not still meets in the same banks, and padding B's tile leaves the stores
+/// that transpose A meeting there.
 fn padded(m: &Measured, probe: &Probe) -> Result<String, String> {
     let vectors = lab::ladder::l07_vectorization::vectors(m, probe)?;
-    let d = |n| probe_define(probe, n);
-    let (tsm, tsn, tsk, pad) = (d("TSM"), d("TSN"), d("TSK"), d("PAD"));
-    let hint = "Hint: declare A's tile as `__local float Asub[TSK][TSM + PAD];` so that each row starts PAD banks after the previous one.";
-    let want = (4.0 * tsk * (tsm + pad + tsn)) as u64;
-    if m.local_bytes < want {
-        return Err(format!(
-            "lesson 08 pads the local tile of A, but your kernel's local memory is {} bytes with PAD = {pad} (measured at {}), less than a TSK×(TSM + PAD) tile of A and a TSK×TSN tile of B take ({want} bytes).\n{hint}",
-            m.local_bytes, probe.shape
-        ));
-    }
-    let step = (4.0 * tsk * pad) as u64;
-    match m.contrast_local_bytes {
-        Some(unpadded) if m.local_bytes.checked_sub(unpadded) != Some(step) => {
-            return Err(format!(
-                "lesson 08 pads each of the TSK rows of A's local tile by PAD floats, which takes 4·TSK·PAD = {step} bytes (TSK = {tsk}, PAD = {pad}); but your kernel's local memory is {} bytes with PAD = {pad} and {unpadded} with PAD = 0 (measured at {}), so PAD pads something else. Padding B's tile does not help: the stores that transpose A into its tile are the ones that meet in the same banks.\n{hint}",
-                m.local_bytes, probe.shape
-            ));
+    let pad = probe_define(probe, "PAD");
+    let Some(banks) = m.banks else {
+        // The grader says why they were not counted.
+        return Ok(format!("{vectors}; bank conflicts not counted"));
+    };
+    match banks.worst() {
+        Some(w) if w.ratio() > MOST_PASSES => {
+            let text = (m.source.lines().nth((w.line as usize).saturating_sub(1)))
+                .map(|t| format!(": `{}`", t.trim()))
+                .unwrap_or_default();
+            let (what, why) = match w.store {
+                true => (
+                    "stores into",
+                    "A's tile is written transposed, so a warp's stores into it go down its columns: with rows a multiple of 32 floats long, they all start in the same bank.\nHint: declare A's tile as `__local float Asub[TSK][TSM + PAD];` and index it as declared (`Asub[k][m]`), so that each row starts PAD banks after the previous one.",
+                ),
+                false => (
+                    "loads from",
+                    "Words 32 floats apart sit in the same bank; the work-items of a warp are served at once when they read neighbouring words, or the same one (which is broadcast).\nHint: index the tiles as lesson 07's kernel does: work-item `tidn` reads vector `tidn + wv * RTSN` of B's row and `tidm + wm * RTSM` of A's, so that neighbouring work-items read neighbouring words.",
+                ),
+            };
+            Err(format!(
+                "lesson 08 lays out the local tiles so that the work-items of a warp do not meet in the same bank of local memory, but with PAD = {pad} (measured at {}) the {what} local memory on line {}{text} take {} passes of the banks where {} would serve them without conflicts: a {:.1}-way conflict. {why}",
+                probe.shape,
+                w.line,
+                w.passes,
+                w.ideal,
+                w.ratio()
+            ))
         }
-        _ => {}
+        _ => Ok(format!(
+            "{vectors}; local accesses without bank conflicts with PAD = {pad}: {} passes of the banks where a layout without conflicts takes {}",
+            banks.passes, banks.ideal
+        )),
     }
-    Ok(format!(
-        "{vectors}; local tiles of {} bytes with PAD = {pad}{}",
-        m.local_bytes,
-        m.contrast_local_bytes
-            .map(|u| format!(", {u} with PAD = 0"))
-            .unwrap_or_default()
-    ))
 }
 
+/// Passes of the banks per conflict-free pass that each line's local accesses stay under:
+/// lesson 08's answer takes 1.00 at every define set the course counts, the same kernel
+/// unpadded 2 or more on its stores into A's tile (a two-way conflict at least).
+const MOST_PASSES: f64 = 1.25;
 
 /// Runs lesson 07's kernel on zero-padded copies, made on the device: fill the padded
 /// buffers with zeros, copy A and B in as rectangles, run, copy C's rectangle out. Device

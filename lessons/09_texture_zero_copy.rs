@@ -172,7 +172,7 @@ pub static TEXTURE: OclLesson = OclLesson {
             },
         ],
         judge: micro_tiles,
-        contrast: &[],
+        banks: false,
         not_checked: "B is an image, so every correct kernel reads it through the texture pipe; the counts measure how much each read is reused. The zero-copy path is the course's host code, not yours",
         k_step: |d| lab::lesson::define(d, "KT"),
     }),

@@ -137,7 +137,7 @@ pub static TUNED: OclLesson = OclLesson {
             },
         ],
         judge: everything,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "TSK"),
     }),

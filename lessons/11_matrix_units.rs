@@ -155,7 +155,7 @@ pub static MATRIX: OclLesson = OclLesson {
             },
         ],
         judge: through_the_unit,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "BK"),
     }),

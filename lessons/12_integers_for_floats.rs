@@ -145,7 +145,7 @@ pub static INTEGERS: OclLesson = OclLesson {
             },
         ],
         judge: through_the_unit,
-        contrast: &[],
+        banks: false,
         not_checked: "",
         k_step: |d| lab::lesson::define(d, "BK"),
     }),

@@ -5,7 +5,8 @@
 # through this one script, so each gets the same packages and the same pinned versions.
 #
 #   scripts/setup.sh            OpenCL on the CPU (PoCL and the ICD loader), clinfo, and the
-#                               graders' tools: Oclgrind, valgrind, bubblewrap
+#                               graders' tools: Oclgrind, valgrind, bubblewrap, and g++ (which
+#                               builds the Oclgrind plugin that counts bank conflicts)
 #   scripts/setup.sh --rust     also a C toolchain and, when cargo is not found, Rust (rustup)
 #   scripts/setup.sh --book     also what builds the book: mdBook, Node.js with npm, and the
 #                               MathJax pinned in book/package-lock.json (into book/node_modules)
@@ -23,7 +24,7 @@ set -euo pipefail
 MDBOOK_VERSION=0.5.4
 RUST_TOOLCHAIN=stable
 
-BASE=(pocl-opencl-icd ocl-icd-libopencl1 clinfo oclgrind valgrind bubblewrap)
+BASE=(pocl-opencl-icd ocl-icd-libopencl1 clinfo oclgrind valgrind bubblewrap g++)
 RUST=(build-essential curl ca-certificates)
 BOOK=(nodejs npm)
 RUSTICL=(mesa-opencl-icd)

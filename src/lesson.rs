@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::harness::device::{DeviceInfo, Gpu};
 use crate::harness::exec::{self, Launch, RunOutput};
 use crate::harness::matrix::{Problem, Shape};
-use crate::harness::oclgrind::Counts;
+use crate::harness::oclgrind::{banks::Banks, Counts};
 use crate::harness::paths::Course;
 use crate::harness::peak::Peak;
 use crate::harness::program::{Arg, Define, Kernels, Signature};
@@ -417,9 +417,11 @@ pub struct Measured<'a> {
     pub counts: &'a Counts,
     /// Bytes of local memory the kernel declares (CL_KERNEL_LOCAL_MEM_SIZE).
     pub local_bytes: u64,
-    /// The same, built with the behaviour's `contrast` defines (None: no contrast, or the
-    /// build failed).
-    pub contrast_local_bytes: Option<u64>,
+    /// The passes its local accesses take in a GPU's banks, where the behaviour asks for
+    /// them and they could be counted (where they could not, the verdict says so).
+    pub banks: Option<&'a Banks>,
+    /// The kernel's source, for the lines a judge names.
+    pub source: &'a str,
 }
 
 /// How a lesson's technique shows in what the kernel does: the simulator's counts of one
@@ -438,10 +440,10 @@ pub struct Behaviour {
     /// `Ok`: what was measured, in a line the student reads; `Err`: why this is not the
     /// lesson's technique, with the numbers and a hint.
     pub judge: fn(&Measured, &Probe) -> Result<String, String>,
-    /// Defines that override the probe's in a second build of the kernel, whose local
-    /// memory is read too (`Measured::contrast_local_bytes`): for a technique that shows in
-    /// how the local tiles grow with a parameter (lesson 08's PAD). Empty: no second build.
-    pub contrast: &'static [(&'static str, &'static str)],
+    /// Count how many passes the kernel's local accesses take in a GPU's 32 banks
+    /// (`Measured::banks`): for a technique that shows in which banks the accesses meet
+    /// (lesson 08's padding).
+    pub banks: bool,
     /// What the counts cannot show, said in every verdict (empty if nothing).
     pub not_checked: &'static str,
     /// The K a work-group's loop steps by with these defines (its tile's K): a look at another

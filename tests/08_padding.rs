@@ -1,5 +1,6 @@
 //! Lesson 08's grader: the reference passes for any size (1×1×1, primes, odd and non-square
-//! shapes), with small tiles and without padding; the cases below
+//! shapes), with small tiles and other paddings, and built without padding is told where its
+//! banks conflict; the cases below
 //! (kernels wrong on purpose, and correct ones in other styles) are graded as they expect;
 //! the variants measured beside it (no padding, zero-padded copies) give right answers.
 
@@ -62,7 +63,27 @@ fn solution_passes_with_small_tiles_and_widths() {
         Define::new("WPTN", 8),
         Define::new("WIDTH", 8),
     ]);
-    passes_with(vec![Define::new("WIDTH", 1), Define::new("PAD", 0)]);
+    passes_with(vec![Define::new("WIDTH", 1), Define::new("PAD", 1)]);
+}
+
+/// Built without padding, the answer's stores into A's tile meet in the banks: the counter
+/// can fail the answer itself, and names the line.
+#[test]
+fn solution_without_padding_is_told_where_its_banks_conflict() {
+    let opts = grade::Options {
+        defines: vec![Define::new("PAD", 0)],
+        ..g().opts
+    };
+    let v = grade::grade(
+        ladder::get("08"),
+        &Source::Folder(g().opts.course.solutions()),
+        &opts,
+    );
+    let text = report::verdict(&v);
+    assert_eq!(v.kind(), Some(grade::FailKind::Technique), "{text}");
+    for words in ["with PAD = 0", "conflict", "Asub[c + w][r] = a.s[w];"] {
+        assert!(text.contains(words), "no `{words}` in:\n{text}");
+    }
 }
 
 #[test]
@@ -333,7 +354,7 @@ pub mod cases {
             "__local float Asub[TSK][TSM];",
         )]),
         FailKind::Technique,
-        &["with PAD = ", "bytes", "Asub[TSK][TSM + PAD]"],
+        &["with PAD = 2", "4.0-way conflict", "line ", "`Asub[c + w][r] = a.s[w];`", "Asub[TSK][TSM + PAD]"],
     ),
     Case::rejects(
         L,
@@ -362,7 +383,7 @@ pub mod cases {
             ),
         ]),
         FailKind::Technique,
-        &["PAD = 0", "B's tile", "Asub[TSK][TSM + PAD]"],
+        &["stores into local memory", "`Asub[c + w][r] = a.s[w];`", "conflict"],
     ),
     Case::rejects(
         L,
@@ -382,8 +403,7 @@ pub mod cases {
         FailKind::Technique,
         &["PAD", "the defines the lesson takes on a large GPU"],
     ),
-    // ANCHOR: gap_example
-    Case::gap(
+    Case::rejects(
         L,
         "padded_tile_indexed_as_unpadded",
         Decoy,
@@ -397,9 +417,42 @@ pub mod cases {
                 "const float a = ((__local float *)Asub)[k * TSM + tidm + wm * RTSM];",
             ),
         ]),
-        "padding is judged by the bytes of local memory the kernel declares and how they grow with PAD; a tile declared padded but indexed with a row length of TSM declares the right bytes while its rows still start in the same banks, and the simulator has no banks to show it",
+        FailKind::Technique,
+        &["4.0-way conflict", "(c + w) * TSM + r", "index it as declared"],
     ),
-    // ANCHOR_END: gap_example
+    // The same class, spelled otherwise: rows padded by whole rows of banks (32 floats per
+    // PAD), which grows the tile with PAD and moves no row to another bank.
+    Case::rejects(
+        L,
+        "padded_by_whole_rows_of_banks",
+        Decoy,
+        Mutant(&[(
+            "__local float Asub[TSK][TSM + PAD];",
+            "__local float Asub[TSK][TSM + 32 * PAD];",
+        )]),
+        FailKind::Technique,
+        &["conflict", "`Asub[c + w][r] = a.s[w];`"],
+    ),
+    // Padded as the lesson asks, but each work-item's vectors of B side by side instead of
+    // RTSN apart: the loads of B's tile meet two to a bank where a warp spans 16 work-items
+    // along N (a large GPU's tiles), not in a CPU's 4.
+    Case::rejects(
+        L,
+        "b_vectors_of_a_work_item_side_by_side",
+        Decoy,
+        Mutant(&[
+            (
+                "Breg[wv] = Bsub[k][tidn + wv * RTSN];",
+                "Breg[wv] = Bsub[k][tidn * (WPTN / WIDTH) + wv];",
+            ),
+            (
+                "const int col = offN + (tidn + wv * RTSN) * WIDTH;",
+                "const int col = offN + (tidn * (WPTN / WIDTH) + wv) * WIDTH;",
+            ),
+        ]),
+        FailKind::Technique,
+        &["loads from local memory", "Bsub[k][tidn * (WPTN / WIDTH) + wv]", "the defines the lesson takes on a large GPU"],
+    ),
     Case::rejects(
         L,
         "prints_a_forged_verdict",
@@ -442,6 +495,32 @@ pub mod cases {
             (
                 "Cv[(row * N + col) / WIDTH] = acc[wm][wv];",
                 "VSTOREX(acc[wm][wv], 0, C + row * N + col);",
+            ),
+        ]),
+    ),
+    // No padding: A's rows rotated instead, each group of WIDTH rows by as many columns as
+    // a warp's stores cover, so that they meet in no bank either (a swizzle, as CUTLASS lays
+    // out its tiles). The banks judge the technique, not the bytes declared.
+    Case::accepts(
+        L,
+        "rows_rotated_instead_of_padded",
+        Mutant(&[
+            (
+                "__local float Asub[TSK][TSM + PAD];",
+                "__local float Asub[TSK][TSM];",
+            ),
+            (
+                "Asub[c + w][r] = a.s[w];",
+                "Asub[c + w][(r + SWZ(c + w)) % TSM] = a.s[w];",
+            ),
+            (
+                "const float a = Asub[k][tidm + wm * RTSM];",
+                "const float a = Asub[k][(tidm + wm * RTSM + SWZ(k)) % TSM];",
+            ),
+            (
+                "// ANCHOR_END: vector_type",
+                "// ANCHOR_END: vector_type
+#define SWZ(k) (((k) / WIDTH) * (32 * WIDTH / TSK))",
             ),
         ]),
     ),

@@ -384,3 +384,71 @@ fn the_padding_copies_give_every_element_their_definition_gives() {
         assert_eq!(wrong, None, "sum {what:?}: (element, got, wanted)");
     }
 }
+
+/// The bank counter, on a kernel whose warps meet in the banks in known ways: stores one,
+/// two, 32 and 33 floats apart, a load every work-item makes of the same word (broadcast),
+/// and 16-byte loads side by side and 8 vectors apart. Two warps of 32 work-items each; a
+/// pass serves 128 bytes.
+#[test]
+fn the_bank_counter_counts_the_passes_a_warp_s_accesses_take() {
+    use lab::harness::oclgrind::{banks, find_icd};
+    let icd = find_icd().expect("Oclgrind is installed (scripts/setup.sh installs it)");
+    let scratch = lab::harness::child::Scratch::new("banks").unwrap();
+    let plugin = banks::plugin(
+        &g().opts.course.root().join("target").join("lab-banks"),
+        &icd,
+    )
+    .expect("the bank counter builds");
+    let dir = &scratch.dir;
+    std::fs::write(
+        dir.join("banks.cl"),
+        "__kernel void banks(__global float *out) {
+    __local float t[32 * 33 * 4];
+    const int i = get_local_id(0);
+    t[i] = 1.0f;
+    t[i * 2] = 2.0f;
+    t[i * 32] = 3.0f;
+    t[i * 33] = 4.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float s = t[0];
+    const float4 v = ((__local float4 *)t)[i];
+    const float4 w = ((__local float4 *)t)[i * 8];
+    out[get_global_id(0)] = s + dot(v, (float4)(1.0f)) + dot(w, (float4)(1.0f));
+}
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("banks.sim"),
+        "banks.cl\nbanks\n64 1 1\n64 1 1\n<size=256 fill=0>\n",
+    )
+    .unwrap();
+    let out = dir.join(banks::OUT_FILE);
+    let ran = std::process::Command::new("oclgrind-kernel")
+        .arg("banks.sim")
+        .current_dir(dir)
+        .env("OCLGRIND_PLUGINS", &plugin)
+        .env(banks::OUT_VARIABLE, &out)
+        .output()
+        .expect("oclgrind-kernel runs");
+    assert!(ran.status.success(), "{ran:?}");
+    let counted = banks::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let lines: Vec<(u32, bool, u64, u64)> = (counted.lines.iter())
+        .map(|l| (l.line, l.store, l.passes, l.ideal))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (4, true, 2, 2),
+            (5, true, 4, 2),
+            (6, true, 64, 2),
+            (7, true, 2, 2),
+            (9, false, 2, 2),
+            (10, false, 8, 8),
+            (11, false, 64, 8),
+        ]
+    );
+    assert_eq!(counted.accesses, 64 * 7);
+    let worst = counted.worst().unwrap();
+    assert_eq!((worst.line, worst.ratio()), (6, 32.0));
+}

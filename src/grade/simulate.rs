@@ -10,7 +10,7 @@
 //! OpenCL platform; Oclgrind's reports arrive on that worker's stderr (counts on its
 //! stdout), which the parent parses.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use opencl3::kernel::Kernel;
 use serde::{Deserialize, Serialize};
@@ -18,10 +18,11 @@ use serde::{Deserialize, Serialize};
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
+use crate::harness::oclgrind::banks::{self, Banks};
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::pool;
-use crate::lesson::{with_overrides, Lesson, Measured, OclLesson, Probe, StandIn};
+use crate::lesson::{Lesson, Measured, OclLesson, Probe, StandIn};
 use crate::prepared::Prepared;
 
 use super::request::Request;
@@ -37,9 +38,6 @@ pub struct Probed {
     pub right: bool,
     /// CL_KERNEL_LOCAL_MEM_SIZE of the kernel, bytes.
     pub local_bytes: u64,
-    /// The same with the behaviour's contrast defines (metrics runs only).
-    #[serde(default)]
-    pub contrast_local_bytes: Option<u64>,
     /// Why the probe could not run (a build error in the simulator's compiler, say).
     pub error: Option<String>,
 }
@@ -150,15 +148,6 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
                 gpu.info.local_mem_bytes
             );
         }
-        let contrast_local_bytes = match (&ocl.behaviour, look) {
-            (Some(b), Look::Metrics(..) | Look::Asked(..)) if !b.contrast.is_empty() => {
-                let both = with_overrides(defines.clone(), &crate::lesson::defines(b.contrast));
-                Prepared::build(&gpu, ocl, &file, &text, &both, &build_options)
-                    .ok()
-                    .map(|k| self::local_bytes(&k.kernel, &gpu))
-            }
-            _ => None,
-        };
         // Inputs drawn for this run from a seed the kernel cannot know: a kernel that behaves
         // only on the simulator's inputs (recognised by a value of A, say) behaves badly here.
         let exact = stand_in.map_or(ocl.host.exact, |s| s.exact);
@@ -208,7 +197,6 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         Ok(Probed {
             right,
             local_bytes,
-            contrast_local_bytes,
             error: None,
         })
     };
@@ -226,6 +214,8 @@ struct Run {
     report: Report,
     /// The reports of a look's second run, at the drawn shape.
     second: Option<Report>,
+    /// What the bank counter counted, where it was loaded.
+    banks: Option<Banks>,
     killed: bool,
 }
 
@@ -235,21 +225,27 @@ fn simulate(
     opts: &Options,
     look: Look,
     icd: &Path,
+    banks: Option<&Path>,
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
+    let counted = oclgrind::Options {
+        banks: banks.map(Path::to_path_buf),
+        ..oclgrind::Options::metrics()
+    };
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
-        Look::Metrics(..) => oclgrind::Options::metrics(),
+        Look::Metrics(..) => counted,
         // Races are the sanitizer's question, asked at the small shapes. One thread: this
         // look starts first (the costliest) and the other looks share the other cores.
         Look::Asked(..) => oclgrind::Options {
             quick: true,
             races: false,
             threads: Some(1),
-            ..oclgrind::Options::metrics()
+            ..counted
         },
     };
-    let env = oclgrind::environment(icd, &scratch.dir.join("icd"), &options)?;
+    let folder = scratch.dir.join("icd");
+    let env = oclgrind::environment(icd, &folder, &options)?;
     let request = Request {
         lesson: lesson.name(),
         source: source.clone(),
@@ -270,10 +266,15 @@ fn simulate(
         None => (ended.stderr.head.clone(), None),
     };
     let output = format!("{first}\n{}", ended.stdout.head);
+    let banks = (options.banks.is_some())
+        .then(|| std::fs::read_to_string(folder.join(banks::OUT_FILE)).ok())
+        .flatten()
+        .and_then(|t| banks::parse(&t));
     Ok(Run {
         probed,
         report: oclgrind::parse(&output),
         second,
+        banks,
         killed: ended.killed(),
     })
 }
@@ -509,12 +510,24 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Asked(i, _) => asked.get(i).map_or(0.0, |a| a.mads),
         }
     };
+    // The bank counter, built once for this machine, where the technique is judged by banks.
+    let plugin = match &ocl.behaviour {
+        Some(b) if b.banks && looks.len() > sanitized => Some(banks::plugin(
+            &opts.course.root().join("target").join("lab-banks"),
+            &icd,
+        )),
+        _ => None,
+    };
+    let loaded = plugin
+        .as_ref()
+        .and_then(|p| p.as_ref().ok())
+        .map(PathBuf::as_path);
     let mut runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
         let opts = match look {
             Look::Asked(i, _) => &asked_opts[i],
             _ => opts,
         };
-        simulate(lesson, source, opts, look, &icd)
+        simulate(lesson, source, opts, look, &icd, loaded)
     })
     .into_iter();
     for look in &looks[..sanitized] {
@@ -620,6 +633,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         return;
     }
     let mut lines = Vec::new();
+    let mut banks_unchecked = false;
     for &look in &looks[sanitized..] {
         let run = runs
             .next()
@@ -668,8 +682,26 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        match judge_counts(v, behaviour, &probe, run, scale, &at) {
-            Some(line) => lines.push(line),
+        match judge_counts(v, behaviour, &probe, run, scale, &at, &text) {
+            Some((line, counted_banks)) => {
+                lines.push(line);
+                // Where the banks could not be counted, the technique is judged without them,
+                // and the verdict says so.
+                if behaviour.banks && !counted_banks && !banks_unchecked {
+                    banks_unchecked = true;
+                    let why = match &plugin {
+                        Some(Err(e)) => format!("{e:#}"),
+                        _ => format!(
+                            "the simulator's bank counter did not report at {}",
+                            describe(&probe)
+                        ),
+                    };
+                    v.not_checked(
+                        Part::Technique,
+                        format!("bank conflicts not counted: {why}"),
+                    );
+                }
+            }
             // Not counted, or judged wrong: the verdict says so.
             None => return,
         }
@@ -678,7 +710,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
 }
 
 /// The technique judged from one run of the simulator's counts at `probe`: the line the
-/// verdict shows, or `None` with the verdict's failure or unchecked part set.
+/// verdict shows and whether the banks were counted in it, or `None` with the verdict's
+/// failure or unchecked part set.
 fn judge_counts(
     v: &mut Verdict,
     behaviour: &crate::lesson::Behaviour,
@@ -686,7 +719,8 @@ fn judge_counts(
     run: anyhow::Result<Run>,
     scale: f64,
     at: &str,
-) -> Option<String> {
+    source: &str,
+) -> Option<(String, bool)> {
     let run = match run {
         Ok(r) => r,
         Err(e) => {
@@ -730,10 +764,11 @@ fn judge_counts(
     let measured = Measured {
         counts: &counts,
         local_bytes: probed.local_bytes,
-        contrast_local_bytes: probed.contrast_local_bytes,
+        banks: run.banks.as_ref(),
+        source,
     };
     match (behaviour.judge)(&measured, probe) {
-        Ok(line) => Some(format!("{line} ({at})")),
+        Ok(line) => Some((format!("{line} ({at})"), run.banks.is_some())),
         Err(why) => {
             v.failure = Some(Failure::new(FailKind::Technique, format!("{why}\n({at}.)")));
             None

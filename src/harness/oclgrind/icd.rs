@@ -90,6 +90,9 @@ pub struct Options {
     pub threads: Option<u32>,
     /// Only the first and the last work-group (`OCLGRIND_QUICK`).
     pub quick: bool,
+    /// The course's bank counter, loaded as a plugin ([`super::banks`]); its counts go to
+    /// [`super::banks::OUT_FILE`] in the run's folder.
+    pub banks: Option<PathBuf>,
 }
 
 impl Options {
@@ -112,6 +115,7 @@ impl Options {
             disable_optimization: true,
             threads: Some(1),
             quick: false,
+            banks: None,
         }
     }
 
@@ -128,6 +132,7 @@ impl Options {
             disable_optimization: false,
             threads: Some(1),
             quick: false,
+            banks: None,
         }
     }
 }
@@ -144,6 +149,7 @@ pub const REMOVE_FROM_ENVIRONMENT: &[&str] = &[
     "OPENCL_LAYERS",
     "OCLGRIND_LOG",
     "OCLGRIND_PLUGINS",
+    "LAB_BANKS_OUT",
     "OCLGRIND_INTERACTIVE",
     "OCLGRIND_UNIFORM_WRITES",
 ];
@@ -203,6 +209,13 @@ pub fn environment(icd: &Path, folder: &Path, options: &Options) -> Result<Vec<(
         "OCLGRIND_LOCAL_MEM_SIZE".to_string(),
         LOCAL_MEM_BYTES.to_string(),
     ));
+    if let Some(plugin) = &options.banks {
+        env.push(("OCLGRIND_PLUGINS".to_string(), plugin.display().to_string()));
+        env.push((
+            super::banks::OUT_VARIABLE.to_string(),
+            folder.join(super::banks::OUT_FILE).display().to_string(),
+        ));
+    }
     if let Some(threads) = options.threads {
         // Oclgrind aborts on 0.
         env.push((

@@ -12,6 +12,7 @@
 //! reports; [`parse`] reads its output into those. Telling the student about a finding is
 //! the report layer's work (`crate::grade::words::oclgrind`, the words a student reads). Written against Oclgrind 21.10.
 
+pub mod banks;
 pub mod findings;
 pub mod icd;
 pub mod parse;
