@@ -251,6 +251,21 @@ mod tests {
         assert_eq!(get("OCLGRIND_INST_COUNTS"), Some("1"));
         assert_eq!(get("OCLGRIND_UNINITIALIZED"), Some("0"));
         assert_eq!(get("OCLGRIND_BUILD_OPTIONS"), Some(""));
+        assert_eq!(get("OCLGRIND_PLUGINS"), None);
+        let plugin = Path::new("/cache/lab-banks-0.so");
+        let counted = Options {
+            banks: Some(plugin.to_path_buf()),
+            ..Options::metrics()
+        };
+        let env = environment(icd, &dir, &counted).unwrap();
+        let get = |k: &str| env.iter().find(|(x, _)| x == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("OCLGRIND_PLUGINS"), plugin.to_str());
+        assert_eq!(
+            get(super::super::banks::OUT_VARIABLE),
+            dir.join(super::super::banks::OUT_FILE).to_str()
+        );
+        // A value the parent inherited cannot send the counts elsewhere.
+        assert!(REMOVE_FROM_ENVIRONMENT.contains(&super::super::banks::OUT_VARIABLE));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
