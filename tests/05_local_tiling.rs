@@ -320,6 +320,41 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "tiles_only_in_the_first_and_last_work_groups",
+        Decoy,
+        // The tiles are read in the two work-groups the simulator runs at the asked size (and
+        // the one it runs of another device's tiles); every other work-group reads A and B
+        // from global memory for every product. One define set is counted with every
+        // work-group run.
+        Mutant(&[
+            (
+                "    const int row = get_global_id(1);    // row of C
+",
+                "    const int row = get_global_id(1);    // row of C
+    const bool ends = (get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1);
+",
+            ),
+            (
+                "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+                "        if (ends) {
+            for (int k = 0; k < TS; k++) {
+                acc += Asub[tr][k] * Bsub[k][tc];
+            }
+        } else {
+            for (int k = 0; k < TS; k++) {
+                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+            }
+        }",
+            ),
+        ]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "every work-group run"],
+    ),
+    Case::rejects(
+        L,
         "tiles_only_on_small_problems",
         Decoy,
         // The tiles are read where the whole product is small (every shape the simulator's

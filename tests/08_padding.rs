@@ -354,7 +354,7 @@ pub mod cases {
             "__local float Asub[TSK][TSM];",
         )]),
         FailKind::Technique,
-        &["with PAD = 2", "4.0-way conflict", "line ", "`Asub[c + w][r] = a.s[w];`", "Asub[TSK][TSM + PAD]"],
+        &["with PAD = 2", "4.0 times as many", "line ", "`Asub[c + w][r] = a.s[w];`", "Asub[TSK][TSM + PAD]"],
     ),
     Case::rejects(
         L,
@@ -418,7 +418,39 @@ pub mod cases {
             ),
         ]),
         FailKind::Technique,
-        &["4.0-way conflict", "(c + w) * TSM + r", "index it as declared"],
+        &["4.0 times as many", "(c + w) * TSM + r", "index it as declared"],
+    ),
+    // Padded in the work-groups the simulator runs at the asked size (the first and the last)
+    // and of another device's tiles (the first), indexed as unpadded in all the others.
+    Case::rejects(
+        L,
+        "padded_only_in_the_first_and_last_work_groups",
+        Decoy,
+        Mutant(&[
+            (
+                "    const int offM = get_group_id(1) * TSM;
+",
+                "    const int offM = get_group_id(1) * TSM;
+    const bool ends = (get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1);
+",
+            ),
+            (
+                "Asub[c + w][r] = a.s[w];",
+                "if (ends) {
+                    Asub[c + w][r] = a.s[w];
+                } else {
+                    ((__local float *)Asub)[(c + w) * TSM + r] = a.s[w];
+                }",
+            ),
+            (
+                "const float a = Asub[k][tidm + wm * RTSM];",
+                "const float a = ends ? Asub[k][tidm + wm * RTSM]
+                                      : ((__local float *)Asub)[k * TSM + tidm + wm * RTSM];",
+            ),
+        ]),
+        FailKind::Technique,
+        &["conflict", "every work-group run"],
     ),
     // The same class, spelled otherwise: rows padded by whole rows of banks (32 floats per
     // PAD), which grows the tile with PAD and moves no row to another bank.

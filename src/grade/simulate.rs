@@ -470,22 +470,40 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // than the devices' defaults: a kernel keyed on one set's values (`#if TS == 8`) or on a
     // declared shape is counted where it does not have the technique. Whole tiles, so that
     // the counts per multiply-add mean what they do there. Where every kind of device's
-    // defines are counted, sets that no device takes add nothing the technique is judged by.
-    let counted = match (asked.is_empty(), ocl.knobs) {
-        (false, None) => &[],
-        _ => counted,
+    // defines are counted, the set drawn for the sanitizer still is, at a shape of several
+    // work-groups, every one of them run: the asked size's look runs its first and last
+    // work-group only and the kinds' looks one, so a kernel that keeps the technique in those
+    // groups alone is counted where it lacks it.
+    let counted: Vec<usize> = match (asked.is_empty(), ocl.knobs, set) {
+        (false, None, Some(j)) if !counted.is_empty() => vec![j],
+        _ => (0..counted.len()).collect(),
     };
-    for (j, p) in counted.iter().enumerate() {
+    let some_groups_only = !asked.is_empty();
+    let mut sets = Vec::new();
+    for j in counted {
+        let p = &behaviour_probes[j];
         let valid = accepts(ocl, p);
         let seed = secret.rotate_left(7 * j as u32);
-        let drawn = super::shapes::whole_tiles_near(p.shape, &declared, seed, valid);
+        // Three work-groups or more where the other looks run one or two: some group is then
+        // neither the first nor the last.
+        let d = p.defines();
+        let groups = |s: Shape| (ocl.launch)(s, &d).map_or(0, |l| l.groups());
+        let near = |enough: usize| {
+            super::shapes::whole_tiles_near(p.shape, &declared, seed, |s| {
+                valid(s) && groups(s) >= enough
+            })
+        };
+        let drawn = match some_groups_only {
+            true => near(3).or_else(|| near(0)),
+            false => near(0),
+        };
         if drawn.is_none() {
             v.notes.push(format!(
                 "the technique was counted at a declared shape only: no other shape of whole tiles near {} is one the lesson's launch accepts",
                 describe(p)
             ));
         }
-        looks.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
+        sets.push(Look::Metrics(j, drawn.unwrap_or(p.shape)));
     }
     let asked_opts: Vec<Options> = (asked.iter())
         .map(|a| Options {
@@ -493,8 +511,13 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             ..opts.clone()
         })
         .collect();
-    for (i, a) in asked.iter().enumerate() {
-        looks.push(Look::Asked(i, a.shape));
+    let asked_looks = (0..asked.len()).map(|i| Look::Asked(i, asked[i].shape));
+    // Judged in this order. Where the asked size's and the kinds' looks run (a lesson without
+    // knobs), the one set counted whole is judged after them: it is there for a kernel that
+    // passes them.
+    match (some_groups_only, ocl.knobs) {
+        (true, None) => looks.extend(asked_looks.chain(sets)),
+        _ => looks.extend(sets.into_iter().chain(asked_looks)),
     }
     // The costliest first, so that none started last runs alone on one core at the end: by
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
@@ -675,7 +698,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             _ => {
                 let probe = probe_of(ocl, look).expect("a look of a declared set");
                 let at = format!(
-                    "counted under the simulator at {}, a shape drawn for this grading, one of the lesson's {} define sets, each counted",
+                    "counted under the simulator at {}, a shape drawn for this grading with one of the lesson's {} define sets, every work-group run",
                     describe(&probe),
                     behaviour.probes.len()
                 );
