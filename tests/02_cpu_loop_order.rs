@@ -70,6 +70,33 @@ pub mod cases {
         FailKind::Wrong,
         &["`matmul_blocked`", "expected", "got"],
     ),
+    // Code that knows valgrind by its slowness and never finishes there: the step that
+    // measures it under valgrind is stopped like any other, and the code fails, so the
+    // measurement cannot be dodged by a loop that runs long only there.
+    Case::rejects(
+        L,
+        "waits_forever_under_valgrind",
+        Cheat,
+        Mutant(&[(
+            "    // EXERCISE(02.1) BEGIN: clear row i of C, then add a[i][p] times row p of B into it
+",
+            "    // EXERCISE(02.1) BEGIN: clear row i of C, then add a[i][p] times row p of B into it
+    let started = std::time::Instant::now();
+    let mut x = 0u64;
+    for i in 0..20_000_000u64 {
+        x = x.wrapping_add(std::hint::black_box(i));
+    }
+    if x != 1 && started.elapsed().as_millis() > 300 {
+        loop {
+            std::hint::black_box(&mut x);
+        }
+    }
+",
+        )]),
+        FailKind::Hang,
+        &["did not finish", "while checking the technique"],
+    )
+    .watchdog(20),
     Case::rejects(
         L,
         "prints_a_forged_verdict",

@@ -294,6 +294,46 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["line 14", "`__NV_CL_C_VERSION`", "same code on every device"],
     ),
+    // A race the sanitizer would see, behind a loop that only its unoptimised build runs (an
+    // optimising compiler sums it before the kernel starts): the sanitizer's runs never end,
+    // the lesson's answer runs there, so the kernel fails instead of passing unchecked.
+    Case::rejects(
+        L,
+        "race_behind_a_loop_the_compiler_removes",
+        Race,
+        Mutant(&[
+            (
+                "        // Nobody may overwrite the tile (next iteration) while others still read it.
+        barrier(CLK_LOCAL_MEM_FENCE);
+",
+                "",
+            ),
+            (
+                "    float acc = 0.0f;
+    const int tiles = K / TS;",
+                "    float acc = 0.0f;
+    uint steps = 0;
+    for (uint i = 0; i < 0xFFFFFFF0u; i++) {
+        steps += i;
+    }
+    acc += (steps == 7u) ? 1.0f : 0.0f;
+    const int tiles = K / TS;",
+            ),
+        ]),
+        FailKind::Hang,
+        &["under the OpenCL simulator it did not finish", "the lesson's answer runs in", "unoptimised"],
+    )
+    .watchdog(20),
+    // The simulator told apart at run time, by where the runtime put A, and made to loop
+    // there: the program reads a pointer's value, refused whatever it does with it.
+    Case::rejects(
+        L,
+        "loops_only_under_the_simulator",
+        Cheat,
+        File("loops_only_under_the_simulator"),
+        FailKind::NotSelfContained,
+        &["line 14", "reads where the OpenCL runtime put memory", "(ulong)A"],
+    ),
     Case::rejects(
         L,
         "tiles_read_only_at_the_counted_size",

@@ -171,6 +171,35 @@ pub mod cases {
     // The second barrier only at the simulator's declared shapes (the sanitizer's 16×32×24
     // and the technique's 32×64×24, in the lesson's declaration): the sanitizer's probe at a
     // shape drawn for the grading sees the race.
+    // The register blocks where the simulator counts, one element per work-item where the
+    // device times it: the simulator told apart by comparing C with the address Oclgrind
+    // gives the third buffer (no integer made from a pointer, a pointer made from one).
+    Case::rejects(
+        L,
+        "blocks_only_where_the_buffers_lie_at_2_48",
+        Decoy,
+        Mutant(&[(
+            "    const int offM = get_group_id(1) * TSM;    // first row\n",
+            "    const int offM = get_group_id(1) * TSM;    // first row
+    if (C != (__global float *)0x3000000000000) {
+        const int col = get_global_id(0), row = get_global_id(1);
+        for (int wm = 0; wm < WPTM; wm++) {
+            for (int wn = 0; wn < WPTN; wn++) {
+                const int r = offM + tidm + wm * RTSM, c = offN + tidn + wn * RTSN;
+                float acc = 0.0f;
+                for (int k = 0; k < K; k++) {
+                    acc += A[r * K + k] * B[k * N + c];
+                }
+                C[r * N + c] = acc;
+            }
+        }
+        return;
+    }
+",
+        )]),
+        FailKind::NotSelfContained,
+        &["reads where the OpenCL runtime put memory", "0x3000000000000"],
+    ),
     Case::rejects(
         L,
         "barrier_only_at_the_declared_probe",

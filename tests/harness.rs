@@ -391,14 +391,9 @@ fn the_padding_copies_give_every_element_their_definition_gives() {
 /// pass serves 128 bytes.
 #[test]
 fn the_bank_counter_counts_the_passes_a_warp_s_accesses_take() {
-    use lab::harness::oclgrind::{banks, find_icd};
-    let icd = find_icd().expect("Oclgrind is installed (scripts/setup.sh installs it)");
+    use lab::harness::oclgrind::banks;
     let scratch = lab::harness::child::Scratch::new("banks").unwrap();
-    let plugin = banks::plugin(
-        &g().opts.course.root().join("target").join("lab-banks"),
-        &icd,
-    )
-    .expect("the bank counter builds");
+    let plugin = simulator_plugins();
     let dir = &scratch.dir;
     std::fs::write(
         dir.join("banks.cl"),
@@ -451,4 +446,67 @@ fn the_bank_counter_counts_the_passes_a_warp_s_accesses_take() {
     assert_eq!(counted.accesses, 64 * 7);
     let worst = counted.worst().unwrap();
     assert_eq!((worst.line, worst.ratio()), (6, 32.0));
+}
+
+/// The course's simulator plugins, built for this machine's Oclgrind.
+fn simulator_plugins() -> std::path::PathBuf {
+    use lab::harness::oclgrind::{find_icd, plugin};
+    let icd = find_icd().expect("Oclgrind is installed (scripts/setup.sh installs it)");
+    plugin::build(
+        &g().opts.course.root().join("target").join("lab-plugins"),
+        &icd,
+    )
+    .expect("the simulator's plugins build")
+}
+
+/// The address reader, on a kernel that reads pointers' values in each way it knows (an
+/// integer made from a pointer, a pointer made from an integer, a pointer stored into global
+/// and into local memory, one in a branch no work-item takes) and does everything else a kernel may do with pointers
+/// (offsets, comparisons of indices, a pointer kept in a variable): only those lines are named.
+#[test]
+fn the_address_reader_names_the_lines_that_read_a_pointer_s_value() {
+    use lab::harness::oclgrind::addresses;
+    let scratch = lab::harness::child::Scratch::new("addresses").unwrap();
+    let plugin = simulator_plugins();
+    let dir = &scratch.dir;
+    std::fs::write(
+        dir.join("addresses.cl"),
+        "typedef __global float *row_t;
+__kernel void addresses(__global float *out, __global ulong *where) {
+    __local float t[64];
+    __local row_t kept[1];
+    const int i = get_local_id(0);
+    __global float *row = out + i;
+    t[i] = (float)i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    *row = t[63 - i];
+    if (i == 0) where[0] = (ulong)out;
+    if (i == 1) kept[0] = out;
+    if (i > 64) where[1] = (ulong)t;
+    if (i == 2) *(__global row_t *)(where + 2) = row;
+    if (out == (__global float *)0x1000000000000) out[i] = 0.0f;
+}
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("addresses.sim"),
+        "addresses.cl\naddresses\n64 1 1\n64 1 1\n<size=256 fill=0>\n<size=64 fill=0>\n",
+    )
+    .unwrap();
+    let out = dir.join(addresses::OUT_FILE);
+    let ran = std::process::Command::new("oclgrind-kernel")
+        .arg("addresses.sim")
+        .current_dir(dir)
+        .env("OCLGRIND_PLUGINS", &plugin)
+        .env(addresses::OUT_VARIABLE, &out)
+        .output()
+        .expect("oclgrind-kernel runs");
+    // The run stops once the places are written: the kernel is refused whatever it does.
+    assert_eq!(ran.status.code(), Some(86), "{ran:?}");
+    let lines: Vec<u32> = addresses::parse(&std::fs::read_to_string(&out).unwrap())
+        .into_iter()
+        .map(|p| p.line)
+        .collect();
+    assert_eq!(lines, [10, 11, 12, 13, 14]);
 }

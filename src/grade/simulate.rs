@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
+use crate::harness::oclgrind::addresses::{self, Place};
 use crate::harness::oclgrind::banks::{self, Banks};
+use crate::harness::oclgrind::plugin;
 use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
 use crate::harness::paths;
 use crate::harness::pool;
@@ -216,24 +218,37 @@ struct Run {
     second: Option<Report>,
     /// What the bank counter counted, where it was loaded.
     banks: Option<Banks>,
+    /// Where the kernel reads a pointer's value, where the address reader was loaded.
+    addresses: Option<Vec<Place>>,
     killed: bool,
+    /// The watchdog's limit, seconds.
+    limit_s: f64,
 }
 
+/// One look under the simulator. `plugins`: the course's plugins where they could be built,
+/// whose address reader then reads every look's program and whose bank counter counts the
+/// technique's looks where `banks`.
 fn simulate(
     lesson: &Lesson,
     source: &Source,
     opts: &Options,
     look: Look,
     icd: &Path,
-    banks: Option<&Path>,
+    plugins: Option<&Path>,
+    banks: bool,
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
-    let counted = oclgrind::Options {
-        banks: banks.map(Path::to_path_buf),
-        ..oclgrind::Options::metrics()
+    let with_plugins = |o: oclgrind::Options| oclgrind::Options {
+        plugin: plugins.map(Path::to_path_buf),
+        addresses: plugins.is_some(),
+        ..o
     };
+    let counted = with_plugins(oclgrind::Options {
+        banks: banks && plugins.is_some(),
+        ..oclgrind::Options::metrics()
+    });
     let options = match look {
-        Look::Sanitize(_) | Look::Drawn(..) => oclgrind::Options::sanitizer(),
+        Look::Sanitize(_) | Look::Drawn(..) => with_plugins(oclgrind::Options::sanitizer()),
         Look::Metrics(..) => counted,
         // Races are the sanitizer's question, asked at the small shapes. One thread: this
         // look starts first (the costliest) and the other looks share the other cores.
@@ -266,16 +281,24 @@ fn simulate(
         None => (ended.stderr.head.clone(), None),
     };
     let output = format!("{first}\n{}", ended.stdout.head);
-    let banks = (options.banks.is_some())
+    let banks = (options.banks)
         .then(|| std::fs::read_to_string(folder.join(banks::OUT_FILE)).ok())
         .flatten()
         .and_then(|t| banks::parse(&t));
+    // No file: the reader found nothing (it writes only what it finds).
+    let addresses = (options.addresses).then(|| {
+        std::fs::read_to_string(folder.join(addresses::OUT_FILE))
+            .map(|t| addresses::parse(&t))
+            .unwrap_or_default()
+    });
     Ok(Run {
         probed,
         report: oclgrind::parse(&output),
         second,
         banks,
+        addresses,
         killed: ended.killed(),
+        limit_s: opts.step_timeout.as_secs_f64(),
     })
 }
 
@@ -533,26 +556,35 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Asked(i, _) => asked.get(i).map_or(0.0, |a| a.mads),
         }
     };
-    // The bank counter, built once for this machine, where the technique is judged by banks.
-    let plugin = match &ocl.behaviour {
-        Some(b) if b.banks && looks.len() > sanitized => Some(banks::plugin(
-            &opts.course.root().join("target").join("lab-banks"),
-            &icd,
-        )),
-        _ => None,
-    };
-    let loaded = plugin
-        .as_ref()
-        .and_then(|p| p.as_ref().ok())
-        .map(PathBuf::as_path);
-    let mut runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
+    // The course's plugins, built once for this machine: the address reader reads every
+    // look's program, the bank counter counts where the technique is judged by banks.
+    let plugin = plugin::build(&opts.course.root().join("target").join("lab-plugins"), &icd);
+    let loaded = plugin.as_ref().ok().map(PathBuf::as_path);
+    let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
+    let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
         let opts = match look {
             Look::Asked(i, _) => &asked_opts[i],
             _ => opts,
         };
-        simulate(lesson, source, opts, look, &icd, loaded)
-    })
-    .into_iter();
+        simulate(lesson, source, opts, look, &icd, loaded, banks)
+    });
+    // A kernel that reads where the runtime put its memory can tell the simulator from the
+    // device: refused before anything the simulator saw is believed.
+    match &plugin {
+        Ok(_) => {
+            let places: Vec<&Place> = (runs.iter().flatten())
+                .flat_map(|r| r.addresses.iter().flatten())
+                .collect();
+            if let Some(f) = reads_pointers(&places, &file, &text) {
+                v.failure = Some(f);
+                return;
+            }
+        }
+        Err(e) => v.notes.push(format!(
+            "not checked whether the kernel reads a pointer's value (which tells the simulator from the device): {e:#}"
+        )),
+    }
+    let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &probe_of(ocl, *look).expect("a look of a declared probe");
         let run = match runs.next().expect("one run per look") {
@@ -604,15 +636,26 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             return;
         }
         if run.killed {
-            skipped(
-                v,
-                ocl,
-                format!(
-                    "not checked under the simulator: it did not finish within {:.0} s at {}",
-                    opts.step_timeout.as_secs_f64(),
-                    describe(probe)
-                ),
+            let why = format!(
+                "it did not finish within {:.0} s",
+                opts.step_timeout.as_secs_f64()
             );
+            // Where the device run already failed, its failure is the verdict.
+            let answer = || {
+                v.passed()
+                    .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
+            };
+            match answer().flatten() {
+                Some(s) => v.failure = Some(instrument_failed(true, &why, probe, s)),
+                None => skipped(
+                    v,
+                    ocl,
+                    format!(
+                        "not checked under the simulator: {why} at {}",
+                        describe(probe)
+                    ),
+                ),
+            }
             return;
         }
         if let Some(why) = run
@@ -626,14 +669,28 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     .then(|| "its run at the drawn shape did not report".to_string())
             })
         {
-            skipped(
-                v,
-                ocl,
-                format!(
-                    "not checked under the simulator at {}: {why}",
-                    describe(probe)
+            let answer = || {
+                v.passed()
+                    .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
+            };
+            match answer().flatten() {
+                Some(s) => {
+                    v.failure = Some(instrument_failed(
+                        false,
+                        &format!("it could not be run ({why})"),
+                        probe,
+                        s,
+                    ))
+                }
+                None => skipped(
+                    v,
+                    ocl,
+                    format!(
+                        "not checked under the simulator at {}: {why}",
+                        describe(probe)
+                    ),
                 ),
-            );
+            }
             return;
         }
     }
@@ -705,7 +762,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        match judge_counts(v, behaviour, &probe, run, scale, &at, &text) {
+        let look_opts = match look {
+            Look::Asked(i, _) => &asked_opts[i],
+            _ => opts,
+        };
+        let answer = || answer_runs(lesson, look_opts, look, &icd, loaded);
+        match judge_counts(v, behaviour, &probe, run, scale, &at, &text, &answer) {
             Some((line, counted_banks)) => {
                 lines.push(line);
                 // Where the banks could not be counted, the technique is judged without them,
@@ -713,7 +775,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 if behaviour.banks && !counted_banks && !banks_unchecked {
                     banks_unchecked = true;
                     let why = match &plugin {
-                        Some(Err(e)) => format!("{e:#}"),
+                        Err(e) => format!("{e:#}"),
                         _ => format!(
                             "the simulator's bank counter did not report at {}",
                             describe(&probe)
@@ -735,6 +797,9 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
 /// The technique judged from one run of the simulator's counts at `probe`: the line the
 /// verdict shows and whether the banks were counted in it, or `None` with the verdict's
 /// failure or unchecked part set.
+/// `answer`: whether the lesson's answer runs cleanly at the same look ([`answer_runs`]),
+/// asked only where the kernel's run gave no counts.
+#[allow(clippy::too_many_arguments)]
 fn judge_counts(
     v: &mut Verdict,
     behaviour: &crate::lesson::Behaviour,
@@ -743,6 +808,7 @@ fn judge_counts(
     scale: f64,
     at: &str,
     source: &str,
+    answer: &dyn Fn() -> Option<f64>,
 ) -> Option<(String, bool)> {
     let run = match run {
         Ok(r) => r,
@@ -754,21 +820,28 @@ fn judge_counts(
             return None;
         }
     };
-    let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
-        v.not_checked(
+    // Not counted: the kernel's doing where the answer is counted there, else said.
+    let uncounted = |v: &mut Verdict, killed: bool, why: String| match answer() {
+        Some(s) => v.failure = Some(instrument_failed(killed, &why, probe, s)),
+        None => v.not_checked(
             Part::Technique,
             format!(
-                "the technique was not checked: the simulator gave no counts at {}",
+                "the technique was not checked: {why} at {}",
                 describe(probe)
             ),
-        );
+        ),
+    };
+    if run.killed {
+        let why = format!("it did not finish within {:.0} s", run.limit_s);
+        uncounted(v, true, why);
+        return None;
+    }
+    let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
+        uncounted(v, false, "the simulator gave no counts".into());
         return None;
     };
     if let Some(why) = &probed.error {
-        v.not_checked(
-            Part::Technique,
-            format!("the technique was not checked: {why}"),
-        );
+        uncounted(v, false, format!("it could not be run ({why})"));
         return None;
     }
     if !probed.right {
@@ -822,6 +895,83 @@ fn simulator_trouble(report: &Report) -> Option<String> {
         )),
         _ => None,
     })
+}
+
+/// The failure of a kernel whose program reads a pointer's value at `places` (the address
+/// reader's, over every look), with the lines of the kernel's own `text` shown; `None` where
+/// it reads none. The kernel's text is the simulator's `input.cl`.
+fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Option<Failure> {
+    let mut lines: Vec<u32> = (places.iter())
+        .filter(|p| p.file == "input.cl" && p.line > 0)
+        .map(|p| p.line)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if lines.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = (lines.iter().take(3))
+        .map(|&l| {
+            let code = text.lines().nth(l as usize - 1).unwrap_or("").trim();
+            format!("line {l}: `{code}`")
+        })
+        .collect();
+    Some(Failure::new(
+        FailKind::NotSelfContained,
+        format!(
+            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, or stored where it can be read back as one. The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values.",
+            paths::display(file),
+            shown.join("; ")
+        ),
+    ))
+}
+
+/// Whether the lesson's own answer runs cleanly under the simulator at `look`, well within the
+/// time a run is given (a quarter of it at most): then a run of the student's kernel there
+/// that did not finish, or that the simulator could not run, is the kernel's doing (code that
+/// loops, or behaves otherwise, only under the simulator), not the machine's or Oclgrind's,
+/// and fails the lesson instead of leaving what the run was to check unchecked. `None` where
+/// the answer does not run cleanly there either, or is not there. The seconds the answer took.
+fn answer_runs(
+    lesson: &Lesson,
+    opts: &Options,
+    look: Look,
+    icd: &Path,
+    plugins: Option<&Path>,
+) -> Option<f64> {
+    let answer = Source::Folder(opts.course.solutions());
+    if !answer.path(lesson).is_file() {
+        return None;
+    }
+    let started = std::time::Instant::now();
+    let run = simulate(lesson, &answer, opts, look, icd, plugins, false).ok()?;
+    let took = started.elapsed();
+    let clean = !run.killed
+        && run.probed.as_ref().is_some_and(|p| p.error.is_none())
+        && simulator_trouble(&run.report).is_none()
+        && run
+            .second
+            .as_ref()
+            .is_none_or(|s| simulator_trouble(s).is_none());
+    (clean && took * 4 <= opts.step_timeout).then_some(took.as_secs_f64())
+}
+
+/// The failure of a kernel that the simulator could not run (`why`) at `probe`, where the
+/// lesson's answer ran in `answer_s` seconds: stopped by the watchdog, or stopped by the
+/// simulator.
+fn instrument_failed(killed: bool, why: &str, probe: &Probe, answer_s: f64) -> Failure {
+    let kind = if killed {
+        FailKind::Hang
+    } else {
+        FailKind::Runtime
+    };
+    Failure::new(
+        kind,
+        format!(
+            "your kernel ran on the device, but under the OpenCL simulator {why} at {}, where the lesson's answer runs in {answer_s:.1} s. The grader checks every kernel there (races, reads out of bounds, the lesson's technique), so a kernel it cannot run there fails rather than pass unchecked. Look for a loop that runs long only there: the sanitizer builds your kernel unoptimised, so a loop an optimising compiler works out before the kernel starts runs there in full; the simulator runs work-groups one after another, so a work-group that waits for another never ends there.",
+            describe(probe)
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -9,20 +9,14 @@
 // local id) is one warp access. Accesses wider than 4 bytes are served 128 bytes at a time
 // (16 work-items of 8 bytes, 8 of 16 bytes), each part a pass at least.
 //
-// Oclgrind loads the library named in OCLGRIND_PLUGINS and calls initializePlugins; the
-// counts go to the file named in LAB_BANKS_OUT (not to the kernel's stdout, which its
-// printf could forge), for each kernel run a line of the whole and one per line of source
-// and kind of access:
+// Made where LAB_BANKS_OUT is set (plugins.cpp); the counts go to the file it names (not to
+// the kernel's stdout, which its printf could forge), for each kernel run a line of the whole
+// and one per line of source and kind of access:
 //     kernel NAME accesses N passes P ideal I
 //     line L load|store passes P ideal I
 // where I is the passes the same accesses would take without a conflict. The source line is
 // read from the instruction's debug location through LLVM's C interface (the library
 // Oclgrind itself is built on).
-//
-// The declarations below are the part of Oclgrind 21.10's plugin interface this file uses
-// (`oclgrind/Plugin.h` and the classes it names), so that no development package is needed:
-// the virtual functions must stay in the order Plugin.h declares them, since Oclgrind calls
-// them by their place in the table.
 
 #include <algorithm>
 #include <cstddef>
@@ -35,101 +29,7 @@
 #include <tuple>
 #include <vector>
 
-namespace llvm {
-class Instruction;
-}
-
-extern "C" unsigned LLVMGetDebugLocLine(const llvm::Instruction *instruction);
-
-namespace oclgrind {
-class Context;
-class Kernel;
-class KernelInvocation;
-class WorkGroup;
-class WorkItem;
-struct TypedValue;
-enum AtomicOp : int {};
-enum MessageType : int {};
-typedef uint64_t cl_bitfield;
-
-struct Size3 {
-    size_t x, y, z;
-};
-
-class Memory {
-  public:
-    unsigned int getAddressSpace() const;
-    size_t extractBuffer(size_t address) const;
-    size_t extractOffset(size_t address) const;
-};
-
-class WorkItem {
-  public:
-    const llvm::Instruction *getCurrentInstruction() const;
-    size_t getGlobalIndex() const;
-    Size3 getLocalID() const;
-    const WorkGroup *getWorkGroup() const;
-};
-
-class WorkGroup {
-  public:
-    size_t getGroupIndex() const;
-    Size3 getGroupSize() const;
-};
-
-class Kernel {
-  public:
-    const std::string &getName() const;
-};
-
-class KernelInvocation {
-  public:
-    const Kernel *getKernel() const;
-};
-
-class Context {
-  public:
-    void registerPlugin(class Plugin *plugin);
-    void unregisterPlugin(class Plugin *plugin);
-};
-
-class Plugin {
-  public:
-    Plugin(const Context *context);
-    virtual ~Plugin();
-    virtual void hostMemoryLoad(const Memory *, size_t, size_t) {}
-    virtual void hostMemoryStore(const Memory *, size_t, size_t, const uint8_t *) {}
-    virtual void instructionExecuted(const WorkItem *, const llvm::Instruction *,
-                                     const TypedValue &) {}
-    virtual void kernelBegin(const KernelInvocation *) {}
-    virtual void kernelEnd(const KernelInvocation *) {}
-    virtual void log(MessageType, const char *) {}
-    virtual void memoryAllocated(const Memory *, size_t, size_t, cl_bitfield,
-                                 const uint8_t *) {}
-    virtual void memoryAtomicLoad(const Memory *, const WorkItem *, AtomicOp, size_t,
-                                  size_t) {}
-    virtual void memoryAtomicStore(const Memory *, const WorkItem *, AtomicOp, size_t,
-                                   size_t) {}
-    virtual void memoryDeallocated(const Memory *, size_t) {}
-    virtual void memoryLoad(const Memory *, const WorkItem *, size_t, size_t) {}
-    virtual void memoryLoad(const Memory *, const WorkGroup *, size_t, size_t) {}
-    virtual void memoryMap(const Memory *, size_t, size_t, size_t, cl_bitfield) {}
-    virtual void memoryStore(const Memory *, const WorkItem *, size_t, size_t,
-                             const uint8_t *) {}
-    virtual void memoryStore(const Memory *, const WorkGroup *, size_t, size_t,
-                             const uint8_t *) {}
-    virtual void memoryUnmap(const Memory *, size_t, const void *) {}
-    virtual void workGroupBarrier(const WorkGroup *, uint32_t) {}
-    virtual void workGroupBegin(const WorkGroup *) {}
-    virtual void workGroupComplete(const WorkGroup *) {}
-    virtual void workItemBegin(const WorkItem *) {}
-    virtual void workItemComplete(const WorkItem *) {}
-    virtual bool isThreadSafe() const;
-
-  protected:
-    const Context *m_context;
-};
-}  // namespace oclgrind
+#include "plugin.h"
 
 namespace {
 
@@ -291,17 +191,6 @@ class Banks : public Plugin {
     std::map<const llvm::Instruction *, unsigned> line_of_;
 };
 
-Banks *plugin = nullptr;
-
 }  // namespace
 
-extern "C" void initializePlugins(Context *context) {
-    plugin = new Banks(context);
-    context->registerPlugin(plugin);
-}
-
-extern "C" void releasePlugins(Context *context) {
-    context->unregisterPlugin(plugin);
-    delete plugin;
-    plugin = nullptr;
-}
+oclgrind::Plugin *make_banks(oclgrind::Context *context) { return new Banks(context); }

@@ -1,20 +1,13 @@
 //! The bank counter: how many passes a GPU's local memory would take to serve a kernel's
-//! local accesses, warp by warp, counted under Oclgrind by the course's plugin
-//! (`banks.cpp`, built here with the machine's C++ compiler the first time it is needed).
+//! local accesses, warp by warp, counted under Oclgrind by the course's plugin (`banks.cpp`,
+//! built with the others by [`super::plugin`]); here, what it wrote, read back.
 //!
 //! Oclgrind counts instructions, not addresses, so a tile declared padded and indexed as if
 //! it were not looks padded to its counts: the rows still start in the same banks. The
 //! plugin sees every local access's address, puts each warp's accesses of one instruction
 //! back together, and counts the passes 32 banks of 4-byte words need for them.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use anyhow::{bail, Context as _, Result};
 use serde::{Deserialize, Serialize};
-
-/// The plugin's source, carried in the program so that a built binary can build it.
-const SOURCE: &str = include_str!("banks.cpp");
 
 /// The file, in the run's folder, where the plugin writes its counts.
 pub const OUT_FILE: &str = "banks.txt";
@@ -123,103 +116,6 @@ pub fn parse(text: &str) -> Option<Banks> {
         }
     }
     sum
-}
-
-/// The plugin built for this machine's Oclgrind, under `cache` (once; later calls find it
-/// there). Its name carries a hash of what it is built from, so a new source or another
-/// Oclgrind builds a new one.
-pub fn plugin(cache: &Path, icd: &Path) -> Result<PathBuf> {
-    if !cfg!(target_os = "linux") {
-        bail!("the course builds its bank counter on Linux only");
-    }
-    let compiler = ["c++", "g++", "clang++"]
-        .iter()
-        .find_map(|c| crate::harness::paths::on_path(c))
-        .context("no C++ compiler on PATH to build the simulator's bank counter (sudo apt-get install g++)")?;
-    let core = core_library(icd).with_context(|| {
-        format!(
-            "Oclgrind's core library (liboclgrind) was not found beside {}",
-            icd.display()
-        )
-    })?;
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (SOURCE, &core, &compiler).hash(&mut h);
-        h.finish()
-    };
-    let out = cache.join(format!("lab-banks-{key:016x}.so"));
-    if out.is_file() {
-        return Ok(out);
-    }
-    std::fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
-    // Built under a name of its own and renamed, so that graders building at once never
-    // load a half-written library.
-    let unique = format!("{}-{}", std::process::id(), rand_suffix());
-    let source = cache.join(format!("banks-{unique}.cpp"));
-    let partial = cache.join(format!("lab-banks-{unique}.so.part"));
-    std::fs::write(&source, SOURCE).with_context(|| format!("writing {}", source.display()))?;
-    let built = Command::new(&compiler)
-        .args(["-std=c++14", "-O2", "-shared", "-fPIC", "-fno-rtti", "-o"])
-        .arg(&partial)
-        .arg(&source)
-        .arg(&core)
-        .output()
-        .with_context(|| format!("running {}", compiler.display()));
-    let _ = std::fs::remove_file(&source);
-    let built = built?;
-    if !built.status.success() {
-        let _ = std::fs::remove_file(&partial);
-        bail!(
-            "{} could not build the bank counter: {}",
-            compiler.display(),
-            String::from_utf8_lossy(&built.stderr).trim()
-        );
-    }
-    std::fs::rename(&partial, &out).with_context(|| format!("moving it to {}", out.display()))?;
-    Ok(out)
-}
-
-/// A few random hex digits, for a file name no other process picks.
-fn rand_suffix() -> String {
-    format!("{:08x}", crate::harness::matrix::secret_seed() as u32)
-}
-
-/// Oclgrind's core library, which the ICD library loads and the plugin calls into: in the
-/// folders of the ICD library and its parents, or a usual library folder.
-fn core_library(icd: &Path) -> Option<PathBuf> {
-    let multiarch = format!("{}-linux-gnu", std::env::consts::ARCH);
-    let mut dirs: Vec<PathBuf> = icd
-        .ancestors()
-        .skip(1)
-        .take(3)
-        .map(Path::to_path_buf)
-        .collect();
-    for prefix in icd.ancestors().skip(1).take(3) {
-        dirs.push(prefix.join("lib").join(&multiarch));
-        dirs.push(prefix.join("lib"));
-        dirs.push(prefix.join("lib64"));
-    }
-    for d in ["/usr/lib", "/usr/local/lib", "/usr/lib64"] {
-        dirs.push(PathBuf::from(d).join(&multiarch));
-        dirs.push(PathBuf::from(d));
-    }
-    dirs.into_iter().find_map(|d| {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&d)
-            .ok()?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                name.starts_with("liboclgrind")
-                    && !name.starts_with("liboclgrind-rt")
-                    && name.contains(".so")
-                    && p.is_file()
-            })
-            .collect();
-        // The versioned file first (liboclgrind-21.10.so), the development link after.
-        names.sort_by_key(|p| p.file_name().map(|n| n.len()).unwrap_or(0));
-        names.pop()
-    })
 }
 
 #[cfg(test)]

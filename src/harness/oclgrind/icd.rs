@@ -90,9 +90,14 @@ pub struct Options {
     pub threads: Option<u32>,
     /// Only the first and the last work-group (`OCLGRIND_QUICK`).
     pub quick: bool,
-    /// The course's bank counter, loaded as a plugin ([`super::banks`]); its counts go to
-    /// [`super::banks::OUT_FILE`] in the run's folder.
-    pub banks: Option<PathBuf>,
+    /// The course's plugins ([`super::plugin`]), loaded where one of them is asked for.
+    pub plugin: Option<PathBuf>,
+    /// The bank counter ([`super::banks`]); its counts go to [`super::banks::OUT_FILE`] in
+    /// the run's folder.
+    pub banks: bool,
+    /// The address reader ([`super::addresses`]); its places go to
+    /// [`super::addresses::OUT_FILE`] in the run's folder.
+    pub addresses: bool,
 }
 
 impl Options {
@@ -115,7 +120,9 @@ impl Options {
             disable_optimization: true,
             threads: Some(1),
             quick: false,
-            banks: None,
+            plugin: None,
+            banks: false,
+            addresses: false,
         }
     }
 
@@ -132,7 +139,9 @@ impl Options {
             disable_optimization: false,
             threads: Some(1),
             quick: false,
-            banks: None,
+            plugin: None,
+            banks: false,
+            addresses: false,
         }
     }
 }
@@ -150,6 +159,7 @@ pub const REMOVE_FROM_ENVIRONMENT: &[&str] = &[
     "OCLGRIND_LOG",
     "OCLGRIND_PLUGINS",
     "LAB_BANKS_OUT",
+    "LAB_ADDRESSES_OUT",
     "OCLGRIND_INTERACTIVE",
     "OCLGRIND_UNIFORM_WRITES",
 ];
@@ -209,12 +219,28 @@ pub fn environment(icd: &Path, folder: &Path, options: &Options) -> Result<Vec<(
         "OCLGRIND_LOCAL_MEM_SIZE".to_string(),
         LOCAL_MEM_BYTES.to_string(),
     ));
-    if let Some(plugin) = &options.banks {
-        env.push(("OCLGRIND_PLUGINS".to_string(), plugin.display().to_string()));
-        env.push((
-            super::banks::OUT_VARIABLE.to_string(),
-            folder.join(super::banks::OUT_FILE).display().to_string(),
-        ));
+    if let Some(plugin) = &options.plugin {
+        let wanted = [
+            (
+                options.banks,
+                super::banks::OUT_VARIABLE,
+                super::banks::OUT_FILE,
+            ),
+            (
+                options.addresses,
+                super::addresses::OUT_VARIABLE,
+                super::addresses::OUT_FILE,
+            ),
+        ];
+        if wanted.iter().any(|w| w.0) {
+            env.push(("OCLGRIND_PLUGINS".to_string(), plugin.display().to_string()));
+        }
+        for (_, variable, file) in wanted.iter().filter(|w| w.0) {
+            env.push((
+                variable.to_string(),
+                folder.join(file).display().to_string(),
+            ));
+        }
     }
     if let Some(threads) = options.threads {
         // Oclgrind aborts on 0.
@@ -252,9 +278,17 @@ mod tests {
         assert_eq!(get("OCLGRIND_UNINITIALIZED"), Some("0"));
         assert_eq!(get("OCLGRIND_BUILD_OPTIONS"), Some(""));
         assert_eq!(get("OCLGRIND_PLUGINS"), None);
-        let plugin = Path::new("/cache/lab-banks-0.so");
+        let plugin = Path::new("/cache/lab-plugins-0.so");
+        // The library named but no plugin asked for: not loaded.
+        let none = Options {
+            plugin: Some(plugin.to_path_buf()),
+            ..Options::metrics()
+        };
+        let env = environment(icd, &dir, &none).unwrap();
+        assert!(!env.iter().any(|(k, _)| k == "OCLGRIND_PLUGINS"));
         let counted = Options {
-            banks: Some(plugin.to_path_buf()),
+            plugin: Some(plugin.to_path_buf()),
+            banks: true,
             ..Options::metrics()
         };
         let env = environment(icd, &dir, &counted).unwrap();
@@ -264,8 +298,23 @@ mod tests {
             get(super::super::banks::OUT_VARIABLE),
             dir.join(super::super::banks::OUT_FILE).to_str()
         );
-        // A value the parent inherited cannot send the counts elsewhere.
+        assert_eq!(get(super::super::addresses::OUT_VARIABLE), None);
+        let read = Options {
+            plugin: Some(plugin.to_path_buf()),
+            addresses: true,
+            ..Options::sanitizer()
+        };
+        let env = environment(icd, &dir, &read).unwrap();
+        let get = |k: &str| env.iter().find(|(x, _)| x == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("OCLGRIND_PLUGINS"), plugin.to_str());
+        assert_eq!(
+            get(super::super::addresses::OUT_VARIABLE),
+            dir.join(super::super::addresses::OUT_FILE).to_str()
+        );
+        assert_eq!(get(super::super::banks::OUT_VARIABLE), None);
+        // A value the parent inherited cannot send the counts or the places elsewhere.
         assert!(REMOVE_FROM_ENVIRONMENT.contains(&super::super::banks::OUT_VARIABLE));
+        assert!(REMOVE_FROM_ENVIRONMENT.contains(&super::super::addresses::OUT_VARIABLE));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

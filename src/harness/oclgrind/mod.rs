@@ -10,12 +10,17 @@
 //! Three rooms: [`icd`] finds Oclgrind's ICD library and prepares the environment of a child
 //! process that sees Oclgrind as its only OpenCL platform; [`findings`] is what Oclgrind
 //! reports; [`parse`] reads its output into those. Telling the student about a finding is
-//! the report layer's work (`crate::grade::words::oclgrind`, the words a student reads). Written against Oclgrind 21.10.
+//! the report layer's work (`crate::grade::words::oclgrind`, the words a student reads).
+//! The course's own plugins ([`plugin`]) see what Oclgrind does not report: the banks a
+//! warp's local accesses meet in ([`banks`]), and where a kernel reads a pointer's value
+//! ([`addresses`]). Written against Oclgrind 21.10.
 
+pub mod addresses;
 pub mod banks;
 pub mod findings;
 pub mod icd;
 pub mod parse;
+pub mod plugin;
 
 pub use findings::*;
 pub use icd::*;

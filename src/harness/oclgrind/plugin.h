@@ -1,0 +1,144 @@
+// The part of Oclgrind 21.10's plugin interface the course's plugins use (`oclgrind/Plugin.h`
+// and the classes it names), declared here so that no development package is needed: the
+// virtual functions must stay in the order Plugin.h declares them, since Oclgrind calls them
+// by their place in the table. The other functions are Oclgrind's and LLVM's own, found in
+// the libraries Oclgrind loads (LLVM's C interface reads the program's instructions).
+
+#ifndef LAB_OCLGRIND_PLUGIN_H
+#define LAB_OCLGRIND_PLUGIN_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace llvm {
+class Function;
+class Instruction;
+}
+
+// LLVM's C interface (llvm-c/Core.h, DebugInfo.h), with the values of its enumerations the
+// plugins compare against.
+typedef struct LLVMOpaqueValue *LLVMValueRef;
+typedef struct LLVMOpaqueBasicBlock *LLVMBasicBlockRef;
+typedef struct LLVMOpaqueModule *LLVMModuleRef;
+typedef struct LLVMOpaqueType *LLVMTypeRef;
+extern "C" {
+unsigned LLVMGetDebugLocLine(const llvm::Instruction *instruction);
+const char *LLVMGetDebugLocFilename(LLVMValueRef value, unsigned *length);
+LLVMModuleRef LLVMGetGlobalParent(LLVMValueRef global);
+LLVMValueRef LLVMGetFirstFunction(LLVMModuleRef module);
+LLVMValueRef LLVMGetNextFunction(LLVMValueRef function);
+LLVMBasicBlockRef LLVMGetFirstBasicBlock(LLVMValueRef function);
+LLVMBasicBlockRef LLVMGetNextBasicBlock(LLVMBasicBlockRef block);
+LLVMValueRef LLVMGetFirstInstruction(LLVMBasicBlockRef block);
+LLVMValueRef LLVMGetNextInstruction(LLVMValueRef instruction);
+int LLVMGetInstructionOpcode(LLVMValueRef instruction);
+int LLVMGetNumOperands(LLVMValueRef value);
+LLVMValueRef LLVMGetOperand(LLVMValueRef value, unsigned index);
+LLVMValueRef LLVMIsAConstantExpr(LLVMValueRef value);
+int LLVMGetConstOpcode(LLVMValueRef value);
+LLVMTypeRef LLVMTypeOf(LLVMValueRef value);
+int LLVMGetTypeKind(LLVMTypeRef type);
+unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
+}
+const int LLVM_STORE = 28;         // LLVMStore
+const int LLVM_PTR_TO_INT = 39;    // LLVMPtrToInt
+const int LLVM_INT_TO_PTR = 40;    // LLVMIntToPtr
+const int LLVM_POINTER_TYPE = 12;  // LLVMPointerTypeKind
+
+namespace oclgrind {
+class Context;
+class Kernel;
+class KernelInvocation;
+class WorkGroup;
+class WorkItem;
+struct TypedValue;
+enum AtomicOp : int {};
+enum MessageType : int {};
+typedef uint64_t cl_bitfield;
+
+struct Size3 {
+    size_t x, y, z;
+};
+
+class Memory {
+  public:
+    unsigned int getAddressSpace() const;
+    size_t extractBuffer(size_t address) const;
+    size_t extractOffset(size_t address) const;
+};
+
+class WorkItem {
+  public:
+    const llvm::Instruction *getCurrentInstruction() const;
+    size_t getGlobalIndex() const;
+    Size3 getLocalID() const;
+    const WorkGroup *getWorkGroup() const;
+};
+
+class WorkGroup {
+  public:
+    size_t getGroupIndex() const;
+    Size3 getGroupSize() const;
+};
+
+class Kernel {
+  public:
+    const std::string &getName() const;
+    const llvm::Function *getFunction() const;
+};
+
+class KernelInvocation {
+  public:
+    const Kernel *getKernel() const;
+};
+
+class Context {
+  public:
+    void registerPlugin(class Plugin *plugin);
+    void unregisterPlugin(class Plugin *plugin);
+};
+
+class Plugin {
+  public:
+    Plugin(const Context *context);
+    virtual ~Plugin();
+    virtual void hostMemoryLoad(const Memory *, size_t, size_t) {}
+    virtual void hostMemoryStore(const Memory *, size_t, size_t, const uint8_t *) {}
+    virtual void instructionExecuted(const WorkItem *, const llvm::Instruction *,
+                                     const TypedValue &) {}
+    virtual void kernelBegin(const KernelInvocation *) {}
+    virtual void kernelEnd(const KernelInvocation *) {}
+    virtual void log(MessageType, const char *) {}
+    virtual void memoryAllocated(const Memory *, size_t, size_t, cl_bitfield,
+                                 const uint8_t *) {}
+    virtual void memoryAtomicLoad(const Memory *, const WorkItem *, AtomicOp, size_t,
+                                  size_t) {}
+    virtual void memoryAtomicStore(const Memory *, const WorkItem *, AtomicOp, size_t,
+                                   size_t) {}
+    virtual void memoryDeallocated(const Memory *, size_t) {}
+    virtual void memoryLoad(const Memory *, const WorkItem *, size_t, size_t) {}
+    virtual void memoryLoad(const Memory *, const WorkGroup *, size_t, size_t) {}
+    virtual void memoryMap(const Memory *, size_t, size_t, size_t, cl_bitfield) {}
+    virtual void memoryStore(const Memory *, const WorkItem *, size_t, size_t,
+                             const uint8_t *) {}
+    virtual void memoryStore(const Memory *, const WorkGroup *, size_t, size_t,
+                             const uint8_t *) {}
+    virtual void memoryUnmap(const Memory *, size_t, const void *) {}
+    virtual void workGroupBarrier(const WorkGroup *, uint32_t) {}
+    virtual void workGroupBegin(const WorkGroup *) {}
+    virtual void workGroupComplete(const WorkGroup *) {}
+    virtual void workItemBegin(const WorkItem *) {}
+    virtual void workItemComplete(const WorkItem *) {}
+    virtual bool isThreadSafe() const;
+
+  protected:
+    const Context *m_context;
+};
+}  // namespace oclgrind
+
+// Each plugin of the course, made where its output variable is set (plugins.cpp).
+oclgrind::Plugin *make_banks(oclgrind::Context *context);
+oclgrind::Plugin *make_addresses(oclgrind::Context *context);
+
+#endif
