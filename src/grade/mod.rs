@@ -28,6 +28,7 @@ mod request;
 mod self_contained;
 pub mod shapes;
 pub mod simulate;
+mod trust;
 pub mod words;
 pub mod worker;
 

@@ -28,6 +28,7 @@ use crate::lesson::{Lesson, Measured, OclLesson, Probe, StandIn};
 use crate::prepared::Prepared;
 
 use super::request::Request;
+use super::trust::{instrument_failed, reads_pointers};
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
 
 pub use super::request::Look;
@@ -223,6 +224,17 @@ struct Run {
     killed: bool,
     /// The watchdog's limit, seconds.
     limit_s: f64,
+}
+
+impl Run {
+    /// The simulator ran the look to its end, with nothing of its own to report: no watchdog,
+    /// no error building or running the kernel, no trouble of Oclgrind's.
+    fn ran_cleanly(&self) -> bool {
+        !self.killed
+            && self.probed.as_ref().is_some_and(|p| p.error.is_none())
+            && simulator_trouble(&self.report).is_none()
+            && (self.second.as_ref()).is_none_or(|s| simulator_trouble(s).is_none())
+    }
 }
 
 /// One look under the simulator. `plugins`: the course's plugins where they could be built,
@@ -646,7 +658,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
             };
             match answer().flatten() {
-                Some(s) => v.failure = Some(instrument_failed(true, &why, probe, s)),
+                Some(s) => v.failure = Some(instrument_failed(true, &why, &describe(probe), s)),
                 None => skipped(
                     v,
                     ocl,
@@ -678,7 +690,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     v.failure = Some(instrument_failed(
                         false,
                         &format!("it could not be run ({why})"),
-                        probe,
+                        &describe(probe),
                         s,
                     ))
                 }
@@ -822,7 +834,7 @@ fn judge_counts(
     };
     // Not counted: the kernel's doing where the answer is counted there, else said.
     let uncounted = |v: &mut Verdict, killed: bool, why: String| match answer() {
-        Some(s) => v.failure = Some(instrument_failed(killed, &why, probe, s)),
+        Some(s) => v.failure = Some(instrument_failed(killed, &why, &describe(probe), s)),
         None => v.not_checked(
             Part::Technique,
             format!(
@@ -897,41 +909,12 @@ fn simulator_trouble(report: &Report) -> Option<String> {
     })
 }
 
-/// The failure of a kernel whose program reads a pointer's value at `places` (the address
-/// reader's, over every look), with the lines of the kernel's own `text` shown; `None` where
-/// it reads none. The kernel's text is the simulator's `input.cl`.
-fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Option<Failure> {
-    let mut lines: Vec<u32> = (places.iter())
-        .filter(|p| p.file == "input.cl" && p.line > 0)
-        .map(|p| p.line)
-        .collect();
-    lines.sort_unstable();
-    lines.dedup();
-    if lines.is_empty() {
-        return None;
-    }
-    let shown: Vec<String> = (lines.iter().take(3))
-        .map(|&l| {
-            let code = text.lines().nth(l as usize - 1).unwrap_or("").trim();
-            format!("line {l}: `{code}`")
-        })
-        .collect();
-    Some(Failure::new(
-        FailKind::NotSelfContained,
-        format!(
-            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, or stored where it can be read back as one. The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values.",
-            paths::display(file),
-            shown.join("; ")
-        ),
-    ))
-}
-
-/// Whether the lesson's own answer runs cleanly under the simulator at `look`, well within the
-/// time a run is given (a quarter of it at most): then a run of the student's kernel there
-/// that did not finish, or that the simulator could not run, is the kernel's doing (code that
-/// loops, or behaves otherwise, only under the simulator), not the machine's or Oclgrind's,
-/// and fails the lesson instead of leaving what the run was to check unchecked. `None` where
-/// the answer does not run cleanly there either, or is not there. The seconds the answer took.
+/// Whether the lesson's own answer runs cleanly under the simulator at `look`, within a quarter
+/// of the time a run is given: then a run of the student's kernel there that did not finish,
+/// or that the simulator could not run, is the kernel's doing (code that loops, or behaves
+/// otherwise, only under the simulator), not the machine's or Oclgrind's
+/// ([`instrument_failed`]). The seconds the answer took; `None` where it does not run cleanly
+/// there either, or is not there.
 fn answer_runs(
     lesson: &Lesson,
     opts: &Options,
@@ -946,32 +929,7 @@ fn answer_runs(
     let started = std::time::Instant::now();
     let run = simulate(lesson, &answer, opts, look, icd, plugins, false).ok()?;
     let took = started.elapsed();
-    let clean = !run.killed
-        && run.probed.as_ref().is_some_and(|p| p.error.is_none())
-        && simulator_trouble(&run.report).is_none()
-        && run
-            .second
-            .as_ref()
-            .is_none_or(|s| simulator_trouble(s).is_none());
-    (clean && took * 4 <= opts.step_timeout).then_some(took.as_secs_f64())
-}
-
-/// The failure of a kernel that the simulator could not run (`why`) at `probe`, where the
-/// lesson's answer ran in `answer_s` seconds: stopped by the watchdog, or stopped by the
-/// simulator.
-fn instrument_failed(killed: bool, why: &str, probe: &Probe, answer_s: f64) -> Failure {
-    let kind = if killed {
-        FailKind::Hang
-    } else {
-        FailKind::Runtime
-    };
-    Failure::new(
-        kind,
-        format!(
-            "your kernel ran on the device, but under the OpenCL simulator {why} at {}, where the lesson's answer runs in {answer_s:.1} s. The grader checks every kernel there (races, reads out of bounds, the lesson's technique), so a kernel it cannot run there fails rather than pass unchecked. Look for a loop that runs long only there: the sanitizer builds your kernel unoptimised, so a loop an optimising compiler works out before the kernel starts runs there in full; the simulator runs work-groups one after another, so a work-group that waits for another never ends there.",
-            describe(probe)
-        ),
-    )
+    (run.ran_cleanly() && took * 4 <= opts.step_timeout).then_some(took.as_secs_f64())
 }
 
 #[cfg(test)]
