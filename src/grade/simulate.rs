@@ -647,17 +647,19 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
             return;
         }
+        // Where the simulator could not finish or run the kernel: the kernel's failure where
+        // the answer runs there (and the device run passed: else its failure is the verdict).
+        let answer = |v: &Verdict| {
+            (v.passed())
+                .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
+                .flatten()
+        };
         if run.killed {
             let why = format!(
                 "it did not finish within {:.0} s",
                 opts.step_timeout.as_secs_f64()
             );
-            // Where the device run already failed, its failure is the verdict.
-            let answer = || {
-                v.passed()
-                    .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
-            };
-            match answer().flatten() {
+            match answer(v) {
                 Some(s) => v.failure = Some(instrument_failed(true, &why, &describe(probe), s)),
                 None => skipped(
                     v,
@@ -681,11 +683,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     .then(|| "its run at the drawn shape did not report".to_string())
             })
         {
-            let answer = || {
-                v.passed()
-                    .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
-            };
-            match answer().flatten() {
+            match answer(v) {
                 Some(s) => {
                     v.failure = Some(instrument_failed(
                         false,
