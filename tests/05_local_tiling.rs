@@ -391,7 +391,63 @@ pub mod cases {
             ),
         ]),
         FailKind::Technique,
-        &["values from global memory per multiply-add", "every work-group run"],
+        &["values from global memory per multiply-add", "every one of its"],
+    ),
+    Case::rejects(
+        L,
+        "tiles_at_the_ends_only_with_the_devices_own_tile",
+        Decoy,
+        // As above, but only with TS = 16, the tile every GPU and PoCL takes: a whole look of
+        // one declared set drawn from two (16 and 4) saw it in half the gradings. The device's
+        // own defines are counted at a problem of whole work-groups, every one run.
+        Mutant(&[
+            (
+                "    const int row = get_global_id(1);    // row of C
+",
+                "    const int row = get_global_id(1);    // row of C
+    const bool ends = TS != 16 || (get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1);
+",
+            ),
+            (
+                "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+                "        if (ends) {
+            for (int k = 0; k < TS; k++) {
+                acc += Asub[tr][k] * Bsub[k][tc];
+            }
+        } else {
+            for (int k = 0; k < TS; k++) {
+                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+            }
+        }",
+            ),
+        ]),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "with TS = 16", "every one of its"],
+    ),
+    Case::rejects(
+        L,
+        "races_only_with_the_devices_own_tile",
+        Race,
+        // Each work-item reads its neighbour's element of A's tile while the neighbour writes
+        // it, only with TS = 16 (the tile every GPU and PoCL takes, which the sanitizer's
+        // declared sets do not use and its drawn set used in one grading of four). The
+        // product is right. The device's own defines are always run with races checked.
+        Mutant(&[(
+            "        Asub[tr][tc] = A[row * K + t * TS + tc];
+",
+            "        Asub[tr][tc] = A[row * K + t * TS + tc];
+#if TS == 16
+        if (t > 0) {
+            acc += 0.0f * Asub[tr][(tc + 1) % TS];
+        }
+#endif
+",
+        )]),
+        FailKind::Race,
+        &["data race", "TS=16", "__local Asub"],
     ),
     Case::rejects(
         L,

@@ -450,7 +450,7 @@ pub mod cases {
             ),
         ]),
         FailKind::Technique,
-        &["conflict", "every work-group run"],
+        &["conflict", "every one of its"],
     ),
     // The same class, spelled otherwise: rows padded by whole rows of banks (32 floats per
     // PAD), which grows the tile with PAD and moves no row to another bank.

@@ -1,7 +1,7 @@
 //! The looks at the technique with the defines a device takes: at the size a grading was asked
-//! for with the grading device's own, and at one work-group of each other kind of device's
-//! tiles ([`super::kinds`]). The simulator runs them beside the declared sets' looks
-//! ([`super::simulate`]).
+//! for with the grading device's own, at a small problem of a few of its work-groups, every
+//! one run, and at one work-group of each other kind of device's tiles ([`super::kinds`]).
+//! The simulator runs them beside the declared sets' looks ([`super::simulate`]).
 
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
@@ -10,31 +10,37 @@ use crate::lesson::OclLesson;
 use super::Options;
 
 /// A count with a set of defines the lesson takes on some device, of whole work-groups: at
-/// the asked size with the device's own defines, or at one work-group of another kind of
-/// device's tiles. Its shape as the launch takes it, the defines, how many work-groups that
-/// launch has, all alike at such a size (the simulator runs at most two and the counts are
-/// scaled), and how the verdict names it.
+/// the asked size or a small problem with the device's own defines, or at one work-group of
+/// another kind of device's tiles. Its shape as the launch takes it, the defines, how many work-groups that
+/// launch has, whether every one of them runs (else the simulator runs the first and the
+/// last, and the counts are scaled: all are alike at such a size), and how the verdict
+/// names it.
 pub(super) struct AskedLook {
     pub(super) shape: Shape,
     pub(super) defines: Vec<crate::harness::program::Define>,
     pub(super) groups: usize,
+    pub(super) every_group: bool,
     /// The multiply-adds its work-groups simulate.
     pub(super) mads: f64,
     pub(super) at: String,
-    /// The asked size's, with this device's own defines (not another kind of device's).
+    /// With this device's own defines (not another kind of device's): a look it cannot run
+    /// is the kernel's to answer for, not a note.
     pub(super) own: bool,
 }
 
 /// The most multiply-adds the asked size's look simulates.
 const ASKED_MADS_AT_MOST: f64 = (1u64 << 23) as f64;
 
-/// The most multiply-adds the look of one other kind of device simulates.
+/// The most multiply-adds the look of one kind of device's tiles simulates.
 const KIND_MADS_AT_MOST: f64 = (1u64 << 22) as f64;
 
-/// The looks with the defines of each device: the asked size's with this device's own, then
-/// one work-group of the tiles each kind of device takes ([`super::kinds`]) where an earlier
-/// look does not count those defines already (this device's own at one work-group where the
-/// asked size is too large to simulate).
+/// The looks with the defines of each device: the asked size's with this device's own, then a
+/// small problem of this device's tiles drawn for the grading, every work-group run, then
+/// one work-group of the tiles each other kind of device takes ([`super::kinds`]) where an
+/// earlier look does not count those defines already. The asked size's look runs its first
+/// and last work-group only, which any kernel can tell by its group's number; the small
+/// problem runs every group, so that a technique kept in those two alone is counted where it
+/// is missing.
 /// What cannot be counted becomes a note.
 pub(super) fn asked_looks(
     ocl: &OclLesson,
@@ -70,10 +76,7 @@ pub(super) fn asked_looks(
         .clone()
         .and_then(|d| asked_look(ocl, opts.asked(gpu.info.is_gpu()), d))
     {
-        Ok(a) => {
-            seen.push(sorted(&a.defines));
-            looks.push(a);
-        }
+        Ok(a) => looks.push(a),
         Err(why) => notes.push(format!(
             "the technique was not counted at the asked size: {why}"
         )),
@@ -84,10 +87,14 @@ pub(super) fn asked_looks(
             info: &k.info,
             course: &opts.course,
         };
-        (k.label, crate::prepared::defines(ocl, &ctx, None, &[]))
+        (
+            k.label,
+            false,
+            crate::prepared::defines(ocl, &ctx, None, &[]),
+        )
     });
-    let own = own.map(|d| ("this device", Ok(d)));
-    for (label, defines) in own.into_iter().chain(others) {
+    let own = own.map(|d| ("this device", true, Ok(d)));
+    for (label, mine, defines) in own.into_iter().chain(others) {
         let Ok(defines) = defines else {
             continue;
         };
@@ -95,7 +102,7 @@ pub(super) fn asked_looks(
             continue;
         }
         seen.push(sorted(&defines));
-        match one_group_look(ocl, defines, label) {
+        match small_look(ocl, defines, label, mine) {
             Ok(a) => looks.push(a),
             Err(why) => notes.push(format!(
                 "the technique was not counted with the defines the lesson takes on {label}: {why}"
@@ -136,6 +143,7 @@ fn asked_look(
         shape,
         defines,
         groups,
+        every_group: false,
         mads,
         at: "the size this grading was asked for, with the device's own defines and launch".into(),
         own: true,
@@ -158,15 +166,18 @@ fn simulated_mads(shape: Shape, groups: usize) -> f64 {
     groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64
 }
 
-/// A look at the smallest square of whole work-groups that `defines` launch: the first side
-/// of 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
-/// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of
-/// 16, 32 and 64 that is whole k-steps of the defines (the k-step itself where it is longer). One work-group of the kind's tiles, which the
-/// simulator runs in about a second; a larger problem of them would take it minutes.
-fn one_group_look(
+/// A look at a small problem of the tiles `defines` launch. Its square is the first side of
+/// 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
+/// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of 16,
+/// 32 and 64 that is whole k-steps of the defines (the k-step itself where it is longer):
+/// one work-group of a GPU's tiles, which the simulator runs in about a second. Another kind
+/// of device's look is that square; this device's (`own`) is drawn near three of them side
+/// by side ([`super::shapes::whole_tiles_near`]), every work-group run.
+fn small_look(
     ocl: &OclLesson,
     defines: Vec<crate::harness::program::Define>,
     label: &str,
+    own: bool,
 ) -> Result<AskedLook, String> {
     let whole = |shape: Shape| -> Option<Result<usize, String>> {
         let launch = (ocl.launch)(shape, &defines).ok()?;
@@ -200,19 +211,61 @@ fn one_group_look(
         );
     };
     let groups = groups?;
-    let mads = simulated_mads(shape, groups);
-    if mads > KIND_MADS_AT_MOST {
-        return Err(format!(
-            "its work-groups at {shape} are {mads:.1e} multiply-adds, more than the simulator runs for one kind of device ({KIND_MADS_AT_MOST:.1e})"
-        ));
+    // Another kind of device's tiles: that square, whose first and last work-group run (one,
+    // for a large GPU's tiles, which cost the simulator seconds each).
+    if !own {
+        let mads = simulated_mads(shape, groups);
+        if mads > KIND_MADS_AT_MOST {
+            return Err(format!(
+                "its work-groups at {shape} are {mads:.1e} multiply-adds, more than the simulator runs for one kind of device ({KIND_MADS_AT_MOST:.1e})"
+            ));
+        }
+        return Ok(AskedLook {
+            shape,
+            defines,
+            groups,
+            every_group: false,
+            mads,
+            at: format!("with the defines the lesson takes on {label}"),
+            own,
+        });
     }
+    // This device's: a problem of three or more work-groups, drawn for this grading near
+    // three such squares side by side, every one run: one is neither the first nor the last,
+    // and no kernel knows the shape.
+    let side = shape.m;
+    let base = Shape::new(side, 3 * side, shape.k);
+    let most = 2 * base.m * base.n * base.k;
+    let groups_of = |s: Shape| {
+        let fits = s.k.is_multiple_of(step)
+            && s.k >= base.k
+            && s.m * s.n * s.k <= most
+            && ((s.m * s.n * s.k) as f64) <= KIND_MADS_AT_MOST;
+        whole(s).and_then(Result::ok).filter(|&g| fits && g >= 3)
+    };
+    let enough = |s: Shape| groups_of(s).is_some();
+    let seed = label
+        .bytes()
+        .fold(crate::harness::matrix::secret_seed(), |h, b| {
+            h.rotate_left(5) ^ u64::from(b)
+        });
+    let found = (super::shapes::whole_tiles_near(base, &[], seed, enough))
+        .or_else(|| enough(base).then_some(base))
+        .and_then(|s| Some((s, groups_of(s)?)));
+    let Some((shape, groups)) = found else {
+        return Err(format!(
+            "no problem of three or more work-groups of its {side}×{side} tiles near {base} is one its launch takes within {KIND_MADS_AT_MOST:.1e} multiply-adds"
+        ));
+    };
+    let mads = (shape.m * shape.n * shape.k) as f64;
     Ok(AskedLook {
         shape,
         defines,
         groups,
+        every_group: true,
         mads,
         at: format!("with the defines the lesson takes on {label}"),
-        own: false,
+        own: true,
     })
 }
 
@@ -238,7 +291,7 @@ mod tests {
                 };
                 let name = lesson.name();
                 let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
-                if let Ok(look) = one_group_look(ocl, defines, kind.label) {
+                if let Ok(look) = small_look(ocl, defines, kind.label, false) {
                     assert!(look.shape.k.is_multiple_of(step), "{name}: {}", look.shape);
                 }
             }

@@ -24,6 +24,7 @@ mod judge;
 pub mod kinds;
 mod looks;
 pub mod ocl;
+mod reported;
 mod request;
 mod self_contained;
 pub mod shapes;

@@ -44,9 +44,14 @@ pub enum Look {
     /// defines (the request's `opts.defines` carry them all) and the launch the device runs,
     /// of which the simulator runs the first and the last work-group (Oclgrind's quick mode):
     /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
-    /// after it, at one work-group of the tiles another kind of device takes, with its
-    /// defines ([`super::kinds`]).
-    Asked(usize, Shape),
+    /// after it, at a few work-groups of the tiles this device or another kind of device
+    /// takes, with its defines ([`super::kinds`]), every one run: the last field says which.
+    Asked(usize, Shape, bool),
+    /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
+    /// address reader alone, where no look of the technique builds the kernel that way: the
+    /// sanitizer's unoptimised build keeps a pointer punned through a private union a store
+    /// and a load, which an optimised build makes the pointer's value.
+    Read(usize),
 }
 
 /// Starts the course's program as a worker on `request` (`lab worker REQUEST EVENTS`), the one

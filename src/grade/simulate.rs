@@ -21,12 +21,12 @@ use crate::harness::matrix::{self, Problem, Shape};
 use crate::harness::oclgrind::addresses::{self, Place};
 use crate::harness::oclgrind::banks::{self, Banks};
 use crate::harness::oclgrind::plugin;
-use crate::harness::oclgrind::{self, Finding, Kind as Found, Report};
-use crate::harness::paths;
+use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
-use crate::lesson::{Lesson, Measured, OclLesson, Probe, StandIn};
+use crate::lesson::{Lesson, Measured, OclLesson, Probe};
 use crate::prepared::Prepared;
 
+use super::reported::{describe, failure_from, kind_of, UNORDERED_RUN};
 use super::request::Request;
 use super::trust::{instrument_failed, reads_pointers};
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
@@ -52,7 +52,9 @@ const KEEP: usize = 8 << 20;
 /// The probe a look runs (for [`Look::Drawn`], the declared one it runs first).
 fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
     match look {
-        Look::Sanitize(i) | Look::Drawn(i, ..) => ocl.sanitize.probes.get(i).copied(),
+        Look::Sanitize(i) | Look::Drawn(i, ..) | Look::Read(i) => {
+            ocl.sanitize.probes.get(i).copied()
+        }
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
         // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
         Look::Asked(..) => None,
@@ -118,7 +120,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(_, shape) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape, _) => Some(asked_probe(shape, &opts.defines)),
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
@@ -135,7 +137,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
             Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
-            Look::Metrics(..) | Look::Asked(..) => None,
+            Look::Metrics(..) | Look::Asked(..) | Look::Read(_) => None,
         };
         let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
             Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, defines, &build_options),
@@ -262,11 +264,21 @@ fn simulate(
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => with_plugins(oclgrind::Options::sanitizer()),
         Look::Metrics(..) => counted,
-        // Races are the sanitizer's question, asked at the small shapes. One thread: this
-        // look starts first (the costliest) and the other looks share the other cores.
-        Look::Asked(..) => oclgrind::Options {
-            quick: true,
+        // Only the program is read: nothing counted or checked, the first and last work-group.
+        Look::Read(_) => with_plugins(oclgrind::Options {
             races: false,
+            inst_counts: false,
+            quick: true,
+            ..oclgrind::Options::metrics()
+        }),
+        // Races are the sanitizer's question, asked at the small shapes, and here at the
+        // small problem of the device's own defines (every work-group run), which the
+        // sanitizer's declared and drawn sets may not be: the timed calls' defines are always
+        // asked. One thread: the asked size's look starts first (the costliest) and the other
+        // looks share the other cores.
+        Look::Asked(_, _, every_group) => oclgrind::Options {
+            quick: !every_group,
+            races: every_group,
             threads: Some(1),
             ..counted
         },
@@ -330,100 +342,6 @@ pub fn serve_probe(
 fn accepts<'a>(ocl: &'a OclLesson, probe: &Probe) -> impl Fn(Shape) -> bool + 'a {
     let d = probe.defines();
     move |s| (ocl.check_defines)(&d).is_ok() && (ocl.launch)(s, &d).is_ok()
-}
-
-/// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
-fn describe(probe: &Probe) -> String {
-    if probe.defines.is_empty() {
-        probe.shape.to_string()
-    } else {
-        let d: Vec<String> = probe
-            .defines
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
-        format!("{} with {}", probe.shape, d.join(" "))
-    }
-}
-
-/// What a finding of the drawn run means where it ran the lesson's unordered prelude.
-const UNORDERED_RUN: &str = "\n\n(At this shape the simulator ran the matrix unit as the tensor cores order it: a warp waits for its own 32 lanes at each mma, never for the other warps, so a warp that is ahead may already copy the next k-step while another still reads the tiles. On the CPU's model of the unit every call waits for the whole work-group, which hides this.)";
-
-/// The failure category of a finding.
-fn kind_of(f: &Finding) -> Option<FailKind> {
-    match f.kind {
-        Found::Race { .. } => Some(FailKind::Race),
-        Found::Divergence { .. } => Some(FailKind::Divergence),
-        Found::InvalidAccess { .. } | Found::IndexOutOfRange { .. } | Found::Unaligned { .. } => {
-            Some(FailKind::BadAccess)
-        }
-        Found::Uninitialized(_) => Some(FailKind::Uninitialized),
-        Found::Api { .. } | Found::SimulatorFailure { .. } | Found::Other { .. } => None,
-    }
-}
-
-/// The findings that fail a kernel, rendered for the student, most important first.
-fn failure_from(
-    report: &Report,
-    probe: &Probe,
-    file: &Path,
-    source: &str,
-    stand_in: Option<&StandIn>,
-) -> Option<Failure> {
-    let faults: Vec<&Finding> = report
-        .findings
-        .iter()
-        .filter(|f| kind_of(f).is_some())
-        .collect();
-    let first = faults.first()?;
-    let kind = kind_of(first)?;
-    let shown = 3;
-    let mut text = format!(
-        "under the OpenCL simulator (Oclgrind), at {}, your kernel has {} problem(s) that a real device may hide:",
-        describe(probe),
-        faults.len()
-    );
-    let mut hints: Vec<String> = Vec::new();
-    for f in faults.iter().take(shown) {
-        text.push_str("\n\n");
-        // A hint said once is enough.
-        // A report in the stand-in's own lines is about how the kernel used the object it
-        // stands for: the stand-in's words, at the kernel's file.
-        let rendered = match stand_in {
-            Some(s) if f.at.as_ref().is_some_and(|at| at.file == s.file) => {
-                format!("{}: {}", paths::display(file), s.outside)
-            }
-            _ => super::words::oclgrind::render(f, &paths::display(file), source),
-        };
-        let kept: Vec<&str> = rendered
-            .trim_end()
-            .lines()
-            .filter(|l| {
-                let hint = l.trim_start();
-                if !hint.starts_with("hint:") {
-                    return true;
-                }
-                if hints.iter().any(|h| h == hint) {
-                    return false;
-                }
-                hints.push(hint.to_string());
-                true
-            })
-            .collect();
-        text.push_str(&kept.join("\n"));
-    }
-    if faults.len() > shown {
-        text.push_str(&format!(
-            "\n\n(and {} more of the same kinds)",
-            faults.len() - shown
-        ));
-    }
-    if report.suppressed {
-        text.push_str(
-            "\n(The simulator stopped reporting after its limit of messages: there may be more.)",
-        );
-    }
-    Some(Failure::new(kind, text))
 }
 
 /// Runs the sanitizer and, if the kernel is clean and right, the metrics, and folds what
@@ -493,24 +411,27 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // Once at the size this grading was asked for, with the device's own defines and launch:
     // the call every user's run makes, which no kernel can tell from a timed one, so that a
     // technique shown only to small problems is counted where it is missing. Then with the
-    // defines the lesson takes on other kinds of device, one work-group of their tiles each:
-    // a technique kept only in the tiles of the machine that grades is counted where it is
-    // missing too.
+    // device's own defines at a problem of a few work-groups drawn for this grading, every one
+    // run: a technique kept only in the work-groups the asked size's look runs (its first and
+    // last) is counted where it is missing. Then one work-group of the tiles each other kind
+    // of device takes: a technique kept only in the tiles of the machine that grades is
+    // counted where it is missing too.
     let asked = match counted.is_empty() {
         true => Vec::new(),
         false => super::looks::asked_looks(ocl, opts, &mut v.notes),
     };
-    // The lesson's declared define sets, each at a shape drawn for this grading, where no
-    // device's own defines could be counted, or where a tuner may choose other combinations
-    // than the devices' defaults: a kernel keyed on one set's values (`#if TS == 8`) or on a
-    // declared shape is counted where it does not have the technique. Whole tiles, so that
-    // the counts per multiply-add mean what they do there. Where every kind of device's
-    // defines are counted, the set drawn for the sanitizer still is, at a shape of several
-    // work-groups, every one of them run: the asked size's look runs its first and last
-    // work-group only and the kinds' looks one, so a kernel that keeps the technique in those
-    // groups alone is counted where it lacks it.
-    let counted: Vec<usize> = match (asked.is_empty(), ocl.knobs, set) {
-        (false, None, Some(j)) if !counted.is_empty() => vec![j],
+    // The lesson's declared define sets, each at a shape drawn for this grading, where the
+    // device's own defines could not be counted at a problem of whole work-groups every one
+    // run, or where a tuner may choose other combinations than the devices' defaults: a
+    // kernel keyed on one set's values (`#if TS == 8`) or on a declared shape is counted
+    // where it does not have the technique. Whole tiles, so that the counts per multiply-add
+    // mean what they do there. Where only the asked size's look counts the device's own
+    // defines (its first and last work-group), the set drawn for the sanitizer is counted,
+    // at a shape of three or more work-groups, every one run.
+    let whole_own = asked.iter().any(|a| a.own && a.every_group);
+    let counted: Vec<usize> = match (asked.is_empty(), whole_own, ocl.knobs, set) {
+        (false, true, None, _) => Vec::new(),
+        (false, false, None, Some(j)) if !counted.is_empty() => vec![j],
         _ => (0..counted.len()).collect(),
     };
     let some_groups_only = !asked.is_empty();
@@ -546,13 +467,25 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             ..opts.clone()
         })
         .collect();
-    let asked_looks = (0..asked.len()).map(|i| Look::Asked(i, asked[i].shape));
+    let asked_looks =
+        (0..asked.len()).map(|i| Look::Asked(i, asked[i].shape, asked[i].every_group));
     // Judged in this order. Where the asked size's and the kinds' looks run (a lesson without
     // knobs), the one set counted whole is judged after them: it is there for a kernel that
     // passes them.
     match (some_groups_only, ocl.knobs) {
         (true, None) => looks.extend(asked_looks.chain(sets)),
         _ => looks.extend(sets.into_iter().chain(asked_looks)),
+    }
+    // The course's plugins, built once for this machine: the address reader reads every
+    // look's program, the bank counter counts where the technique is judged by banks.
+    let plugin = plugin::build(&opts.course.root().join("target").join("lab-plugins"), &icd);
+    let loaded = plugin.as_ref().ok().map(PathBuf::as_path);
+    let technique = looks.len() - sanitized;
+    // The program as the device builds it is read where no look of the technique builds it
+    // (a lesson without one, or a kernel the device already failed): the address reader's
+    // question is asked of the optimised build too.
+    if technique == 0 && loaded.is_some() && !ocl.sanitize.probes.is_empty() {
+        looks.push(Look::Read(0));
     }
     // The costliest first, so that none started last runs alone on one core at the end: by
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
@@ -563,19 +496,16 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
         match *look {
             Look::Sanitize(i) => SANITIZER * declared(i),
+            Look::Read(i) => declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
-            Look::Asked(i, _) => asked.get(i).map_or(0.0, |a| a.mads),
+            Look::Asked(i, ..) => asked.get(i).map_or(0.0, |a| a.mads),
         }
     };
-    // The course's plugins, built once for this machine: the address reader reads every
-    // look's program, the bank counter counts where the technique is judged by banks.
-    let plugin = plugin::build(&opts.course.root().join("target").join("lab-plugins"), &icd);
-    let loaded = plugin.as_ref().ok().map(PathBuf::as_path);
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
     let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
         let opts = match look {
-            Look::Asked(i, _) => &asked_opts[i],
+            Look::Asked(i, ..) => &asked_opts[i],
             _ => opts,
         };
         simulate(lesson, source, opts, look, &icd, loaded, banks)
@@ -714,7 +644,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         v.notes
             .push(format!("not checked: {}", behaviour.not_checked));
     }
-    if looks.len() == sanitized {
+    if technique == 0 {
         // No define set to count with: a lesson declares at least two (a test checks it).
         v.not_checked(
             Part::Technique,
@@ -724,14 +654,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     let mut lines = Vec::new();
     let mut banks_unchecked = false;
-    for &look in &looks[sanitized..] {
+    for &look in &looks[sanitized..sanitized + technique] {
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
         // Another kind of device's defines that the simulator cannot run: said, not judged
         // (the counts at the asked size and the declared sets still are).
         if let (
-            Look::Asked(i, _),
+            Look::Asked(i, ..),
             Ok(Run {
                 probed: Some(p), ..
             }),
@@ -747,12 +677,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
         // Where it was counted, as the sanitizer's reports say where they were found.
         let (probe, scale, at) = match look {
-            Look::Asked(i, shape) => {
+            Look::Asked(i, shape, _) => {
                 let a = &asked[i];
-                let ran = a.groups.min(2);
+                let ran = if a.every_group {
+                    a.groups
+                } else {
+                    a.groups.min(2)
+                };
                 let probe = asked_probe(shape, &a.defines);
                 let groups = match a.groups {
                     1 => "its one work-group run".to_string(),
+                    g if ran == g => format!("every one of its {g} work-groups run"),
                     g => format!("{ran} of its {g} work-groups run, the first and the last, and counted for all"),
                 };
                 let at = format!(
@@ -772,8 +707,25 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
+        // A race the simulator found at the device's own defines is the kernel's failure, as
+        // the sanitizer's would be. Only races: in this optimised build the compiler may fold
+        // a flat index into a local array back into its declared dimensions, which the
+        // simulator then reports as out of bounds in a correct kernel.
+        if let (Look::Asked(_, _, true), Ok(r)) = (look, &run) {
+            let races = Report {
+                findings: (r.report.findings.iter())
+                    .filter(|f| kind_of(f) == Some(FailKind::Race))
+                    .cloned()
+                    .collect(),
+                ..r.report.clone()
+            };
+            if let Some(f) = failure_from(&races, &probe, &file, &text, None) {
+                v.failure = Some(f);
+                return;
+            }
+        }
         let look_opts = match look {
-            Look::Asked(i, _) => &asked_opts[i],
+            Look::Asked(i, ..) => &asked_opts[i],
             _ => opts,
         };
         let answer = || answer_runs(lesson, look_opts, look, &icd, loaded);
