@@ -50,6 +50,39 @@ pub mod cases {
 
     const L: &str = "05";
 
+    /// A decoy: the tiles read only where `ends` holds (a condition on the work-group), every
+    /// other product read from global memory.
+    macro_rules! tiles_only_where {
+        ($ends:literal) => {
+            Mutant(&[
+                (
+                    "    const int row = get_global_id(1);    // row of C
+",
+                    concat!(
+                        "    const int row = get_global_id(1);    // row of C
+    const bool ends = ",
+                        $ends,
+                        ";\n"
+                    ),
+                ),
+                (
+                    "        for (int k = 0; k < TS; k++) {
+            acc += Asub[tr][k] * Bsub[k][tc];
+        }",
+                    "        if (ends) {
+            for (int k = 0; k < TS; k++) {
+                acc += Asub[tr][k] * Bsub[k][tc];
+            }
+        } else {
+            for (int k = 0; k < TS; k++) {
+                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
+            }
+        }",
+                ),
+            ])
+        };
+    }
+
     /// The words every race report has.
     const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
 
@@ -364,32 +397,12 @@ pub mod cases {
         Decoy,
         // The tiles are read in the two work-groups the simulator runs at the asked size (and
         // the one it runs of another device's tiles); every other work-group reads A and B
-        // from global memory for every product. One define set is counted with every
-        // work-group run.
-        Mutant(&[
-            (
-                "    const int row = get_global_id(1);    // row of C
-",
-                "    const int row = get_global_id(1);    // row of C
-    const bool ends = (get_group_id(0) == 0 && get_group_id(1) == 0)
-        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1);
-",
-            ),
-            (
-                "        for (int k = 0; k < TS; k++) {
-            acc += Asub[tr][k] * Bsub[k][tc];
-        }",
-                "        if (ends) {
-            for (int k = 0; k < TS; k++) {
-                acc += Asub[tr][k] * Bsub[k][tc];
-            }
-        } else {
-            for (int k = 0; k < TS; k++) {
-                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
-            }
-        }",
-            ),
-        ]),
+        // from global memory for every product. The device's own defines are counted at a
+        // small problem with every work-group run.
+        tiles_only_where!(
+            "(get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1)"
+        ),
         FailKind::Technique,
         &["values from global memory per multiply-add", "every one of its"],
     ),
@@ -400,30 +413,10 @@ pub mod cases {
         // As above, but only with TS = 16, the tile every GPU and PoCL takes: a whole look of
         // one declared set drawn from two (16 and 4) saw it in half the gradings. The device's
         // own defines are counted at a problem of whole work-groups, every one run.
-        Mutant(&[
-            (
-                "    const int row = get_global_id(1);    // row of C
-",
-                "    const int row = get_global_id(1);    // row of C
-    const bool ends = TS != 16 || (get_group_id(0) == 0 && get_group_id(1) == 0)
-        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1);
-",
-            ),
-            (
-                "        for (int k = 0; k < TS; k++) {
-            acc += Asub[tr][k] * Bsub[k][tc];
-        }",
-                "        if (ends) {
-            for (int k = 0; k < TS; k++) {
-                acc += Asub[tr][k] * Bsub[k][tc];
-            }
-        } else {
-            for (int k = 0; k < TS; k++) {
-                acc += A[row * K + t * TS + k] * B[(t * TS + k) * N + col];
-            }
-        }",
-            ),
-        ]),
+        tiles_only_where!(
+            "TS != 16 || (get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1)"
+        ),
         FailKind::Technique,
         &["values from global memory per multiply-add", "with TS = 16", "every one of its"],
     ),
