@@ -11,10 +11,10 @@ use super::Options;
 
 /// A count with a set of defines the lesson takes on some device, of whole work-groups: at
 /// the asked size or a small problem with the device's own defines, or at one work-group of
-/// another kind of device's tiles. Its shape as the launch takes it, the defines, how many work-groups that
-/// launch has, whether every one of them runs (else the simulator runs the first and the
-/// last, and the counts are scaled: all are alike at such a size), and how the verdict
-/// names it.
+/// another kind of device's tiles. Its shape as the launch takes it, the defines, how many
+/// work-groups that launch has, whether every one of them runs (else the simulator runs the
+/// first and the last, and the counts are scaled: all are alike at such a size), and how the
+/// verdict names it.
 pub(super) struct AskedLook {
     pub(super) shape: Shape,
     pub(super) defines: Vec<crate::harness::program::Define>,
@@ -244,11 +244,7 @@ fn small_look(
         whole(s).and_then(Result::ok).filter(|&g| fits && g >= 3)
     };
     let enough = |s: Shape| groups_of(s).is_some();
-    let seed = label
-        .bytes()
-        .fold(crate::harness::matrix::secret_seed(), |h, b| {
-            h.rotate_left(5) ^ u64::from(b)
-        });
+    let seed = crate::harness::matrix::secret_seed().rotate_left(41);
     let found = (super::shapes::whole_tiles_near(base, &[], seed, enough))
         .or_else(|| enough(base).then_some(base))
         .and_then(|s| Some((s, groups_of(s)?)));
