@@ -82,7 +82,8 @@ pub enum Expect {
     Reject(FailKind, &'static [&'static str]),
     /// Fail with one of these kinds, and a message containing every one of the words: for
     /// code whose result depends on what the device leaves in memory it never initialised, or
-    /// whose first finding under the simulator depends on the defines drawn for the grading.
+    /// whose first finding under the simulator depends on the defines or shapes drawn for the
+    /// grading (a wrong index that also reads out of bounds only where N > K).
     RejectAny(&'static [FailKind], &'static [&'static str]),
     /// Pass.
     Accept,

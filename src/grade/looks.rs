@@ -41,14 +41,18 @@ const KIND_MADS_AT_MOST: f64 = (1u64 << 22) as f64;
 /// and last work-group only, which any kernel can tell by its group's number; the small
 /// problem runs every group, so that a technique kept in those two alone is counted where it
 /// is missing.
-/// What cannot be counted becomes a note.
+/// What cannot be counted becomes a note. `own_missing`: why there is no small problem of
+/// this device's own defines, every work-group run (the one the sanitizer runs too).
 pub(super) fn asked_looks(
     ocl: &OclLesson,
     opts: &Options,
     notes: &mut Vec<String>,
+    own_missing: &mut Option<String>,
 ) -> Vec<AskedLook> {
     if !ocl.host.kernels.is_empty() {
-        notes.push("the technique was not counted at the asked size nor with other devices' defines: the lesson runs several kernels per multiplication, whose work-groups differ; its declared define sets are counted whole".into());
+        let why = "the lesson runs several kernels per multiplication, whose work-groups differ";
+        notes.push(format!("the technique was not counted at the asked size nor with other devices' defines: {why}; its declared define sets are counted whole"));
+        *own_missing = Some(why.into());
         return Vec::new();
     }
     let gpu = match Gpu::open(opts.device.as_deref()) {
@@ -57,6 +61,7 @@ pub(super) fn asked_looks(
             notes.push(format!(
                 "the technique was not counted at the asked size: {e:#}"
             ));
+            *own_missing = Some(format!("{e:#}"));
             return Vec::new();
         }
     };
@@ -72,6 +77,9 @@ pub(super) fn asked_looks(
         course: &opts.course,
     };
     let own = crate::prepared::defines(ocl, &ctx, None, &opts.defines);
+    if let Err(why) = &own {
+        *own_missing = Some(why.clone());
+    }
     match own
         .clone()
         .and_then(|d| asked_look(ocl, opts.asked(gpu.info.is_gpu()), d))
@@ -104,9 +112,14 @@ pub(super) fn asked_looks(
         seen.push(sorted(&defines));
         match small_look(ocl, defines, label, mine) {
             Ok(a) => looks.push(a),
-            Err(why) => notes.push(format!(
-                "the technique was not counted with the defines the lesson takes on {label}: {why}"
-            )),
+            Err(why) => {
+                notes.push(format!(
+                    "the technique was not counted with the defines the lesson takes on {label}: {why}"
+                ));
+                if mine {
+                    *own_missing = Some(why);
+                }
+            }
         }
     }
     looks
@@ -172,7 +185,8 @@ fn simulated_mads(shape: Shape, groups: usize) -> f64 {
 /// 32 and 64 that is whole k-steps of the defines (the k-step itself where it is longer):
 /// one work-group of a GPU's tiles, which the simulator runs in about a second. Another kind
 /// of device's look is that square; this device's (`own`) is drawn near three of them side
-/// by side ([`super::shapes::whole_tiles_near`]), every work-group run.
+/// by side ([`super::shapes::whole_tiles_near`]), over two k-steps or more, every work-group
+/// run.
 fn small_look(
     ocl: &OclLesson,
     defines: Vec<crate::harness::program::Define>,
@@ -233,8 +247,10 @@ fn small_look(
     // This device's: a problem of three or more work-groups, drawn for this grading near
     // three such squares side by side, every one run: one is neither the first nor the last,
     // and no kernel knows the shape.
+    // K of two k-steps or more: what one step leaves for the next (a tile overwritten while
+    // others still read it, a read before the barrier of the next step) happens only there.
     let side = shape.m;
-    let base = Shape::new(side, 3 * side, shape.k);
+    let base = Shape::new(side, 3 * side, shape.k.max(2 * step));
     let most = 2 * base.m * base.n * base.k;
     let groups_of = |s: Shape| {
         let fits = s.k.is_multiple_of(step)
@@ -270,7 +286,8 @@ mod tests {
     use super::*;
 
     /// Every kind of device's look runs whole k-steps of that kind's tiles: the lesson names
-    /// its k-step in the defines every kind takes, and K is a multiple of it.
+    /// its k-step in the defines every kind takes, and K is a multiple of it; the look drawn
+    /// for the device's own defines runs two steps or more.
     #[test]
     fn every_kinds_look_is_whole_k_steps() {
         let course = crate::harness::paths::Course::from_env();
@@ -287,8 +304,26 @@ mod tests {
                 };
                 let name = lesson.name();
                 let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
-                if let Ok(look) = small_look(ocl, defines, kind.label, false) {
+                if let Ok(look) = small_look(ocl, defines.clone(), kind.label, false) {
                     assert!(look.shape.k.is_multiple_of(step), "{name}: {}", look.shape);
+                }
+                // This device's look, drawn anew each grading: always two k-steps or more,
+                // every work-group run, whatever the draw.
+                for _ in 0..16 {
+                    let Ok(look) = small_look(ocl, defines.clone(), kind.label, true) else {
+                        break;
+                    };
+                    let k = look.shape.k;
+                    assert!(
+                        k.is_multiple_of(step) && k >= 2 * step,
+                        "{name}: {}",
+                        look.shape
+                    );
+                    assert!(
+                        look.every_group && look.groups >= 3,
+                        "{name}: {}",
+                        look.shape
+                    );
                 }
             }
         }

@@ -46,7 +46,15 @@ pub enum Look {
     /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
     /// after it, at a few work-groups of the tiles this device or another kind of device
     /// takes, with its defines ([`super::kinds`]), every one run: the last field says which.
+    /// Counts only, in the build the device makes: the sanitizer's questions are asked of the
+    /// device's own defines by [`Look::Own`].
     Asked(usize, Shape, bool),
+    /// The sanitizer (every question: races, reads and writes out of bounds, barriers,
+    /// uninitialised values) with the device's own defines (the request's `opts.defines`
+    /// carry them all), at the small problem of its tiles drawn for this grading
+    /// ([`super::looks`]), every work-group run: the defines every run on this device uses
+    /// are asked every question, whatever was drawn among the declared sets.
+    Own(Shape),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the
     /// sanitizer's unoptimised build keeps a pointer punned through a private union a store

@@ -57,7 +57,7 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
         }
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
         // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
-        Look::Asked(..) => None,
+        Look::Asked(..) | Look::Own(_) => None,
     }
 }
 
@@ -120,7 +120,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(_, shape, _) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape, _) | Look::Own(shape) => Some(asked_probe(shape, &opts.defines)),
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
@@ -136,7 +136,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // The sanitizer runs the lesson's stand-in where it has one (an image the simulator
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
-            Look::Sanitize(_) | Look::Drawn(..) => ocl.sanitize.stand_in,
+            Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_) => ocl.sanitize.stand_in,
             Look::Metrics(..) | Look::Asked(..) | Look::Read(_) => None,
         };
         let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
@@ -147,7 +147,8 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         // Another device's tiles may need more local memory than the simulator has.
-        if matches!(look, Look::Asked(..)) && local_bytes > gpu.info.local_mem_bytes {
+        if matches!(look, Look::Asked(..) | Look::Own(_)) && local_bytes > gpu.info.local_mem_bytes
+        {
             anyhow::bail!(
                 "with these defines the kernel needs {local_bytes} bytes of local memory, more than the simulator's {}",
                 gpu.info.local_mem_bytes
@@ -262,7 +263,9 @@ fn simulate(
         ..oclgrind::Options::metrics()
     });
     let options = match look {
-        Look::Sanitize(_) | Look::Drawn(..) => with_plugins(oclgrind::Options::sanitizer()),
+        Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_) => {
+            with_plugins(oclgrind::Options::sanitizer())
+        }
         Look::Metrics(..) => counted,
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
@@ -271,11 +274,10 @@ fn simulate(
             quick: true,
             ..oclgrind::Options::metrics()
         }),
-        // Races are the sanitizer's question, asked at the small shapes, and here at the
-        // small problem of the device's own defines (every work-group run), which the
-        // sanitizer's declared and drawn sets may not be: the timed calls' defines are always
-        // asked. One thread: the asked size's look starts first (the costliest) and the other
-        // looks share the other cores.
+        // Counts, and races where every work-group runs (the sanitizer asks its other
+        // questions of the device's own defines, [`Look::Own`]). Not at the asked size: its
+        // two work-groups' races cost seconds a grading. One thread: the asked size's look
+        // starts first (the costliest) and the other looks share the other cores.
         Look::Asked(_, _, every_group) => oclgrind::Options {
             quick: !every_group,
             races: every_group,
@@ -325,6 +327,14 @@ fn simulate(
         limit_s: opts.step_timeout.as_secs_f64(),
     })
 }
+
+/// What a sanitizer's run costs against a count's per multiply-add: its build is unoptimised
+/// and every value carries its shadow.
+const SANITIZER: f64 = 5.0;
+
+/// The most a sanitizer's run with the device's own defines may cost, in a count's
+/// multiply-adds: about a minute of the simulator ([`SANITIZER`] × 2^21).
+const OWN_SANITIZED_MADS_AT_MOST: f64 = 5.0 * (1u64 << 21) as f64;
 
 /// The worker's answer to a probe request: the probe runs and its result goes to the event
 /// file.
@@ -400,25 +410,56 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let p = set.map_or(ocl.sanitize.probes[i], |j| behaviour_probes[j]);
         match super::shapes::near_probe(p.shape, &declared, secret, accepts(ocl, &p)) {
             Some(shape) => looks[i] = Look::Drawn(i, set, shape, secret.rotate_left(17)),
-            None => v.notes.push(format!(
+            // A lesson that takes no defines has no own ones to ask about.
+        None if ocl.sanitize.probes.iter().all(|p| p.defines.is_empty()) => {}
+        None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
                 describe(&p)
             )),
         }
     }
+    // The looks with the defines devices take ([`super::looks`]). Once at the size this
+    // grading was asked for, with the device's own defines and launch: the call every user's
+    // run makes, which no kernel can tell from a timed one, so that a technique shown only to
+    // small problems is counted where it is missing. Then with the device's own defines at a
+    // problem of a few work-groups drawn for this grading, every one run: a technique kept
+    // only in the work-groups the asked size's look runs (its first and last) is counted
+    // where it is missing. Then one work-group of the tiles each other kind of device takes:
+    // a technique kept only in the tiles of the machine that grades is counted where it is
+    // missing too.
+    let (mut asked_notes, mut own_missing) = (Vec::new(), None);
+    let asked = super::looks::asked_looks(ocl, opts, &mut asked_notes, &mut own_missing);
+    // The sanitizer asks every question of the device's own defines too, at that problem of
+    // a few of its work-groups: whatever set was drawn above, the defines every run on this
+    // device uses are checked for races, bounds, barriers and uninitialised values.
+    let own = asked.iter().find(|a| a.own && a.every_group);
+    let own_opts = own.map(|a| Options {
+        defines: a.defines.clone(),
+        ..opts.clone()
+    });
+    match own {
+        Some(a) if SANITIZER * a.mads <= OWN_SANITIZED_MADS_AT_MOST => {
+            looks.push(Look::Own(a.shape))
+        }
+        Some(a) => v.notes.push(format!(
+            "not checked under the simulator with the device's own defines (only with the lesson's declared sets): its problem of whole work-groups, {}, is more than the sanitizer runs in a grading",
+            describe(&asked_probe(a.shape, &a.defines))
+        )),
+        // A lesson that takes no defines has no own ones to ask about.
+        None if ocl.sanitize.probes.iter().all(|p| p.defines.is_empty()) => {}
+        None => v.notes.push(format!(
+            "not checked under the simulator with the device's own defines (only with the lesson's declared sets): {}",
+            own_missing.unwrap_or_else(|| "no problem of whole work-groups of its tiles".into())
+        )),
+    }
     let sanitized = looks.len();
     let counted = if v.passed() { behaviour_probes } else { &[] };
-    // Once at the size this grading was asked for, with the device's own defines and launch:
-    // the call every user's run makes, which no kernel can tell from a timed one, so that a
-    // technique shown only to small problems is counted where it is missing. Then with the
-    // device's own defines at a problem of a few work-groups drawn for this grading, every one
-    // run: a technique kept only in the work-groups the asked size's look runs (its first and
-    // last) is counted where it is missing. Then one work-group of the tiles each other kind
-    // of device takes: a technique kept only in the tiles of the machine that grades is
-    // counted where it is missing too.
     let asked = match counted.is_empty() {
         true => Vec::new(),
-        false => super::looks::asked_looks(ocl, opts, &mut v.notes),
+        false => {
+            v.notes.append(&mut asked_notes);
+            asked
+        }
     };
     // The lesson's declared define sets, each at a shape drawn for this grading, where the
     // device's own defines could not be counted at a problem of whole work-groups every one
@@ -491,7 +532,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
     // count's (its build is unoptimised and every value carries its shadow).
     let cost = |look: &Look| -> f64 {
-        const SANITIZER: f64 = 5.0;
         let mads = |s: Shape| (s.m * s.n * s.k) as f64;
         let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
         match *look {
@@ -500,15 +540,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
             Look::Asked(i, ..) => asked.get(i).map_or(0.0, |a| a.mads),
+            Look::Own(shape) => SANITIZER * mads(shape),
         }
     };
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
+    let look_opts = |look: Look| match look {
+        Look::Asked(i, ..) => &asked_opts[i],
+        Look::Own(_) => own_opts.as_ref().unwrap_or(opts),
+        _ => opts,
+    };
     let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
-        let opts = match look {
-            Look::Asked(i, ..) => &asked_opts[i],
-            _ => opts,
-        };
-        simulate(lesson, source, opts, look, &icd, loaded, banks)
+        simulate(lesson, source, look_opts(look), look, &icd, loaded, banks)
     });
     // A kernel that reads where the runtime put its memory can tell the simulator from the
     // device: refused before anything the simulator saw is believed.
@@ -528,7 +570,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
-        let probe = &probe_of(ocl, *look).expect("a look of a declared probe");
+        let probe = &match *look {
+            Look::Own(shape) => asked_probe(shape, &look_opts(*look).defines),
+            _ => probe_of(ocl, *look).expect("a look of a declared probe"),
+        };
         let run = match runs.next().expect("one run per look") {
             Ok(r) => r,
             Err(e) => {
@@ -581,7 +626,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         // the answer runs there (and the device run passed: else its failure is the verdict).
         let answer = |v: &Verdict| {
             (v.passed())
-                .then(|| answer_runs(lesson, opts, *look, &icd, loaded))
+                .then(|| answer_runs(lesson, look_opts(*look), *look, &icd, loaded))
                 .flatten()
         };
         if run.killed {
@@ -707,11 +752,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        // A race the simulator found at the device's own defines is the kernel's failure, as
-        // the sanitizer's would be. Only races: in this optimised build the compiler may fold
-        // a flat index into a local array back into its declared dimensions, which the
-        // simulator then reports as out of bounds in a correct kernel.
-        if let (Look::Asked(_, _, true), Ok(r)) = (look, &run) {
+        // A race the simulator found in any count is the kernel's failure, as the sanitizer's
+        // would be: with another kind of device's tiles, with a declared set at a drawn shape
+        // (a kernel that races only with a GPU's tiles races there). Only races: in this optimised build the compiler may fold a flat index into
+        // a local array back into its declared dimensions, which the simulator then reports
+        // as out of bounds in a correct kernel.
+        if let Ok(r) = &run {
             let races = Report {
                 findings: (r.report.findings.iter())
                     .filter(|f| kind_of(f) == Some(FailKind::Race))
@@ -724,11 +770,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 return;
             }
         }
-        let look_opts = match look {
-            Look::Asked(i, ..) => &asked_opts[i],
-            _ => opts,
-        };
-        let answer = || answer_runs(lesson, look_opts, look, &icd, loaded);
+        let answer = || answer_runs(lesson, look_opts(look), look, &icd, loaded);
         match judge_counts(v, behaviour, &probe, run, scale, &at, &text, &answer) {
             Some((line, counted_banks)) => {
                 lines.push(line);
