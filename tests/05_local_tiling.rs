@@ -429,7 +429,8 @@ pub mod cases {
         // Each work-item reads its neighbour's element of A's tile while the neighbour writes
         // it, only with TS = 16 (the tile every GPU and PoCL takes, which the sanitizer's
         // declared sets do not use and its drawn set used in one grading of four). The
-        // product is right. The sanitizer always runs the device's own defines, two k-steps deep.
+        // product is right. The sanitizer always runs the device's own defines, two k-steps
+        // deep.
         Mutant(&[(
             "        Asub[tr][tc] = A[row * K + t * TS + tc];
 ",

@@ -274,9 +274,9 @@ fn simulate(
             quick: true,
             ..oclgrind::Options::metrics()
         }),
-        // Counts, and races where every work-group runs (the sanitizer asks its other
-        // questions of the device's own defines, [`Look::Own`]). Not at the asked size: its
-        // two work-groups' races cost seconds a grading. One thread: the asked size's look
+        // Counts, and races where every work-group runs (the device's own problem, whose
+        // other questions the sanitizer asks, [`Look::Own`]). Not at the asked size nor in
+        // another kind's one work-group (quick mode): their races cost seconds a grading. One thread: the asked size's look
         // starts first (the costliest) and the other looks share the other cores.
         Look::Asked(_, _, every_group) => oclgrind::Options {
             quick: !every_group,
@@ -410,9 +410,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let p = set.map_or(ocl.sanitize.probes[i], |j| behaviour_probes[j]);
         match super::shapes::near_probe(p.shape, &declared, secret, accepts(ocl, &p)) {
             Some(shape) => looks[i] = Look::Drawn(i, set, shape, secret.rotate_left(17)),
-            // A lesson that takes no defines has no own ones to ask about.
-        None if ocl.sanitize.probes.iter().all(|p| p.defines.is_empty()) => {}
-        None => v.notes.push(format!(
+            None => v.notes.push(format!(
                 "not checked under the simulator at a drawn shape: none near {} is one the lesson's launch accepts; only the declared probes ran",
                 describe(&p)
             )),
@@ -752,11 +750,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        // A race the simulator found in any count is the kernel's failure, as the sanitizer's
-        // would be: with another kind of device's tiles, with a declared set at a drawn shape
-        // (a kernel that races only with a GPU's tiles races there). Only races: in this optimised build the compiler may fold a flat index into
-        // a local array back into its declared dimensions, which the simulator then reports
-        // as out of bounds in a correct kernel.
+        // A race the simulator found in any count that looks for races is the kernel's
+        // failure, as the sanitizer's would be: a declared set's at a drawn shape, the device's
+        // own problem of a few work-groups (where the sanitizer's own look is too costly to
+        // run, the only look there that asks). Only races: in this optimised build the
+        // compiler may fold a flat index into a local array back into its declared dimensions,
+        // which the simulator then reports as out of bounds in a correct kernel.
         if let Ok(r) = &run {
             let races = Report {
                 findings: (r.report.findings.iter())
