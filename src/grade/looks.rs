@@ -281,6 +281,60 @@ fn small_look(
     })
 }
 
+/// The problem the sanitizer runs with the device's own `defines` ([`super::simulate`]):
+/// the smallest that asks each of its questions. Three or four work-groups, every one run
+/// (one is neither the first nor the last), over two or three k-steps (what one step leaves
+/// for the next happens only from the second on); which of the few shapes of that size, drawn
+/// for this grading from `seed`. The counts' problem of the same defines is larger (near
+/// three squares of 32 or more, [`small_look`]), and the sanitizer's unoptimised run costs
+/// about five times a count's per multiply-add: at this size it costs a fifth of that for
+/// lesson 05's 16×16 tiles. `None` where no such problem of whole work-groups exists.
+pub(super) fn sanitized_shape(
+    ocl: &OclLesson,
+    defines: &[crate::harness::program::Define],
+    seed: u64,
+) -> Option<Shape> {
+    let found = sanitized_shapes(ocl, defines);
+    (!found.is_empty()).then(|| found[(seed % found.len() as u64) as usize])
+}
+
+/// Every problem [`sanitized_shape`] draws from: the fewest multiply-adds with three or four
+/// whole work-groups and two or three k-steps, and those within half as many again.
+fn sanitized_shapes(ocl: &OclLesson, defines: &[crate::harness::program::Define]) -> Vec<Shape> {
+    let step = match &ocl.behaviour {
+        Some(b) => match (b.k_step)(defines) {
+            Ok(s) => s.max(1),
+            Err(_) => return Vec::new(),
+        },
+        None => 1,
+    };
+    // Whole work-groups that end where the shape ends: a side one longer needs more groups.
+    let groups = |s: Shape| -> Option<usize> {
+        let launch = (ocl.launch)(s, defines).ok()?;
+        let grown = (ocl.launch)(Shape::new(s.m + 1, s.n + 1, s.k), defines);
+        let ends = grown.map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
+        work_groups(&launch).ok().flatten().filter(|_| ends)
+    };
+    let mut found: Vec<(usize, Shape)> = Vec::new();
+    for k in [2 * step, 3 * step] {
+        for m in (4..=512).step_by(4) {
+            for n in (4..=512).step_by(4) {
+                let s = Shape::new(m, n, k);
+                if groups(s).is_some_and(|g| (3..=4).contains(&g)) {
+                    found.push((m * n * k, s));
+                }
+            }
+        }
+    }
+    let Some(least) = found.iter().map(|f| f.0).min() else {
+        return Vec::new();
+    };
+    (found.into_iter())
+        .filter(|f| 2 * f.0 <= 3 * least)
+        .map(|f| f.1)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +377,47 @@ mod tests {
                         look.every_group && look.groups >= 3,
                         "{name}: {}",
                         look.shape
+                    );
+                }
+            }
+        }
+    }
+
+    /// The sanitizer's problem with the device's own defines: whole work-groups, three or
+    /// four, every k-step whole and two or more, whichever is drawn; never much larger than the
+    /// counts' problem of the same defines (at most half as large again: the counts draw theirs
+    /// near three squares, which may be the smallest problem itself).
+    #[test]
+    fn the_sanitizers_own_problem_is_small_and_asks_every_question() {
+        let course = crate::harness::paths::Course::from_env();
+        for lesson in crate::ladder::ALL {
+            let Some(ocl) = lesson.ocl() else { continue };
+            let Some(b) = &ocl.behaviour else { continue };
+            for kind in super::super::kinds::kinds() {
+                let ctx = crate::lesson::Ctx {
+                    info: &kind.info,
+                    course: &course,
+                };
+                let Ok(defines) = crate::prepared::defines(ocl, &ctx, None, &[]) else {
+                    continue;
+                };
+                let name = lesson.name();
+                let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let Ok(counted) = small_look(ocl, defines.clone(), kind.label, true) else {
+                    continue;
+                };
+                let all = sanitized_shapes(ocl, &defines);
+                assert!(!all.is_empty(), "{name} on {}: no problem", kind.label);
+                for s in all {
+                    let launch = (ocl.launch)(s, &defines).expect("the launch takes it");
+                    let groups = work_groups(&launch).unwrap().expect("whole work-groups");
+                    assert!((3..=4).contains(&groups), "{name}: {s}, {groups} groups");
+                    assert!(s.k.is_multiple_of(step) && s.k >= 2 * step, "{name}: {s}");
+                    let mads = |s: Shape| s.m * s.n * s.k;
+                    assert!(
+                        2 * mads(s) <= 3 * mads(counted.shape),
+                        "{name}: {s} against {}",
+                        counted.shape
                     );
                 }
             }
