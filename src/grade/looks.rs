@@ -339,11 +339,17 @@ fn sanitized_shapes(ocl: &OclLesson, defines: &[crate::harness::program::Define]
 mod tests {
     use super::*;
 
-    /// Every kind of device's look runs whole k-steps of that kind's tiles: the lesson names
-    /// its k-step in the defines every kind takes, and K is a multiple of it; the look drawn
-    /// for the device's own defines runs two steps or more.
-    #[test]
-    fn every_kinds_look_is_whole_k_steps() {
+    /// Calls `check` with each lesson's name and declaration, each kind of device, the defines
+    /// the lesson takes there and their k-step.
+    fn every_lesson_and_kind(
+        mut check: impl FnMut(
+            &str,
+            &OclLesson,
+            &super::super::kinds::Kind,
+            Vec<crate::harness::program::Define>,
+            usize,
+        ),
+    ) {
         let course = crate::harness::paths::Course::from_env();
         for lesson in crate::ladder::ALL {
             let Some(ocl) = lesson.ocl() else { continue };
@@ -358,29 +364,39 @@ mod tests {
                 };
                 let name = lesson.name();
                 let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
-                if let Ok(look) = small_look(ocl, defines.clone(), kind.label, false) {
-                    assert!(look.shape.k.is_multiple_of(step), "{name}: {}", look.shape);
-                }
-                // This device's look, drawn anew each grading: always two k-steps or more,
-                // every work-group run, whatever the draw.
-                for _ in 0..16 {
-                    let Ok(look) = small_look(ocl, defines.clone(), kind.label, true) else {
-                        break;
-                    };
-                    let k = look.shape.k;
-                    assert!(
-                        k.is_multiple_of(step) && k >= 2 * step,
-                        "{name}: {}",
-                        look.shape
-                    );
-                    assert!(
-                        look.every_group && look.groups >= 3,
-                        "{name}: {}",
-                        look.shape
-                    );
-                }
+                check(&name, ocl, &kind, defines, step);
             }
         }
+    }
+
+    /// Every kind of device's look runs whole k-steps of that kind's tiles: the lesson names
+    /// its k-step in the defines every kind takes, and K is a multiple of it; the look drawn
+    /// for the device's own defines runs two steps or more.
+    #[test]
+    fn every_kinds_look_is_whole_k_steps() {
+        every_lesson_and_kind(|name, ocl, kind, defines, step| {
+            if let Ok(look) = small_look(ocl, defines.clone(), kind.label, false) {
+                assert!(look.shape.k.is_multiple_of(step), "{name}: {}", look.shape);
+            }
+            // This device's look, drawn anew each grading: always two k-steps or more,
+            // every work-group run, whatever the draw.
+            for _ in 0..16 {
+                let Ok(look) = small_look(ocl, defines.clone(), kind.label, true) else {
+                    break;
+                };
+                let k = look.shape.k;
+                assert!(
+                    k.is_multiple_of(step) && k >= 2 * step,
+                    "{name}: {}",
+                    look.shape
+                );
+                assert!(
+                    look.every_group && look.groups >= 3,
+                    "{name}: {}",
+                    look.shape
+                );
+            }
+        });
     }
 
     /// The sanitizer's problem with the device's own defines: whole work-groups, three or
@@ -389,38 +405,21 @@ mod tests {
     /// near three squares, which may be the smallest problem itself).
     #[test]
     fn the_sanitizers_own_problem_is_small_and_asks_every_question() {
-        let course = crate::harness::paths::Course::from_env();
-        for lesson in crate::ladder::ALL {
-            let Some(ocl) = lesson.ocl() else { continue };
-            let Some(b) = &ocl.behaviour else { continue };
-            for kind in super::super::kinds::kinds() {
-                let ctx = crate::lesson::Ctx {
-                    info: &kind.info,
-                    course: &course,
-                };
-                let Ok(defines) = crate::prepared::defines(ocl, &ctx, None, &[]) else {
-                    continue;
-                };
-                let name = lesson.name();
-                let step = (b.k_step)(&defines).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let Ok(counted) = small_look(ocl, defines.clone(), kind.label, true) else {
-                    continue;
-                };
-                let all = sanitized_shapes(ocl, &defines);
-                assert!(!all.is_empty(), "{name} on {}: no problem", kind.label);
-                for s in all {
-                    let launch = (ocl.launch)(s, &defines).expect("the launch takes it");
-                    let groups = work_groups(&launch).unwrap().expect("whole work-groups");
-                    assert!((3..=4).contains(&groups), "{name}: {s}, {groups} groups");
-                    assert!(s.k.is_multiple_of(step) && s.k >= 2 * step, "{name}: {s}");
-                    let mads = |s: Shape| s.m * s.n * s.k;
-                    assert!(
-                        2 * mads(s) <= 3 * mads(counted.shape),
-                        "{name}: {s} against {}",
-                        counted.shape
-                    );
-                }
+        every_lesson_and_kind(|name, ocl, kind, defines, step| {
+            let Ok(counted) = small_look(ocl, defines.clone(), kind.label, true) else {
+                return;
+            };
+            let all = sanitized_shapes(ocl, &defines);
+            assert!(!all.is_empty(), "{name} on {}: no problem", kind.label);
+            for s in all {
+                let launch = (ocl.launch)(s, &defines).expect("the launch takes it");
+                let groups = work_groups(&launch).unwrap().expect("whole work-groups");
+                assert!((3..=4).contains(&groups), "{name}: {s}, {groups} groups");
+                assert!(s.k.is_multiple_of(step) && s.k >= 2 * step, "{name}: {s}");
+                let mads = |s: Shape| s.m * s.n * s.k;
+                let (a, b) = (mads(s), mads(counted.shape));
+                assert!(2 * a <= 3 * b, "{name}: {s} against {}", counted.shape);
             }
-        }
+        });
     }
 }
