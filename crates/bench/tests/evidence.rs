@@ -18,11 +18,27 @@ fn root() -> PathBuf {
         .unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A folder of the test's own, removed when the test is done with it (passed or not).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("lab-evidence-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 /// `lab-bench evidence` with these arguments: its standard output, or its failure's text.
