@@ -1,7 +1,8 @@
 //! The looks at the technique with the defines a device takes: at the size a grading was asked
 //! for with the grading device's own, at a small problem of a few of its work-groups, every
 //! one run, and at one work-group of each other kind of device's tiles ([`super::kinds`]).
-//! The simulator runs them beside the declared sets' looks ([`super::simulate`]).
+//! The simulator runs them beside the declared sets' looks ([`super::simulate`]). Also the
+//! smallest problem the sanitizer runs with the device's own defines ([`sanitized_shape`]).
 
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;

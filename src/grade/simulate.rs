@@ -427,12 +427,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // missing too.
     let (mut asked_notes, mut own_missing) = (Vec::new(), None);
     let asked = super::looks::asked_looks(ocl, opts, &mut asked_notes, &mut own_missing);
-    // The sanitizer asks every question of the device's own defines too, at that problem of
-    // a few of its work-groups: whatever set was drawn above, the defines every run on this
-    // device uses are checked for races, bounds, barriers and uninitialised values.
-    // Its own problem, the smallest that asks every question (three or four work-groups, two
-    // or three k-steps), drawn apart from the counts' (at a fifth of their cost for 16×16
-    // tiles): the counts' larger problem looks for races among more work-groups.
+    // The sanitizer asks every question of the device's own defines too: whatever set was
+    // drawn above, the defines every run on this device uses are checked for races, bounds,
+    // barriers and uninitialised values. At a problem of its own, the smallest that asks
+    // every question (three or four work-groups, two or three k-steps), drawn apart from the
+    // counts' (a fifth of their cost for 16×16 tiles): the counts' larger problem of the same
+    // defines looks for races among more work-groups.
     let own = asked.iter().find(|a| a.own && a.every_group);
     let own_opts = own.map(|a| Options {
         defines: a.defines.clone(),
