@@ -180,6 +180,31 @@ fn simulated_mads(shape: Shape, groups: usize) -> f64 {
     groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64
 }
 
+/// How many work-groups the launch of `defines` has at `shape`, where they are whole and end
+/// where the shape ends (a side one longer needs more of them); `None` where not, or where
+/// the launch does not take the shape; an error where it leaves the work-group to the driver.
+fn whole_groups(
+    ocl: &OclLesson,
+    defines: &[crate::harness::program::Define],
+    shape: Shape,
+) -> Option<Result<usize, String>> {
+    let launch = (ocl.launch)(shape, defines).ok()?;
+    let grown = Shape::new(shape.m + 1, shape.n + 1, shape.k);
+    let tiles_end_here = (ocl.launch)(grown, defines)
+        .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
+    work_groups(&launch)
+        .map(|g| g.filter(|_| tiles_end_here))
+        .transpose()
+}
+
+/// The k-step `defines` take (1 where the lesson names none).
+fn k_step(ocl: &OclLesson, defines: &[crate::harness::program::Define]) -> Result<usize, String> {
+    match &ocl.behaviour {
+        Some(b) => Ok((b.k_step)(defines)?.max(1)),
+        None => Ok(1),
+    }
+}
+
 /// A look at a small problem of the tiles `defines` launch. Its square is the first side of
 /// 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
 /// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of 16,
@@ -194,21 +219,10 @@ fn small_look(
     label: &str,
     own: bool,
 ) -> Result<AskedLook, String> {
-    let whole = |shape: Shape| -> Option<Result<usize, String>> {
-        let launch = (ocl.launch)(shape, &defines).ok()?;
-        let grown = Shape::new(shape.m + 1, shape.n + 1, shape.k);
-        let tiles_end_here = (ocl.launch)(grown, &defines)
-            .map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
-        work_groups(&launch)
-            .map(|g| g.filter(|_| tiles_end_here))
-            .transpose()
-    };
+    let whole = |shape: Shape| whole_groups(ocl, &defines, shape);
     // K in whole k-steps of these defines: a step padded with zeros would count its loads
     // against multiply-adds the product does not have.
-    let step = match &ocl.behaviour {
-        Some(b) => (b.k_step)(&defines)?.max(1),
-        None => 1,
-    };
+    let step = k_step(ocl, &defines)?;
     let ks: Vec<usize> = [16, 32, 64, step]
         .into_iter()
         .filter(|k| k.is_multiple_of(step))
@@ -302,26 +316,16 @@ pub(super) fn sanitized_shape(
 /// Every problem [`sanitized_shape`] draws from: the fewest multiply-adds with three or four
 /// whole work-groups and two or three k-steps, and those within half as many again.
 fn sanitized_shapes(ocl: &OclLesson, defines: &[crate::harness::program::Define]) -> Vec<Shape> {
-    let step = match &ocl.behaviour {
-        Some(b) => match (b.k_step)(defines) {
-            Ok(s) => s.max(1),
-            Err(_) => return Vec::new(),
-        },
-        None => 1,
-    };
-    // Whole work-groups that end where the shape ends: a side one longer needs more groups.
-    let groups = |s: Shape| -> Option<usize> {
-        let launch = (ocl.launch)(s, defines).ok()?;
-        let grown = (ocl.launch)(Shape::new(s.m + 1, s.n + 1, s.k), defines);
-        let ends = grown.map_or(true, |l| (0..2).all(|d| l.global[d] > launch.global[d]));
-        work_groups(&launch).ok().flatten().filter(|_| ends)
+    let Ok(step) = k_step(ocl, defines) else {
+        return Vec::new();
     };
     let mut found: Vec<(usize, Shape)> = Vec::new();
     for k in [2 * step, 3 * step] {
         for m in (4..=512).step_by(4) {
             for n in (4..=512).step_by(4) {
                 let s = Shape::new(m, n, k);
-                if groups(s).is_some_and(|g| (3..=4).contains(&g)) {
+                let groups = whole_groups(ocl, defines, s).and_then(Result::ok);
+                if groups.is_some_and(|g| (3..=4).contains(&g)) {
                     found.push((m * n * k, s));
                 }
             }

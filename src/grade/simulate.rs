@@ -537,7 +537,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
     // count's (its build is unoptimised and every value carries its shadow).
     let cost = |look: &Look| -> f64 {
-        let mads = |s: Shape| (s.m * s.n * s.k) as f64;
         let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
         match *look {
             Look::Sanitize(i) => SANITIZER * declared(i),
