@@ -469,6 +469,26 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "uninitialised_only_among_many_work_groups",
+        Uninitialised,
+        // The accumulator starts from whatever the register held where the launch has more
+        // than 64 work-groups: none of the small problems the simulator can afford has, the
+        // size the grading was asked for does. The sanitizer asks its questions there too, of
+        // the first and the last work-group.
+        Mutant(&[(
+            "    float acc = 0.0f;
+",
+            "    float acc;
+    if (get_num_groups(0) * get_num_groups(1) <= 64) {
+        acc = 0.0f;
+    }
+",
+        )]),
+        FailKind::Uninitialized,
+        &["never initialised", "acc"],
+    ),
+    Case::rejects(
+        L,
         "tiles_only_on_small_problems",
         Decoy,
         // The tiles are read where the whole product is small (every shape the simulator's

@@ -157,6 +157,27 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "second_barrier_only_on_small_launches",
+        Race,
+        // The barrier after the products is kept only while the launch has at most 40
+        // work-groups, as many as the small problems the simulator runs every group of: the
+        // next tile overwrites what other work-items still read on every problem a user
+        // multiplies. The sanitizer asks at the size the grading was asked for too.
+        Mutant(&[(
+            "        barrier(CLK_LOCAL_MEM_FENCE);
+        // EXERCISE END
+        // ANCHOR_END: compute",
+            "        if (get_num_groups(0) * get_num_groups(1) <= 40) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        // EXERCISE END
+        // ANCHOR_END: compute",
+        )]),
+        FailKind::Race,
+        RACE,
+    ),
+    Case::rejects(
+        L,
         "no_first_barrier",
         Race,
         Mutant(&[(

@@ -53,8 +53,11 @@ pub enum Look {
     /// uninitialised values) with the device's own defines (the request's `opts.defines`
     /// carry them all), at the small problem of its tiles drawn for this grading
     /// ([`super::looks`]), every work-group run: the defines every run on this device uses
-    /// are asked every question, whatever was drawn among the declared sets.
-    Own(Shape),
+    /// are asked every question, whatever was drawn among the declared sets. The last field:
+    /// every work-group runs (`true`), or, at the size this grading was asked for, the first
+    /// and the last (Oclgrind's quick mode), so that a kernel keyed on the problem's size or
+    /// its number of work-groups is asked at the size every user's run has.
+    Own(Shape, bool),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the
     /// sanitizer's unoptimised build keeps a pointer punned through a private union a store

@@ -57,7 +57,7 @@ fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
         }
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
         // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
-        Look::Asked(..) | Look::Own(_) => None,
+        Look::Asked(..) | Look::Own(..) => None,
     }
 }
 
@@ -120,7 +120,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(_, shape, _) | Look::Own(shape) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape, _) | Look::Own(shape, _) => Some(asked_probe(shape, &opts.defines)),
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
@@ -136,7 +136,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // The sanitizer runs the lesson's stand-in where it has one (an image the simulator
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
-            Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_) => ocl.sanitize.stand_in,
+            Look::Sanitize(_) | Look::Drawn(..) | Look::Own(..) => ocl.sanitize.stand_in,
             Look::Metrics(..) | Look::Asked(..) | Look::Read(_) => None,
         };
         let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
@@ -147,7 +147,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let kernel = &prepared.kernel;
         let local_bytes = local_bytes(kernel, &gpu);
         // Another device's tiles may need more local memory than the simulator has.
-        if matches!(look, Look::Asked(..) | Look::Own(_)) && local_bytes > gpu.info.local_mem_bytes
+        if matches!(look, Look::Asked(..) | Look::Own(..)) && local_bytes > gpu.info.local_mem_bytes
         {
             anyhow::bail!(
                 "with these defines the kernel needs {local_bytes} bytes of local memory, more than the simulator's {}",
@@ -171,6 +171,13 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
                 }
                 let out = (ocl.host.run)(&gpu, kernel, &p, &launch, &defines)?;
                 matrix::written_right(&p, &out.c)
+            }
+            // The sanitizer's findings are this look's answer: its product, of the first and
+            // the last work-group, is judged by the counts' look at the same size, which
+            // runs the same work-groups with the same defines.
+            Look::Own(_, false) => {
+                exact(&gpu, kernel, &p, &launch, &defines)?;
+                true
             }
             _ => matrix::check(&p, &exact(&gpu, kernel, &p, &launch, &defines)?.c).passed(),
         };
@@ -263,9 +270,15 @@ fn simulate(
         ..oclgrind::Options::metrics()
     });
     let options = match look {
-        Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_) => {
+        Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_, true) => {
             with_plugins(oclgrind::Options::sanitizer())
         }
+        // The first and the last work-group, without the address reader: the same build
+        // of the same defines has been read at the small problem above.
+        Look::Own(_, false) => oclgrind::Options {
+            quick: true,
+            ..oclgrind::Options::sanitizer()
+        },
         Look::Metrics(..) => counted,
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
@@ -434,7 +447,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // counts' (a fifth of their cost for 16×16 tiles): the counts' larger problem of the same
     // defines looks for races among more work-groups.
     let own = asked.iter().find(|a| a.own && a.every_group);
-    let own_opts = own.map(|a| Options {
+    let own_opts = asked.iter().find(|a| a.own).map(|a| Options {
         defines: a.defines.clone(),
         ..opts.clone()
     });
@@ -444,7 +457,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let mads = |s: Shape| (s.m * s.n * s.k) as f64;
     match own.zip(own_shape) {
         Some((_, shape)) if SANITIZER * mads(shape) <= OWN_SANITIZED_MADS_AT_MOST => {
-            looks.push(Look::Own(shape))
+            looks.push(Look::Own(shape, true))
         }
         Some((a, shape)) => v.notes.push(format!(
             "not checked under the simulator with the device's own defines (only with the lesson's declared sets): its problem of whole work-groups, {}, is more than the sanitizer runs in a grading",
@@ -456,6 +469,22 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             "not checked under the simulator with the device's own defines (only with the lesson's declared sets): {}",
             own_missing.unwrap_or_else(|| "no problem of whole work-groups of its tiles".into())
         )),
+    }
+    // And at the size this grading was asked for, the first and the last work-group as the
+    // counts' look there: a kernel keyed on the problem's size or on how many work-groups it
+    // has (an accumulator left uninitialised only past some count) is asked where every
+    // user's run is.
+    let at_asked = asked.iter().find(|a| a.own && !a.every_group);
+    let at_asked_mads = at_asked.map_or(0.0, |a| a.mads);
+    match at_asked {
+        Some(a) if SANITIZER * a.mads <= OWN_SANITIZED_MADS_AT_MOST => {
+            looks.push(Look::Own(a.shape, false))
+        }
+        Some(a) => v.notes.push(format!(
+            "not checked under the simulator at the size this grading was asked for (races, uninitialised values): its first and last work-group, {}, are more than the sanitizer runs in a grading",
+            describe(&asked_probe(a.shape, &a.defines))
+        )),
+        None => {}
     }
     let sanitized = looks.len();
     let counted = if v.passed() { behaviour_probes } else { &[] };
@@ -544,13 +573,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
             Look::Asked(i, ..) => asked.get(i).map_or(0.0, |a| a.mads),
-            Look::Own(shape) => SANITIZER * mads(shape),
+            Look::Own(shape, true) => SANITIZER * mads(shape),
+            Look::Own(_, false) => SANITIZER * at_asked_mads,
         }
     };
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
     let look_opts = |look: Look| match look {
         Look::Asked(i, ..) => &asked_opts[i],
-        Look::Own(_) => own_opts.as_ref().unwrap_or(opts),
+        Look::Own(..) => own_opts.as_ref().unwrap_or(opts),
         _ => opts,
     };
     let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
@@ -575,7 +605,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &match *look {
-            Look::Own(shape) => asked_probe(shape, &look_opts(*look).defines),
+            Look::Own(shape, _) => asked_probe(shape, &look_opts(*look).defines),
             _ => probe_of(ocl, *look).expect("a look of a declared probe"),
         };
         let run = match runs.next().expect("one run per look") {
