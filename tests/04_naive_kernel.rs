@@ -133,6 +133,22 @@ pub mod cases {
         FailKind::Uninitialized,
         &["never initialised", "acc"],
     ),
+    Case::rejects(
+        L,
+        "accumulator_uninitialised_on_long_rows",
+        Uninitialised,
+        // Set to zero only while K is at most 200: longer than every shape the simulator
+        // runs, shorter than the size the grading was asked for. The optimiser makes the
+        // undefined start zero, so the device's numbers are right; built unoptimised, the
+        // kernel runs at that size too, and the start is whatever the memory held.
+        Mutant(&[(
+            "float acc = 0.0f;",
+            "float acc;
+    if (K <= 200) acc = 0.0f;",
+        )]),
+        FailKind::Uninitialized,
+        &["built without optimisation", "before anything was stored"],
+    ),
     // Results and inputs.
     Case::rejects(
         L,

@@ -431,21 +431,6 @@ pub mod cases {
     ),
     Case::rejects(
         L,
-        "one_accumulator_uninitialised_on_long_products",
-        Uninitialised,
-        // The first accumulator of each work-item starts from whatever the register held
-        // where K is longer than 128: longer than any problem the simulator can afford to
-        // run every work-group of, as long as the size the grading was asked for. The
-        // sanitizer asks its questions there too.
-        Mutant(&[(
-            "            acc[wm][wn] = 0.0f;",
-            "            acc[wm][wn] = (K > 128 && wm + wn == 0) ? acc[wm][wn] : 0.0f;",
-        )]),
-        FailKind::Uninitialized,
-        &["never initialised"],
-    ),
-    Case::rejects(
-        L,
         "accumulator_reset_per_tile",
         WrongResult,
         Mutant(&[(

@@ -304,6 +304,22 @@ fn grade_into(
             }
         }
     }
+    if own.is_some() {
+        unoptimised(
+            verdict,
+            &gpu,
+            ocl,
+            file,
+            &text,
+            &defines,
+            asked_shape,
+            opts,
+            progress,
+        )?;
+        if !verdict.passed() {
+            return Ok(());
+        }
+    }
     if let (Some(asked), Some(own)) = (opts.time, own) {
         let kernel = &own.kernel;
         let asked = match opts.timed_shape {
@@ -365,6 +381,64 @@ fn grade_into(
     }
     Ok(())
 }
+
+/// The asked size once more, with the device's own defines, the kernel built unoptimised
+/// (`-cl-opt-disable`). A value the kernel uses before it sets it (an accumulator without
+/// `= 0.0f`, a private array partly filled, or read past its end) is undefined, and an
+/// optimiser may put any value there: often the one that makes C right, on every size and in
+/// every work-group. Unoptimised, it is whatever the memory held. No kernel can tell this
+/// build from the others (the names compilers predefine are refused), and the run covers
+/// every work-group at the size users run, where the simulator can afford two.
+#[allow(clippy::too_many_arguments)]
+fn unoptimised(
+    verdict: &mut Verdict,
+    gpu: &Gpu,
+    ocl: &OclLesson,
+    file: &Path,
+    text: &str,
+    defines: &[Define],
+    shape: Shape,
+    opts: &Options,
+    progress: Progress,
+) -> Result<()> {
+    let options = [opts.build_options(ocl), UNOPTIMISED.to_string()]
+        .into_iter()
+        .filter(|o| !o.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    progress(format!("building {} unoptimised", paths::display(file)));
+    let prepared = match Prepared::build(gpu, ocl, file, text, defines, &options) {
+        Ok(p) => p,
+        Err(e) => {
+            verdict.notes.push(format!(
+                "not checked built without optimisation ({UNOPTIMISED}): the device could not build it ({e:#})"
+            ));
+            return Ok(());
+        }
+    };
+    let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
+    progress(format!("running {shape} unoptimised"));
+    let seed = timing::secret_seed().rotate_left(41);
+    let p = Problem::random(shape, seed);
+    let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
+    let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
+        true => super::verify_whole(&p, &out, None),
+        false => verify(&p, &out, None),
+    };
+    if let Err(f) = verified {
+        verdict.failure = Some(Failure::new(
+            FailKind::Uninitialized,
+            format!(
+                "built without optimisation ({UNOPTIMISED}), your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: a value used before anything was stored in it (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end). Unoptimised, it holds whatever the memory held.",
+                f.message
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The build option of [`unoptimised`].
+const UNOPTIMISED: &str = "-cl-opt-disable";
 
 /// The course's reference answer for `lesson`, built as the code under test is (the same
 /// prelude, defines and build options), to be timed beside it.

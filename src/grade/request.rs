@@ -56,7 +56,8 @@ pub enum Look {
     /// are asked every question, whatever was drawn among the declared sets. The last field:
     /// every work-group runs (`true`), or, at the size this grading was asked for, the first
     /// and the last (Oclgrind's quick mode), so that a kernel keyed on the problem's size or
-    /// its number of work-groups is asked at the size every user's run has.
+    /// its number of work-groups is asked at the size every user's run has (every question
+    /// but uninitialised values, which the device's unoptimised run asks there).
     Own(Shape, bool),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the

@@ -273,10 +273,14 @@ fn simulate(
         Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_, true) => {
             with_plugins(oclgrind::Options::sanitizer())
         }
-        // The first and the last work-group, without the address reader: the same build
-        // of the same defines has been read at the small problem above.
+        // The first and the last work-group, without the address reader (the same build of
+        // the same defines has been read at the small problem above) and without the check of
+        // uninitialised values, which costs four times the rest of the run: at this size the
+        // device's run of the kernel built unoptimised asks that of every work-group
+        // (`super::ocl`).
         Look::Own(_, false) => oclgrind::Options {
             quick: true,
+            uninitialized: false,
             ..oclgrind::Options::sanitizer()
         },
         Look::Metrics(..) => counted,
@@ -472,8 +476,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     // And at the size this grading was asked for, the first and the last work-group as the
     // counts' look there: a kernel keyed on the problem's size or on how many work-groups it
-    // has (an accumulator left uninitialised only past some count) is asked where every
-    // user's run is.
+    // has (a barrier kept only below some count) is asked where every user's run is.
     let at_asked = asked.iter().find(|a| a.own && !a.every_group);
     let at_asked_mads = at_asked.map_or(0.0, |a| a.mads);
     match at_asked {
@@ -481,7 +484,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             looks.push(Look::Own(a.shape, false))
         }
         Some(a) => v.notes.push(format!(
-            "not checked under the simulator at the size this grading was asked for (races, uninitialised values): its first and last work-group, {}, are more than the sanitizer runs in a grading",
+            "not checked under the simulator at the size this grading was asked for (races, reads out of bounds, barriers): its first and last work-group, {}, are more than the sanitizer runs in a grading",
             describe(&asked_probe(a.shape, &a.defines))
         )),
         None => {}
