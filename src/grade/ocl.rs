@@ -570,9 +570,9 @@ mod tests {
     use crate::harness::child::Scratch;
     use crate::harness::paths::Course;
 
-    /// One verdict builds the student's kernel once per define set it grades, and the
-    /// reference once to time beside it: the checks, the timing and the comparison all run
-    /// the same builds.
+    /// One verdict builds the student's kernel once per define set it grades, once more
+    /// unoptimised with the device's own set ([`unoptimised`]), and the reference once to time
+    /// beside it: the checks, the timing and the comparison all run the same builds.
     #[test]
     fn one_verdict_builds_each_define_set_once() {
         let course = Course::from_env();
@@ -595,9 +595,18 @@ mod tests {
         let builds = crate::prepared::builds_of(&file);
         assert_eq!(
             builds.len(),
-            1 + ocl.define_sets.len(),
-            "one build per define set: {builds:?}"
+            2 + ocl.define_sets.len(),
+            "one build per define set, and the own set's unoptimised: {builds:?}"
         );
         assert!(builds.iter().all(|(_, n)| *n == 1), "{builds:?}");
+        let unoptimised: Vec<_> = (builds.iter())
+            .filter(|(o, _)| o.contains(UNOPTIMISED))
+            .collect();
+        assert_eq!(unoptimised.len(), 1, "{builds:?}");
+        let own = unoptimised[0].0.replace(&format!(" {UNOPTIMISED}"), "");
+        assert!(
+            builds.iter().any(|(o, _)| *o == own),
+            "the unoptimised build is of a set the verdict built optimised too: {builds:?}"
+        );
     }
 }
