@@ -34,7 +34,8 @@ fn settings() -> insta::Settings {
     // where it lies further from the asked size than the drawn ones: by chance, and square or
     // not, so the name is left out.
     s.add_filter(r" at \d+(×\d+×\d+)? +\|", " |");
-    s.add_filter(r"\d+(\.\d+)?(e-?\d+)?", "#");
+    // Signs too: a wrong element's values are drawn with the grading's inputs.
+    s.add_filter(r"-?\d+(\.\d+)?(e-?\d+)?", "#");
     // Whether a kernel ties with the reference timed beside it is the machine's to say, and so
     // is the table's width that follows from it.
     s.add_filter(r"; yours #× call for call(, a tie)?", "; yours [ratio]");

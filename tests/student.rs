@@ -55,13 +55,20 @@ fn cargo_lab(extra: &[&str], env: &[(&str, &Path)]) -> (String, bool) {
     )
 }
 
-/// A report with every number written `#`: two gradings of one file say the same words, but
-/// each draws its own inputs and one of its shapes (and so its errors and its speed).
+/// A report with every number written `#`, its sign and exponent with it: two gradings of one
+/// file say the same words, but each draws its own inputs and one of its shapes (and so its
+/// errors, the values of a wrong element, and its speed).
 fn numberless(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let digit_at = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
     let mut out = String::with_capacity(text.len());
     let mut in_number = false;
-    for ch in text.chars() {
-        if ch.is_ascii_digit() || (in_number && ch == '.') {
+    for (i, &ch) in chars.iter().enumerate() {
+        let sign = ch == '-' && digit_at(i + 1) && !in_number;
+        let exponent = in_number
+            && ((ch == 'e' && (digit_at(i + 1) || chars.get(i + 1) == Some(&'-')))
+                || (ch == '-' && chars.get(i.wrapping_sub(1)) == Some(&'e')));
+        if ch.is_ascii_digit() || sign || exponent || (in_number && ch == '.') {
             if !in_number {
                 out.push('#');
             }

@@ -432,7 +432,7 @@ fn unoptimised(
         verdict.failure = Some(Failure::new(
             FailKind::Uninitialized,
             format!(
-                "built without optimisation ({UNOPTIMISED}), your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: a value used before anything was stored in it (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end). Unoptimised, it holds whatever the memory held.",
+                "built without optimisation ({UNOPTIMISED}), your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
                 f.message
             ),
         ));
