@@ -2,13 +2,16 @@
 //! for with the grading device's own, at a small problem of a few of its work-groups, every
 //! one run, and at one work-group of each other kind of device's tiles ([`super::kinds`]).
 //! The simulator runs them beside the declared sets' looks ([`super::simulate`]). Also the
-//! smallest problem the sanitizer runs with the device's own defines ([`sanitized_shape`]).
+//! smallest problem the sanitizer runs with the device's own defines ([`sanitized_shape`]), and
+//! the probe each look runs ([`probe_of`], [`asked_probe`], [`drawn_of`]).
 
 use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::lesson::OclLesson;
 
+use super::request::Look;
 use super::Options;
+use crate::lesson::Probe;
 
 /// A count with a set of defines the lesson takes on some device, of whole work-groups: at
 /// the asked size or a small problem with the device's own defines, or at one work-group of
@@ -338,6 +341,67 @@ fn sanitized_shapes(ocl: &OclLesson, defines: &[crate::harness::program::Define]
         .filter(|f| 2 * f.0 <= 3 * least)
         .map(|f| f.1)
         .collect()
+}
+
+/// The probe a look runs (for [`Look::Drawn`], the declared one it runs first).
+pub(super) fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
+    match look {
+        Look::Sanitize(i) | Look::Drawn(i, ..) | Look::Read(i) => {
+            ocl.sanitize.probes.get(i).copied()
+        }
+        Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
+        // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
+        Look::Asked(..) | Look::Own(..) => None,
+    }
+}
+
+/// The probe of a [`Look::Asked`]: the asked shape with the device's own defines. A probe's
+/// defines are static (the lessons declare theirs); these few strings, made once per
+/// grading, live as long as the process.
+pub(super) fn asked_probe(shape: Shape, defines: &[crate::harness::program::Define]) -> Probe {
+    let pairs: Vec<(&'static str, &'static str)> = defines
+        .iter()
+        .map(|d| -> (&'static str, &'static str) {
+            (
+                Box::leak(d.name.clone().into_boxed_str()),
+                Box::leak(d.value.clone().into_boxed_str()),
+            )
+        })
+        .collect();
+    Probe {
+        shape,
+        defines: Box::leak(pairs.into_boxed_slice()),
+    }
+}
+
+/// The behaviour's probe number `j`.
+fn behaviour_probe(ocl: &OclLesson, j: usize) -> Option<Probe> {
+    ocl.behaviour.as_ref()?.probes.get(j).copied()
+}
+
+/// The drawn probe a look runs second, if any: the drawn shape, with the drawn defines.
+pub(super) fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
+    match look {
+        Look::Drawn(i, j, shape, _) => {
+            let p = match j {
+                Some(j) => behaviour_probe(ocl, j)?,
+                None => ocl.sanitize.probes.get(i).copied()?,
+            };
+            Some(Probe { shape, ..p })
+        }
+        _ => None,
+    }
+}
+
+/// The line the worker prints on stderr between a look's two runs, so that the parent can
+/// tell the simulator's reports of the one from the other's: a word and the look's own
+/// number, on a line of its own (the simulator echoes a kernel's lines indented, and no
+/// kernel knows the number).
+pub(super) fn second_run(look: Look) -> Option<String> {
+    match look {
+        Look::Drawn(.., mark) => Some(format!("\nLAB-SIMULATOR-SECOND-RUN {mark:016x}\n")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

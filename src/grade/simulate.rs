@@ -26,6 +26,7 @@ use crate::harness::pool;
 use crate::lesson::{Lesson, Measured, OclLesson, Probe};
 use crate::prepared::Prepared;
 
+use super::looks::{asked_probe, drawn_of, probe_of, second_run};
 use super::reported::{describe, failure_from, kind_of, UNORDERED_RUN};
 use super::request::Request;
 use super::trust::{instrument_failed, reads_pointers};
@@ -48,67 +49,6 @@ pub struct Probed {
 /// How much of the simulator's output is kept: all of it, in practice (about 0.5 MB at
 /// Oclgrind's default limit of 1000 messages).
 const KEEP: usize = 8 << 20;
-
-/// The probe a look runs (for [`Look::Drawn`], the declared one it runs first).
-fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
-    match look {
-        Look::Sanitize(i) | Look::Drawn(i, ..) | Look::Read(i) => {
-            ocl.sanitize.probes.get(i).copied()
-        }
-        Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
-        // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
-        Look::Asked(..) | Look::Own(..) => None,
-    }
-}
-
-/// The probe of a [`Look::Asked`]: the asked shape with the device's own defines. A probe's
-/// defines are static (the lessons declare theirs); these few strings, made once per
-/// grading, live as long as the process.
-fn asked_probe(shape: Shape, defines: &[crate::harness::program::Define]) -> Probe {
-    let pairs: Vec<(&'static str, &'static str)> = defines
-        .iter()
-        .map(|d| -> (&'static str, &'static str) {
-            (
-                Box::leak(d.name.clone().into_boxed_str()),
-                Box::leak(d.value.clone().into_boxed_str()),
-            )
-        })
-        .collect();
-    Probe {
-        shape,
-        defines: Box::leak(pairs.into_boxed_slice()),
-    }
-}
-
-/// The behaviour's probe number `j`.
-fn behaviour_probe(ocl: &OclLesson, j: usize) -> Option<Probe> {
-    ocl.behaviour.as_ref()?.probes.get(j).copied()
-}
-
-/// The drawn probe a look runs second, if any: the drawn shape, with the drawn defines.
-fn drawn_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
-    match look {
-        Look::Drawn(i, j, shape, _) => {
-            let p = match j {
-                Some(j) => behaviour_probe(ocl, j)?,
-                None => ocl.sanitize.probes.get(i).copied()?,
-            };
-            Some(Probe { shape, ..p })
-        }
-        _ => None,
-    }
-}
-
-/// The line the worker prints on stderr between a look's two runs, so that the parent can
-/// tell the simulator's reports of the one from the other's: a word and the look's own
-/// number, on a line of its own (the simulator echoes a kernel's lines indented, and no
-/// kernel knows the number).
-fn second_run(look: Look) -> Option<String> {
-    match look {
-        Look::Drawn(.., mark) => Some(format!("\nLAB-SIMULATOR-SECOND-RUN {mark:016x}\n")),
-        _ => None,
-    }
-}
 
 /// The worker's side: runs one probe on the only device it sees (the simulator).
 pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) -> Probed {
@@ -963,5 +903,55 @@ fn answer_runs(
 }
 
 #[cfg(test)]
-#[path = "simulate_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+
+    /// Every lesson with a technique to count offers the simulator at least two define sets,
+    /// each legal, at a shape of its own that the launch takes, and shapes to draw near it for
+    /// both looks, whatever the seed: no grading falls back to a declared shape or defines.
+    #[test]
+    fn every_technique_has_define_sets_to_draw_from() {
+        for lesson in crate::ladder::ALL {
+            let Some(ocl) = lesson.ocl() else { continue };
+            let Some(b) = &ocl.behaviour else { continue };
+            let name = lesson.name();
+            assert!(b.probes.len() >= 2, "{name}: one define set only");
+            let declared: Vec<Shape> = (ocl.sanitize.probes.iter())
+                .chain(b.probes)
+                .map(|p| p.shape)
+                .collect();
+            for (j, p) in b.probes.iter().enumerate() {
+                let d = p.defines();
+                (ocl.check_defines)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (ocl.launch)(p.shape, &d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(
+                    b.probes[..j].iter().all(|q| q.defines != p.defines),
+                    "{name}: a define set twice"
+                );
+                // Two k-steps at least in the shortest K the sanitizer's shape may be drawn
+                // with (half the declared one), so that a race between one step's reads and
+                // the next step's copies into a buffer they share can show there.
+                let step = (b.k_step)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let least = p.shape.k - p.shape.k / 2;
+                assert!(
+                    least.div_ceil(step.max(1)) >= 2,
+                    "{name}: K may be drawn as {least}, one k-step of {step}, near {}",
+                    describe(p)
+                );
+                for secret in 0..32 {
+                    let valid = accepts(ocl, p);
+                    let s =
+                        super::super::shapes::whole_tiles_near(p.shape, &declared, secret, &valid)
+                            .unwrap_or_else(|| panic!("{name}: no shape near {}", describe(p)));
+                    assert!(valid(s) && !declared.contains(&s), "{name}: {s}");
+                    assert!(
+                        super::super::shapes::near_probe(p.shape, &declared, secret, &valid)
+                            .is_some(),
+                        "{name}: no sanitizer shape near {}",
+                        describe(p)
+                    );
+                }
+            }
+        }
+    }
+}
