@@ -401,13 +401,10 @@ fn unoptimised(
     opts: &Options,
     progress: Progress,
 ) -> Result<()> {
-    let options = [opts.build_options(ocl), UNOPTIMISED.to_string()]
-        .into_iter()
-        .filter(|o| !o.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let options = format!("{} {UNOPTIMISED}", opts.build_options(ocl));
+    let options = options.trim_start();
     progress(format!("building {} unoptimised", paths::display(file)));
-    let prepared = match Prepared::build(gpu, ocl, file, text, defines, &options) {
+    let prepared = match Prepared::build(gpu, ocl, file, text, defines, options) {
         Ok(p) => p,
         Err(e) => {
             verdict.notes.push(format!(
