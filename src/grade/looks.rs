@@ -13,6 +13,13 @@ use super::request::Look;
 use super::Options;
 use crate::lesson::Probe;
 
+/// Whether the looks with the device's own defines ([`Look::Own`]) run the build the device
+/// makes. Not where the sanitizer runs a stand-in for part of the kernel (lesson 09's image):
+/// Oclgrind 21.10 builds the stand-in's program optimised but cannot create its kernel.
+pub(super) fn own_optimised(lesson: &crate::lesson::Lesson) -> bool {
+    lesson.ocl().is_some_and(|o| o.sanitize.stand_in.is_none())
+}
+
 /// A count with a set of defines the lesson takes on some device, of whole work-groups: at
 /// the asked size or a small problem with the device's own defines, or at one work-group of
 /// another kind of device's tiles. Its shape as the launch takes it, the defines, how many

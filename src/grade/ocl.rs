@@ -426,10 +426,18 @@ fn unoptimised(
         false => verify(&p, &out, None),
     };
     if let Err(f) = verified {
+        // The defines this device's runs use, named as a failing define set is.
+        let set: Vec<String> = (defines.iter())
+            .map(|d| format!("{}={}", d.name, d.value))
+            .collect();
+        let with = match set.is_empty() {
+            true => String::new(),
+            false => format!(" with -D {}", set.join(" -D ")),
+        };
         verdict.failure = Some(Failure::new(
             FailKind::Uninitialized,
             format!(
-                "built without optimisation ({UNOPTIMISED}), your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
+                "built without optimisation ({UNOPTIMISED}){with}, your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it, never initialised (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
                 f.message
             ),
         ));

@@ -26,8 +26,8 @@ use crate::harness::pool;
 use crate::lesson::{Lesson, Measured, OclLesson, Probe};
 use crate::prepared::Prepared;
 
-use super::looks::{asked_probe, drawn_of, probe_of, second_run};
-use super::reported::{describe, failure_from, kind_of, UNORDERED_RUN};
+use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
+use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
 use super::request::Request;
 use super::trust::{instrument_failed, reads_pointers};
 use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
@@ -60,7 +60,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(_, shape, _) | Look::Own(shape, _) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape, ..) | Look::Own(shape, _) => Some(asked_probe(shape, &opts.defines)),
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
@@ -210,19 +210,26 @@ fn simulate(
         ..oclgrind::Options::metrics()
     });
     let options = match look {
-        Look::Sanitize(_) | Look::Drawn(..) | Look::Own(_, true) => {
-            with_plugins(oclgrind::Options::sanitizer())
+        Look::Sanitize(_) | Look::Drawn(..) => with_plugins(oclgrind::Options::sanitizer()),
+        // The device's own defines, built as the device builds them (optimised): races,
+        // accesses outside every buffer, barriers. Not uninitialised values, whose checker
+        // needs the unoptimised build and costs four times the rest of the run: the device's
+        // run of the kernel built unoptimised asks that of every work-group at the size this
+        // grading was asked for (`super::ocl`). At that size the first and the last
+        // work-group (quick mode), without the address reader (the same build of the same
+        // defines is read at the small problem).
+        Look::Own(_, every_group) => {
+            let o = oclgrind::Options {
+                quick: !every_group,
+                uninitialized: false,
+                disable_optimization: !own_optimised(lesson),
+                ..oclgrind::Options::sanitizer()
+            };
+            match every_group {
+                true => with_plugins(o),
+                false => o,
+            }
         }
-        // The first and the last work-group, without the address reader (the same build of
-        // the same defines has been read at the small problem above) and without the check of
-        // uninitialised values, which costs four times the rest of the run: at this size the
-        // device's run of the kernel built unoptimised asks that of every work-group
-        // (`super::ocl`).
-        Look::Own(_, false) => oclgrind::Options {
-            quick: true,
-            uninitialized: false,
-            ..oclgrind::Options::sanitizer()
-        },
         Look::Metrics(..) => counted,
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
@@ -231,13 +238,14 @@ fn simulate(
             quick: true,
             ..oclgrind::Options::metrics()
         }),
-        // Counts, and races where every work-group runs (the device's own problem, whose
-        // other questions the sanitizer asks, [`Look::Own`]). Not at the asked size nor in
-        // another kind's one work-group (quick mode): their races cost seconds a grading. One thread: the asked size's look
-        // starts first (the costliest) and the other looks share the other cores.
-        Look::Asked(_, _, every_group) => oclgrind::Options {
+        // Counts, and with the device's own defines the sanitizer's questions but
+        // uninitialised values (races, barriers, accesses outside every buffer) in the build
+        // the device makes, which cost about as much again (another kind's one work-group:
+        // barriers and accesses, which cost nothing more). One thread: the asked size's look starts first (the costliest) and the
+        // other looks share the other cores.
+        Look::Asked(_, _, every_group, checked) => oclgrind::Options {
             quick: !every_group,
-            races: every_group,
+            races: checked,
             threads: Some(1),
             ..counted
         },
@@ -289,8 +297,13 @@ fn simulate(
 /// and every value carries its shadow.
 const SANITIZER: f64 = 5.0;
 
+/// What a run of the optimised build with races, bounds and barriers checked costs against a
+/// count's per multiply-add: every access is kept for the race detector (measured: lesson
+/// 10's asked size, 0.91 s against the count's 0.45).
+const CHECKED: f64 = 2.0;
+
 /// The most a sanitizer's run with the device's own defines may cost, in a count's
-/// multiply-adds: about a minute of the simulator ([`SANITIZER`] × 2^21).
+/// multiply-adds: about a minute of the simulator (5 × 2^21).
 const OWN_SANITIZED_MADS_AT_MOST: f64 = 5.0 * (1u64 << 21) as f64;
 
 /// The worker's answer to a probe request: the probe runs and its result goes to the event
@@ -384,13 +397,23 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // missing too.
     let (mut asked_notes, mut own_missing) = (Vec::new(), None);
     let asked = super::looks::asked_looks(ocl, opts, &mut asked_notes, &mut own_missing);
-    // The sanitizer asks every question of the device's own defines too: whatever set was
-    // drawn above, the defines every run on this device uses are checked for races, bounds,
-    // barriers and uninitialised values. At a problem of its own, the smallest that asks
-    // every question (three or four work-groups, two or three k-steps), drawn apart from the
-    // counts' (a fifth of their cost for 16×16 tiles): the counts' larger problem of the same
-    // defines looks for races among more work-groups.
-    let own = asked.iter().find(|a| a.own && a.every_group);
+    // The sanitizer asks of the device's own defines too: whatever set was drawn above, the
+    // defines every run on this device uses are checked for races, bounds and barriers, in
+    // the build the device makes. At a problem of its own, the smallest that asks each of
+    // those questions (three or four work-groups, two or three k-steps), drawn apart from the
+    // counts' (the counts' larger problem of the same defines looks for races among more
+    // work-groups). Uninitialised values with these defines are the question of the device's
+    // run built unoptimised, at the size this grading was asked for, every work-group
+    // (`super::ocl`): the simulator's checker of them costs four times the rest of its run.
+    // Where the technique is counted (the device run passed), the counts' looks with the
+    // device's own defines ask these questions themselves, in the same run and build
+    // ([`Look::Asked`]): one simulator run per problem. Else the sanitizer's own looks ask
+    // them; and at the small problem also where the sanitizer runs a stand-in for part of the
+    // kernel (lesson 09's image, which the counts read as the device does: a read outside it
+    // is seen in the stand-in only).
+    let counts_ask = v.passed() && !behaviour_probes.is_empty();
+    let own =
+        (asked.iter()).find(|a| a.own && a.every_group && (!counts_ask || !own_optimised(lesson)));
     let own_opts = asked.iter().find(|a| a.own).map(|a| Options {
         defines: a.defines.clone(),
         ..opts.clone()
@@ -399,16 +422,21 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         super::looks::sanitized_shape(ocl, &a.defines, secret.rotate_left(53)).unwrap_or(a.shape)
     });
     let mads = |s: Shape| (s.m * s.n * s.k) as f64;
+    let own_cost = match own_optimised(lesson) {
+        true => CHECKED,
+        false => SANITIZER,
+    };
     match own.zip(own_shape) {
-        Some((_, shape)) if SANITIZER * mads(shape) <= OWN_SANITIZED_MADS_AT_MOST => {
+        Some((_, shape)) if own_cost * mads(shape) <= OWN_SANITIZED_MADS_AT_MOST => {
             looks.push(Look::Own(shape, true))
         }
         Some((a, shape)) => v.notes.push(format!(
             "not checked under the simulator with the device's own defines (only with the lesson's declared sets): its problem of whole work-groups, {}, is more than the sanitizer runs in a grading",
             describe(&asked_probe(shape, &a.defines))
         )),
-        // A lesson that takes no defines has no own ones to ask about.
-        None if ocl.sanitize.probes.iter().all(|p| p.defines.is_empty()) => {}
+        // A lesson that takes no defines has no own ones to ask about; where the counts ask,
+        // they say what they could not count.
+        None if counts_ask || ocl.sanitize.probes.iter().all(|p| p.defines.is_empty()) => {}
         None => v.notes.push(format!(
             "not checked under the simulator with the device's own defines (only with the lesson's declared sets): {}",
             own_missing.unwrap_or_else(|| "no problem of whole work-groups of its tiles".into())
@@ -417,10 +445,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // And at the size this grading was asked for, the first and the last work-group as the
     // counts' look there: a kernel keyed on the problem's size or on how many work-groups it
     // has (a barrier kept only below some count) is asked where every user's run is.
-    let at_asked = asked.iter().find(|a| a.own && !a.every_group);
+    let at_asked = (asked.iter()).find(|a| a.own && !a.every_group && !counts_ask);
     let at_asked_mads = at_asked.map_or(0.0, |a| a.mads);
     match at_asked {
-        Some(a) if SANITIZER * a.mads <= OWN_SANITIZED_MADS_AT_MOST => {
+        Some(a) if own_cost * a.mads <= OWN_SANITIZED_MADS_AT_MOST => {
             looks.push(Look::Own(a.shape, false))
         }
         Some(a) => v.notes.push(format!(
@@ -485,8 +513,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             ..opts.clone()
         })
         .collect();
-    let asked_looks =
-        (0..asked.len()).map(|i| Look::Asked(i, asked[i].shape, asked[i].every_group));
+    let asked_looks = (0..asked.len()).map(|i| {
+        let a = &asked[i];
+        Look::Asked(i, a.shape, a.every_group, a.own)
+    });
     // Judged in this order. Where the asked size's and the kinds' looks run (a lesson without
     // knobs), the one set counted whole is judged after them: it is there for a kernel that
     // passes them.
@@ -515,9 +545,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Read(i) => declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
             Look::Metrics(_, shape) => mads(shape),
-            Look::Asked(i, ..) => asked.get(i).map_or(0.0, |a| a.mads),
-            Look::Own(shape, true) => SANITIZER * mads(shape),
-            Look::Own(_, false) => SANITIZER * at_asked_mads,
+            Look::Asked(i, .., checked) => {
+                let races = if checked { CHECKED } else { 1.0 };
+                races * asked.get(i).map_or(0.0, |a| a.mads)
+            }
+            Look::Own(shape, true) => own_cost * mads(shape),
+            Look::Own(_, false) => own_cost * at_asked_mads,
         }
     };
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
@@ -562,9 +595,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 return;
             }
         };
+        // The device's own defines run in the optimised build, where the compiler may fold a
+        // flat index into a local array back into its declared dimensions: the simulator's
+        // check of each dimension's index is not believed there (an access outside every
+        // array or buffer still is).
+        let report = match look {
+            Look::Own(..) if own_optimised(lesson) => &optimised_findings(&run.report),
+            _ => &run.report,
+        };
         // The declared shape's reports first, then the drawn shape's.
         let found =
-            failure_from(&run.report, probe, &file, &text, ocl.sanitize.stand_in).or_else(|| {
+            failure_from(report, probe, &file, &text, ocl.sanitize.stand_in).or_else(|| {
                 let drawn = drawn_of(ocl, *look)?;
                 let mut f = failure_from(
                     run.second.as_ref()?,
@@ -699,7 +740,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
         // Where it was counted, as the sanitizer's reports say where they were found.
         let (probe, scale, at) = match look {
-            Look::Asked(i, shape, _) => {
+            Look::Asked(i, shape, ..) => {
                 let a = &asked[i];
                 let ran = if a.every_group {
                     a.groups
@@ -729,21 +770,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        // A race the simulator found in any count that looks for races is the kernel's
-        // failure, as the sanitizer's would be: a declared set's at a drawn shape, the device's
-        // own problem of a few work-groups (where the sanitizer's own look is too costly to
-        // run, the only look there that asks). Only races: in this optimised build the
-        // compiler may fold a flat index into a local array back into its declared dimensions,
-        // which the simulator then reports as out of bounds in a correct kernel.
+        // What the simulator found in a count is the kernel's failure, as the sanitizer's
+        // would be: every count runs the build the device makes, and asks about races,
+        // barriers and accesses outside every buffer (not an index past one dimension of an
+        // array: the optimiser may fold a flat index into a local array back into its
+        // declared dimensions, which the simulator then reports in a correct kernel).
         if let Ok(r) = &run {
-            let races = Report {
-                findings: (r.report.findings.iter())
-                    .filter(|f| kind_of(f) == Some(FailKind::Race))
-                    .cloned()
-                    .collect(),
-                ..r.report.clone()
-            };
-            if let Some(f) = failure_from(&races, &probe, &file, &text, None) {
+            let found = optimised_findings(&r.report);
+            if let Some(f) = failure_from(&found, &probe, &file, &text, None) {
                 v.failure = Some(f);
                 return;
             }
