@@ -151,8 +151,9 @@ fn grade_into(
     }
     // Inputs no kernel can predict: the course's seed mixed with one drawn for this grading.
     let secret = timing::secret_seed();
-    // The program of the device's own defines, kept for the timing.
+    // The program of the device's own defines, kept for the timing, and its small shapes.
     let mut own = None;
+    let mut own_small = Vec::new();
     let mut built: Vec<Option<Result<Prepared>>> = Vec::new();
     // The asked size as the lesson takes it: its C is checked whole, every element, where
     // larger products are checked at thousands of drawn points (a kernel wrong in one element
@@ -202,6 +203,12 @@ fn grade_into(
             None => Prepared::build(&gpu, ocl, file, &text, set, &opts.build_options(ocl))?,
         };
         let kernel = &prepared.kernel;
+        if n == 0 {
+            own_small = (shapes.iter())
+                .filter(|x| **x != asked_shape && x.m * x.n * x.k <= WIDE_AT_MOST)
+                .copied()
+                .collect();
+        }
         // Every shape with uniform values, as always, and one small shape, drawn from the
         // secret seed, once more with values of wide dynamic range: checks are only added, so
         // nothing a uniform case rejects can pass, and no range of values is only timed.
@@ -312,7 +319,7 @@ fn grade_into(
             file,
             &text,
             &defines,
-            asked_shape,
+            &[&[asked_shape][..], &own_small].concat(),
             opts,
             progress,
         )?;
@@ -382,13 +389,16 @@ fn grade_into(
     Ok(())
 }
 
-/// The asked size once more, with the device's own defines, the kernel built unoptimised
+/// The asked size once more, then the small problems the device's own defines were checked
+/// at (`shapes`, the asked size first), with those defines, the kernel built unoptimised
 /// (`-cl-opt-disable`). A value the kernel uses before it sets it (an accumulator without
 /// `= 0.0f`, a private array partly filled, or read past its end) is undefined, and an
 /// optimiser may put any value there: often the one that makes C right, on every size and in
 /// every work-group. Unoptimised, it is whatever the memory held. No kernel can tell this
 /// build from the others (the names compilers predefine are refused), and the run covers
-/// every work-group at the size users run, where the simulator can afford two.
+/// every work-group at the size users run, where the simulator can afford two, and at small
+/// problems, where the simulator's checker of uninitialised values costs four times the rest
+/// of its run.
 #[allow(clippy::too_many_arguments)]
 fn unoptimised(
     verdict: &mut Verdict,
@@ -397,7 +407,7 @@ fn unoptimised(
     file: &Path,
     text: &str,
     defines: &[Define],
-    shape: Shape,
+    shapes: &[Shape],
     opts: &Options,
     progress: Progress,
 ) -> Result<()> {
@@ -413,19 +423,22 @@ fn unoptimised(
             return Ok(());
         }
     };
-    let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
-    // What a grading stopped here says: built optimised, the kernel ran right at this size.
-    progress(format!(
-        "running {shape} with the kernel built unoptimised ({UNOPTIMISED}), where built optimised it ran right: a loop an optimiser removes (its result unused, or known beforehand) runs in full here"
-    ));
-    let seed = timing::secret_seed().rotate_left(41);
-    let p = Problem::random(shape, seed);
-    let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
-    let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
-        true => super::verify_whole(&p, &out, None),
-        false => verify(&p, &out, None),
-    };
-    if let Err(f) = verified {
+    for (i, &shape) in shapes.iter().enumerate() {
+        let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
+        // What a grading stopped here says: built optimised, the kernel ran right at this size.
+        progress(format!(
+            "running {shape} with the kernel built unoptimised ({UNOPTIMISED}), where built optimised it ran right: a loop an optimiser removes (its result unused, or known beforehand) runs in full here"
+        ));
+        let seed = timing::secret_seed().rotate_left(41);
+        let p = Problem::random(shape, seed);
+        let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
+        let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
+            true => super::verify_whole(&p, &out, None),
+            false => verify(&p, &out, None),
+        };
+        let Err(f) = verified else {
+            continue;
+        };
         // The defines this device's runs use, named as a failing define set is.
         let set: Vec<String> = (defines.iter())
             .map(|d| format!("{}={}", d.name, d.value))
@@ -434,13 +447,18 @@ fn unoptimised(
             true => String::new(),
             false => format!(" with -D {}", set.join(" -D ")),
         };
+        let at = match i {
+            0 => "at the size this grading was asked for",
+            _ => "at a small problem",
+        };
         verdict.failure = Some(Failure::new(
             FailKind::Uninitialized,
             format!(
-                "built without optimisation ({UNOPTIMISED}){with}, your kernel gives a wrong C at the size this grading was asked for, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it, never initialised (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
+                "built without optimisation ({UNOPTIMISED}){with}, your kernel gives a wrong C {at}, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it, never initialised (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
                 f.message
             ),
         ));
+        return Ok(());
     }
     Ok(())
 }
