@@ -211,13 +211,12 @@ fn simulate(
     });
     let options = match look {
         Look::Sanitize(_) | Look::Drawn(..) => with_plugins(oclgrind::Options::sanitizer()),
-        // The device's own defines, built as the device builds them (optimised): races,
-        // accesses outside every buffer, barriers. Not uninitialised values, whose checker
-        // needs the unoptimised build and costs four times the rest of the run: the device's
-        // run of the kernel built unoptimised asks that of every work-group at the size this
-        // grading was asked for (`super::ocl`). At that size the first and the last
-        // work-group (quick mode), without the address reader (the same build of the same
-        // defines is read at the small problem).
+        // The device's own defines, built as the device builds them (optimised) where there
+        // is no stand-in: races, accesses outside every buffer, barriers. Not uninitialised
+        // values, whose checker needs the unoptimised build and costs four times the rest of
+        // the run: the device's run of the kernel built unoptimised asks that (`super::ocl`).
+        // At the asked size the first and the last work-group (quick mode), without the
+        // address reader (the same build of the same defines is read at the small problem).
         Look::Own(_, every_group) => {
             let o = oclgrind::Options {
                 quick: !every_group,
@@ -241,8 +240,8 @@ fn simulate(
         // Counts, and with the device's own defines the sanitizer's questions but
         // uninitialised values (races, barriers, accesses outside every buffer) in the build
         // the device makes, which cost about as much again (another kind's one work-group:
-        // barriers and accesses, which cost nothing more). One thread: the asked size's look starts first (the costliest) and the
-        // other looks share the other cores.
+        // barriers and accesses, which cost nothing more). One thread: the asked size's look
+        // starts first (the costliest) and the other looks share the other cores.
         Look::Asked(_, _, every_group, checked) => oclgrind::Options {
             quick: !every_group,
             races: checked,
@@ -398,19 +397,17 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let (mut asked_notes, mut own_missing) = (Vec::new(), None);
     let asked = super::looks::asked_looks(ocl, opts, &mut asked_notes, &mut own_missing);
     // The sanitizer asks of the device's own defines too: whatever set was drawn above, the
-    // defines every run on this device uses are checked for races, bounds and barriers, in
-    // the build the device makes. At a problem of its own, the smallest that asks each of
-    // those questions (three or four work-groups, two or three k-steps), drawn apart from the
-    // counts' (the counts' larger problem of the same defines looks for races among more
-    // work-groups). Uninitialised values with these defines are the question of the device's
-    // run built unoptimised, at the size this grading was asked for, every work-group
-    // (`super::ocl`): the simulator's checker of them costs four times the rest of its run.
-    // Where the technique is counted (the device run passed), the counts' looks with the
-    // device's own defines ask these questions themselves, in the same run and build
-    // ([`Look::Asked`]): one simulator run per problem. Else the sanitizer's own looks ask
-    // them; and at the small problem also where the sanitizer runs a stand-in for part of the
-    // kernel (lesson 09's image, which the counts read as the device does: a read outside it
-    // is seen in the stand-in only).
+    // defines every run on this device uses are checked for races, bounds and barriers, at a
+    // small problem every work-group run and at the asked size. Where the technique is
+    // counted (the device run passed), the counts' looks with those defines ask these
+    // questions themselves, in the same run and build ([`Look::Asked`]): one simulator run
+    // per problem. Else the sanitizer's own looks ask them, the small problem the smallest
+    // that asks each question (three or four work-groups, two or three k-steps); and there
+    // also where the sanitizer runs a stand-in for part of the kernel (lesson 09's image,
+    // which the counts read as the device does: a read outside it is seen in the stand-in
+    // only). Uninitialised values with these defines are the question of the device's run
+    // built unoptimised, at the asked size and the small problems it checked (`super::ocl`):
+    // the simulator's checker of them costs four times the rest of its run.
     let counts_ask = v.passed() && !behaviour_probes.is_empty();
     let own =
         (asked.iter()).find(|a| a.own && a.every_group && (!counts_ask || !own_optimised(lesson)));
