@@ -423,13 +423,13 @@ fn unoptimised(
             return Ok(());
         }
     };
+    let seed = timing::secret_seed().rotate_left(41);
     for (i, &shape) in shapes.iter().enumerate() {
         let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
         // What a grading stopped here says: built optimised, the kernel ran right at this size.
         progress(format!(
             "running {shape} with the kernel built unoptimised ({UNOPTIMISED}), where built optimised it ran right: a loop an optimiser removes (its result unused, or known beforehand) runs in full here"
         ));
-        let seed = timing::secret_seed().rotate_left(41);
         let p = Problem::random(shape, seed);
         let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
         let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
@@ -440,12 +440,9 @@ fn unoptimised(
             continue;
         };
         // The defines this device's runs use, named as a failing define set is.
-        let set: Vec<String> = (defines.iter())
-            .map(|d| format!("{}={}", d.name, d.value))
-            .collect();
-        let with = match set.is_empty() {
+        let with = match defines.is_empty() {
             true => String::new(),
-            false => format!(" with -D {}", set.join(" -D ")),
+            false => format!(" with -D {}", program::line(defines).replace(' ', " -D ")),
         };
         let at = match i {
             0 => "at the size this grading was asked for",
