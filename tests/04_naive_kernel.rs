@@ -146,7 +146,7 @@ pub mod cases {
             "float acc;
     if (K <= 200) acc = 0.0f;",
         )]),
-        FailKind::Uninitialized,
+        FailKind::Undefined,
         &["built without optimisation", "before anything was stored"],
     ),
     // Results and inputs.

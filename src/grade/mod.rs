@@ -96,6 +96,10 @@ pub enum FailKind {
     BadAccess,
     /// A value that was never initialised is used (the simulator).
     Uninitialized,
+    /// Right as the device builds it, wrong built without optimisation (the device's second
+    /// run): the result rests on something undefined, a value never initialised or
+    /// work-items that race.
+    Undefined,
     /// The device cannot run the lesson (e.g. no image support).
     Unsupported,
     /// The file brings in code from elsewhere (an included file, a library, another

@@ -449,7 +449,7 @@ fn unoptimised(
             _ => "at a small problem",
         };
         verdict.failure = Some(Failure::new(
-            FailKind::Uninitialized,
+            FailKind::Undefined,
             format!(
                 "built without optimisation ({UNOPTIMISED}){with}, your kernel gives a wrong C {at}, where built as the device builds it, it gave the right one: {}\nThe optimiser resolved something undefined in your favour: most often a value used before anything was stored in it, never initialised (an accumulator declared without `= 0.0f`, a private array only partly filled, or read past its end), which unoptimised holds whatever the memory held; or work-items that read what others write with no barrier between, whose order the unoptimised build changes.",
                 f.message

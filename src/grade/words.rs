@@ -24,6 +24,7 @@ pub fn head(kind: FailKind) -> &'static str {
         FailKind::Divergence => "BARRIER NOT REACHED BY ALL",
         FailKind::BadAccess => "OUT-OF-BOUNDS ACCESS",
         FailKind::Uninitialized => "UNINITIALISED VALUE",
+        FailKind::Undefined => "UNDEFINED BEHAVIOUR",
         FailKind::Unsupported => "UNSUPPORTED DEVICE",
         FailKind::NotSelfContained => "NOT SELF-CONTAINED",
         FailKind::Setup => "CANNOT GRADE",
