@@ -772,8 +772,8 @@ pub mod cases {
 
 /// The chapter's last kernel, on Hopper's warp-group unit, checked where it can run here: on the
 /// model of the instruction (or on the instruction itself on compute capability 9.0), every
-/// element of C at shapes with partial blocks, K and N not multiples of 4 (padded by the host)
-/// and a last k-step cut short; and at a long K at least as accurate as FP32.
+/// element of C at shapes with partial blocks, K and N not multiples of 4 (no copies: each row
+/// read where it lies) and a last k-step cut short; and at a long K at least as accurate as FP32.
 #[test]
 fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
     use lab::harness::device::Gpu;
@@ -782,19 +782,28 @@ fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
     let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
     let course = lab::harness::paths::Course::from_env();
     let instruction = warp_group::has_instruction(&gpu);
-    // The tensor cores' blocks (two warp groups, 192 rows, four k-steps per sum) on the model too.
-    let big = |shape| {
+    // The tensor cores' blocks (two warp groups, four k-steps per sum; 192 rows where K is a
+    // multiple of 4, else 128) on the model too.
+    let big = |shape: Shape| {
         let mut d = warp_group::defines(&gpu.info, true, shape);
         d.retain(|x| x.name != "BM");
-        d.push(lab::harness::program::Define::new("BM", 192));
+        let rows = if shape.k.is_multiple_of(4) { 192 } else { 128 };
+        d.push(lab::harness::program::Define::new("BM", rows));
         d
     };
+    // Rows of A or B that start anywhere (K or N not a multiple of 4) are read where they lie:
+    // each shift of a row (0 to 3 floats) in several blocks and k-steps, and rows ending in the
+    // middle of a 16-byte chunk at the last column and the last k.
     for (shape, seed, tensor_cores) in [
         (Shape::new(131, 70, 77), 3, false),
+        (Shape::new(131, 72, 77), 10, false),
+        (Shape::new(131, 70, 76), 11, false),
         (Shape::new(64, 128, 48), 4, false),
         (Shape::new(65, 100, 40), 5, false),
         (Shape::new(40, 24, 1100), 6, false),
-        (Shape::new(200, 136, 70), 7, true),
+        (Shape::new(200, 136, 72), 7, true),
+        (Shape::new(150, 139, 103), 8, true),
+        (Shape::new(97, 133, 131), 9, false),
     ] {
         let d = match tensor_cores && !instruction {
             true => big(shape),

@@ -143,8 +143,8 @@ inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
 #endif
 
 // ANCHOR: async
-// Staging a tile: copy `bytes` (16 or 4, or 0 for zeros) from global memory into local
-// memory. With MMA_PTX it is `cp.async`: the copy runs while the warp goes on, and
+// Staging a tile: copy `bytes` (16 or 4, or 0 for zeros; a 16-byte copy may take fewer, the
+// rest then zeros) from global memory into local memory. With MMA_PTX it is `cp.async`: the copy runs while the warp goes on, and
 // async_wait(n) waits until at most n committed groups of copies are still in flight. In the
 // model it is an ordinary load and store, done at once. Either way, other work-items see the
 // data only after a barrier.
@@ -166,7 +166,12 @@ inline void async_copy4(__local float* dst, const __global float* src, uint byte
 #define async_wait(n) __asm__ __volatile__("cp.async.wait_group " ASYNC_STR(n) ";" ::: "memory")
 #else
 inline void async_copy16(__local float* dst, const __global float* src, uint bytes) {
-    *(__local float4*)dst = bytes ? vload4(0, src) : (float4)(0.0f);
+    if (bytes == 16) {
+        *(__local float4*)dst = vload4(0, src);
+    } else {
+        // Fewer bytes than 16: the rest of the 16 are zeros, as cp.async fills them.
+        for (uint i = 0; i < 4; i++) dst[i] = 4 * i < bytes ? src[i] : 0.0f;
+    }
 }
 inline void async_copy4(__local float* dst, const __global float* src, uint bytes) {
     *dst = bytes ? *src : 0.0f;

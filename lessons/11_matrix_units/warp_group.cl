@@ -1,8 +1,8 @@
 // Lesson 11's product on Hopper's warp-group unit (wgmma): the same split and the same three
 // products per multiply-add as the lesson's kernel, FP32 sums outside the unit, but each call
 // is made by four warps together, takes one of its operands straight from local memory, and
-// runs while the work-items go on. C = A·B, row-major, any M; K and N multiples of 4 (the
-// host pads them where they are not, as for the lesson's kernel).
+// runs while the work-items go on. C = A·B, row-major, any M, N and K, read and written where
+// they lie: no copies by the host (AR and BR below).
 //
 // The kernel computes C^T = B^T·A^T, so that the operand the unit takes from registers is B's
 // (split there: big = tf32_cvt(b), small = b − big) and the one it takes from local memory is
@@ -20,6 +20,13 @@
 //   BK      k per step, STAGES the cp.async stages (copies run STAGES − 1 steps ahead)
 //   CHAIN   k-steps of 8 summed inside the unit before one FP32 add
 //   KG      1 where K is not a multiple of BK: k past K is copied as zeros
+//   AR      1 where K is not a multiple of 4: A's rows start anywhere, a 16-byte copy can only
+//           take the aligned 16 bytes around them; each row's copies land shifted in a staging
+//           tile one chunk wider, and the pass that makes the small parts also writes the big
+//           parts there unshifted (the unit reads the tile as it lies; the pass is the one
+//           place where a row's shift can be undone, lesson 08's padding made on chip)
+//   BR      1 where N is not a multiple of 4: B's rows likewise; each row one chunk wider, and
+//           the work-items add the row's shift when they read their fragments
 #ifndef WGS
 #define WGS 2
 #endif
@@ -38,11 +45,18 @@
 #ifndef KG
 #define KG 0
 #endif
+#ifndef AR
+#define AR 0
+#endif
+#ifndef BR
+#define BR 0
+#endif
 #define BN (64 * WGS)
 #define THREADS (128 * WGS)
 #define PF (STAGES - 1)
 #define SB (BN + 8)
 #define TILE_A (BM * BK)
+#define RAW_A ((BK / 4 + AR) * BM * 4)
 #define TILE_B (BK * SB)
 #define KC (BK / 4)
 #define PER_A (BM * BK / 4 / THREADS)
@@ -76,11 +90,43 @@ inline void split_a(const __local float* as, __local float* sml, const int tid) 
 }
 // ANCHOR_END: split_a
 
+#if AR
+// One A tile staged shifted (`raw`, BK/4 + 1 chunks per row, row m's k starting `shift` floats
+// into its first chunk) made into the unit's layout: its big parts (A itself) at `big`, its
+// small parts at `sml`.
+inline void unshift_a(const __local float* raw, __local float* big, __local float* sml,
+                      const int tid, const int m0, const int K) {
+    #pragma unroll
+    for (int i = 0; i < TILE_A / 4 / THREADS; i++) {
+        const int q = tid + i * THREADS, m = q % BM, o = q * 4;
+        const float4 lo = *(const __local float4*)(raw + o);
+        const float4 hi = *(const __local float4*)(raw + o + BM * 4);
+        const int shift = (int)(((size_t)(m0 + m) * K) & 3);
+        // One shuffle: written as selects or as swizzles (lo.yzw, hi.x), Oclgrind 21.10
+        // computed it wrongly (PoCL right), so the simulator's runs would not check this code.
+        const float4 v = shuffle2(lo, hi, (uint4)(shift) + (uint4)(0, 1, 2, 3));
+        *(__local float4*)(big + o) = v;
+        const float4 r = v - as_float4(as_uint4(v) & (uint4)(0xffffe000u));
+        *(__local float4*)(sml + o) =
+            (float4)(tf32_round(r.x), tf32_round(r.y), tf32_round(r.z), tf32_round(r.w));
+    }
+}
+#define SPLIT_A(t) unshift_a(As + ((t) % STAGES) * RAW_A, Abig + ((t) % 2) * TILE_A, \
+                             Asm + ((t) % 2) * TILE_A, tid, m0, K)
+#define BIG_A(t) (Abig + ((t) % 2) * TILE_A)
+#else
+#define SPLIT_A(t) split_a(As + ((t) % STAGES) * TILE_A, Asm + ((t) % 2) * TILE_A, tid)
+#define BIG_A(t) (As + ((t) % STAGES) * TILE_A)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void matmul(const int M, const int N, const int K, const __global float* A,
             const __global float* B, __global float* C) {
-    __local float As[STAGES * TILE_A] __attribute__((aligned(128)));
+    __local float As[STAGES * RAW_A] __attribute__((aligned(128)));
     __local float Asm[2 * TILE_A] __attribute__((aligned(128)));
+#if AR
+    __local float Abig[2 * TILE_A] __attribute__((aligned(128)));
+#endif
     __local float Bs[STAGES * TILE_B] __attribute__((aligned(128)));
     __local float scratch[WG_SCRATCH_FLOATS(WGS)];
 
@@ -92,12 +138,21 @@ void matmul(const int M, const int N, const int K, const __global float* A,
     // Copy u of A: row ma + u·RA of the block, floats 4·kca … 4·kca+3 of the step, stored
     // K-major (the unit's layout); copy u of B: row rb + u·RB of the step, columns cb … cb+3.
     const int ma = tid % 8 + 8 * (tid / (8 * KC)), kca = (tid / 8) % KC;
-    const __global float* a_src = A + (size_t)(m0 + ma) * K + 4 * kca;
+    // Where a row does not start on 16 bytes (AR, BR), each copy takes the aligned 16 bytes
+    // that start `shift` floats before its own: the row's first k (or column) lands at that
+    // place of the first chunk, and one more chunk per row (a_more, b_more) holds the end.
     const int a_dst = (kca * BM + ma) * 4;
     const int rb = tid / (BN / 4), cb = (tid % (BN / 4)) * 4;
-    const __global float* b_src = B + (size_t)rb * N + n0 + cb;
     const int b_dst = rb * SB + cb;
-    const bool b_in = n0 + cb < N;
+#define SHIFT(row, len) ((int)(((size_t)(row) * (len)) & 3))
+    // A's rows where they start on 16 bytes (AR = 0; with AR each copy finds its row's shift).
+    const __global float* a_src = A + (size_t)(m0 + ma) * K + 4 * kca;
+    // B's rows s·BK + rb + u·RB: BK and RB are multiples of 4, so one shift for all of them.
+    const int b_shift = BR ? SHIFT(rb, N) : 0;
+    const __global float* b_src = B + (size_t)rb * N + n0 + cb - b_shift;
+    // Bytes of a copy of B's row whose first column is `c`: columns past N are zeros.
+#define B_BYTES(c) ((c) + 4 <= N ? 16 : (c) < N ? 4 * (N - (c)) : 0)
+    const bool b_in = n0 + cb - b_shift < N;
 
     float acc[NACC], t0[NACC];
     #pragma unroll
@@ -111,21 +166,59 @@ void matmul(const int M, const int N, const int K, const __global float* A,
 #define A_KIN(s) true
 #define B_KIN(s, u) true
 #endif
-#define STAGE(s)                                                                           \
+#if AR
+    // A's copies: k from s·BK + 4·kca − shift on, zeros from K on (the row after, or past
+    // the buffer); one more chunk per row, by the work-items below BM.
+#define A_COPY(dst, row, k)                                                                \
     do {                                                                                   \
-        __local float* as_ = As + ((s) % STAGES) * TILE_A;                                 \
-        __local float* bs_ = Bs + ((s) % STAGES) * TILE_B;                                 \
+        const int sh_ = SHIFT(row, K), k0_ = (k) - sh_;                                   \
+        const bool in_ = (row) < M && k0_ < K;                                             \
+        async_copy16(dst, in_ ? A + (size_t)(row) * K + k0_ : A,                           \
+                     in_ ? (k0_ + 4 <= K ? 16 : 4 * (K - k0_)) : 0);                       \
+    } while (0)
+#define A_STAGE(as_, s)                                                                    \
+    do {                                                                                   \
+        _Pragma("unroll") for (int u = 0; u < PER_A; u++)                                 \
+            A_COPY(as_ + a_dst + u * RA * 4, m0 + ma + u * RA, (s) * BK + 4 * kca);        \
+        if (tid < BM) A_COPY(as_ + (KC * BM + tid) * 4, m0 + tid, (s) * BK + BK);         \
+    } while (0)
+#else
+#define A_STAGE(as_, s)                                                                    \
+    do {                                                                                   \
         const bool k_ = A_KIN(s);                                                          \
         _Pragma("unroll") for (int u = 0; u < PER_A; u++) {                               \
             const bool in_ = k_ && m0 + ma + u * RA < M;                                   \
             async_copy16(as_ + a_dst + u * RA * 4,                                         \
                          in_ ? a_src + (size_t)u * RA * K + (s) * BK : A, in_ ? 16 : 0);   \
         }                                                                                  \
+    } while (0)
+#endif
+#if BR
+    // The last chunk of each of the step's BK rows, by the work-items below BK.
+#define B_MORE(bs_, s)                                                                     \
+    do {                                                                                   \
+        if (tid < BK) {                                                                    \
+            const int r_ = (s) * BK + tid, c_ = n0 + BN - SHIFT(tid, N);                   \
+            const bool in_ = r_ < K && c_ < N;                                             \
+            async_copy16(bs_ + tid * SB + BN, in_ ? B + (size_t)r_ * N + c_ : B,           \
+                         in_ ? B_BYTES(c_) : 0);                                           \
+        }                                                                                  \
+    } while (0)
+#else
+#define B_MORE(bs_, s)
+#endif
+#define STAGE(s)                                                                           \
+    do {                                                                                   \
+        __local float* as_ = As + ((s) % STAGES) * RAW_A;                                  \
+        __local float* bs_ = Bs + ((s) % STAGES) * TILE_B;                                 \
+        A_STAGE(as_, s);                                                                   \
         _Pragma("unroll") for (int u = 0; u < PER_B; u++) {                               \
             const bool in_ = b_in && B_KIN(s, u);                                          \
             async_copy16(bs_ + b_dst + u * RB * SB,                                        \
-                         in_ ? b_src + (size_t)((s) * BK + u * RB) * N : B, in_ ? 16 : 0); \
+                         in_ ? b_src + (size_t)((s) * BK + u * RB) * N : B,                \
+                         in_ ? (BR ? B_BYTES(n0 + cb - b_shift) : 16) : 0);                \
         }                                                                                  \
+        B_MORE(bs_, s);                                                                    \
     } while (0)
 
     for (int s = 0; s < PF; s++) {
@@ -135,16 +228,18 @@ void matmul(const int M, const int N, const int K, const __global float* A,
     // Step 0's small parts, before the loop.
     async_wait(PF - 1);
     barrier(CLK_LOCAL_MEM_FENCE);
-    split_a(As, Asm, tid);
+    SPLIT_A(0);
     FENCE_PROXY_ASYNC();
     const int nb = wg * 64 + warp * 16 + g;
+    // Rows k + t4 and k + t4 + 4 of a step, k a multiple of 8: one shift for both (BR).
+    const int nbs = nb + (BR ? SHIFT(t4, N) : 0);
 
     // ANCHOR: loop
     for (int t = 0; t < steps; t++) {
         WAIT_STEP();
         FENCE_PROXY_ASYNC();
         barrier(CLK_LOCAL_MEM_FENCE);
-        const __local float* as = As + (t % STAGES) * TILE_A;
+        const __local float* as = BIG_A(t);
         const __local float* bs = Bs + (t % STAGES) * TILE_B;
         const __local float* asm_ = Asm + (t % 2) * TILE_A;
         const wg_desc_t d_big0 = wg_desc(as, BM * 16, 128);
@@ -157,8 +252,8 @@ void matmul(const int M, const int N, const int K, const __global float* A,
             #pragma unroll
             for (int c = 0; c < CHAIN; c++) {
                 const int k = (grp * CHAIN + c) * 8;
-                const float4 b = (float4)(bs[(k + t4) * SB + nb], bs[(k + t4) * SB + nb + 8],
-                                          bs[(k + t4 + 4) * SB + nb], bs[(k + t4 + 4) * SB + nb + 8]);
+                const float4 b = (float4)(bs[(k + t4) * SB + nbs], bs[(k + t4) * SB + nbs + 8],
+                                          bs[(k + t4 + 4) * SB + nbs], bs[(k + t4 + 4) * SB + nbs + 8]);
                 gb[c] = (float4)(tf32_cvt(b.x), tf32_cvt(b.y), tf32_cvt(b.z), tf32_cvt(b.w));
                 sb[c] = b - gb[c];
             }
@@ -178,8 +273,7 @@ void matmul(const int M, const int N, const int K, const __global float* A,
                 // tile's small parts.
                 if (t + PF < steps) STAGE(t + PF);
                 async_commit();
-                if (t + 1 < steps)
-                    split_a(As + ((t + 1) % STAGES) * TILE_A, Asm + ((t + 1) % 2) * TILE_A, tid);
+                if (t + 1 < steps) SPLIT_A(t + 1);
             }
             WG_WAIT(0);
             WG_KEEP(BM, t0);

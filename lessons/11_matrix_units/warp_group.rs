@@ -88,13 +88,14 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
 /// The block for a problem on a device with `compute_units`, measured on an H200
 /// (research/wgmma-shapes-11/, calls 1-5): 64×128 blocks where 128×128 ones would not fill the
 /// compute units once (1024³: 53.4 TFLOP/s against 44 for 128×128); 192×128 where there are at
-/// least 2 048 of those, about fifteen waves (8192³: 90.2 against 87.5); 128×128 otherwise. K is
+/// least 2 048 of those, about fifteen waves (8192³: 90.2 against 87.5), unless K is not a
+/// multiple of 4 (A's wider staging tile leaves no room for 192 rows); 128×128 otherwise. K is
 /// never split: a split was slower at 1024³ and 2048³ and level at 1024×8192×8192.
 pub fn block_rows(compute_units: usize, shape: Shape) -> usize {
     let blocks = |bm: usize| shape.m.div_ceil(bm) * shape.n.div_ceil(128);
     if blocks(128) < compute_units.max(1) {
         64
-    } else if blocks(192) >= 2048 {
+    } else if blocks(192) >= 2048 && shape.k.is_multiple_of(4) {
         192
     } else {
         128
@@ -104,21 +105,46 @@ pub fn block_rows(compute_units: usize, shape: Shape) -> usize {
 /// The defines for a problem on a device: on the instruction, the block by shape, k-steps of 32
 /// in four stages, four k-steps of 8 summed inside the unit; on the model, one warp group of
 /// 64×64 in steps of 16 (three stages, two k-steps per sum), small enough for a CPU. KG where
-/// the padded K is not a whole number of steps.
+/// K is not a whole number of steps; AR and BR where K or N is not a multiple of 4.
 pub fn defines(info: &DeviceInfo, instruction: bool, shape: Shape) -> Vec<Define> {
+    defines_for(info.compute_units as usize, instruction, shape)
+}
+
+/// Where rows of A or B that do not start on 16 bytes are read where they lie (AR, BR), and
+/// where the host pads them (lesson 08's copies, counted in the time): in place up to 2^31
+/// multiply-adds, where the copies' fixed cost is a large part of the call (1023³: 38.0
+/// TFLOP/s in place against 32.7 padded), padded above (2047³: 59.7 against 65.9; 8191³: 64.7
+/// against 91.9, where A's unshifting pass and its wider tile cost a third). NVIDIA H200,
+/// research/ragged-11/.
+pub fn in_place(shape: Shape) -> bool {
+    shape.m * shape.n * shape.k <= 1 << 31
+}
+
+fn defines_for(compute_units: usize, instruction: bool, shape: Shape) -> Vec<Define> {
+    // The shape the kernel sees: the host's padded copies' above the in-place bound.
+    let shape = match in_place(shape) {
+        true => shape,
+        false => lab::harness::exec::padded_shape(shape, 4),
+    };
     let (wgs, bm, bk, stages, chain) = match instruction {
-        true => (2, block_rows(info.compute_units as usize, shape), 32, 4, 4),
+        true => (2, block_rows(compute_units, shape), 32, 4, 4),
         false => (1, 64, 16, 3, 2),
     };
-    let k = shape.k.div_ceil(4) * 4;
     vec![
         Define::new("WGS", wgs),
         Define::new("BM", bm),
         Define::new("BK", bk),
         Define::new("STAGES", stages),
         Define::new("CHAIN", chain),
-        Define::new("KG", u8::from(!k.is_multiple_of(bk))),
+        Define::new("KG", u8::from(!shape.k.is_multiple_of(bk))),
+        Define::new("AR", u8::from(!shape.k.is_multiple_of(4))),
+        Define::new("BR", u8::from(!shape.n.is_multiple_of(4))),
     ]
+}
+
+/// A 0-or-1 define: set where its last value is 1 (the kernel's `#ifndef` makes a missing one 0).
+fn flag(d: &[Define], name: &str) -> bool {
+    d.iter().rev().find(|x| x.name == name).is_some_and(|x| x.value.trim() == "1")
 }
 
 fn check_defines(d: &[Define]) -> Result<(), String> {
@@ -139,6 +165,11 @@ fn check_defines(d: &[Define]) -> Result<(), String> {
     }
     if chain == 0 || !(bk / 8).is_multiple_of(chain) {
         why.push(format!("CHAIN = {chain} must divide BK/8 = {}", bk / 8));
+    }
+    // A's staging tile one chunk wider beside its unshifted copy: 192 rows would not fit in
+    // the 227 KB of local memory a Hopper work-group may have.
+    if flag(d, "AR") && bm > 128 {
+        why.push(format!("BM = {bm} with AR = 1 must be 64 or 128"));
     }
     match why.is_empty() {
         true => Ok(()),
@@ -172,7 +203,12 @@ pub static WARP_GROUP: OclLesson = OclLesson {
     },
     behaviour: None,
     host: Host {
-        run: |gpu, kernel, p, l, _| lab::harness::exec::run_padded(gpu, kernel, p, l, 4, 1),
+        // The defines say whether the kernel reads ragged rows where they lie; where it does
+        // not, the host pads them (nothing to pad where K and N are multiples of 4).
+        run: |gpu, kernel, p, l, d| match flag(d, "AR") || flag(d, "BR") {
+            false => lab::harness::exec::run_padded(gpu, kernel, p, l, 4, 1),
+            true => lab::harness::exec::run_guarded(gpu, kernel, p, l),
+        },
         prelude: Some(prelude),
         ..BUFFERS
     },
@@ -244,5 +280,30 @@ mod tests {
         assert_eq!(rows(8192, 8192), 192);
         assert_eq!(rows(12288, 4096), 192);
         assert_eq!(rows(1024, 8192), 128);
+        // A's wider staging tile where K is not a multiple of 4 leaves no room for 192 rows.
+        assert_eq!(block_rows(132, Shape::new(8192, 8192, 8191)), 128);
+        assert_eq!(define(&defines_for(132, true, Shape::square(8191)), "BM"), Ok(192));
+    }
+
+    #[test]
+    fn ragged_rows_are_read_where_they_lie_and_fit_in_local_memory() {
+        // In place up to 2^31 multiply-adds; above, the kernel sees the host's padded copies.
+        for (shape, ar, br) in [
+            (Shape::square(1024), false, false),
+            (Shape::new(1024, 1024, 1023), true, false),
+            (Shape::new(1024, 1023, 1024), false, true),
+            (Shape::square(1023), true, true),
+            (Shape::square(2047), false, false),
+            (Shape::new(8192, 8192, 8191), false, false),
+        ] {
+            let d = defines_for(132, true, shape);
+            assert_eq!(flag(&d, "AR"), ar, "{shape}");
+            assert_eq!(flag(&d, "BR"), br, "{shape}");
+            assert_eq!(check_defines(&d), Ok(()), "{shape}");
+        }
+        assert!(!flag(&defines_for(132, true, Shape::square(2047)), "KG"));
+        let mut d = defines_for(132, true, Shape::new(2048, 1024, 1023));
+        d.push(Define::new("BM", 192));
+        assert!(check_defines(&d).unwrap_err().contains("AR = 1"));
     }
 }
