@@ -144,8 +144,8 @@ inline float4 mma_tf32(float4 a, float2 b, float4 c, __local float* scratch) {
 
 // ANCHOR: async
 // Staging a tile: copy `bytes` (16 or 4, or 0 for zeros; a 16-byte copy may take fewer, the
-// rest then zeros) from global memory into local memory. With MMA_PTX it is `cp.async`: the copy runs while the warp goes on, and
-// async_wait(n) waits until at most n committed groups of copies are still in flight. In the
+// rest then zeros) from global memory into local memory. With MMA_PTX it is `cp.async`: the
+// copy runs while the warp goes on, and async_wait(n) waits until at most n committed groups of copies are still in flight. In the
 // model it is an ordinary load and store, done at once. Either way, other work-items see the
 // data only after a barrier.
 #define ASYNC_STR2(x) #x

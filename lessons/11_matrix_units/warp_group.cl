@@ -1,8 +1,9 @@
 // Lesson 11's product on Hopper's warp-group unit (wgmma): the same split and the same three
 // products per multiply-add as the lesson's kernel, FP32 sums outside the unit, but each call
 // is made by four warps together, takes one of its operands straight from local memory, and
-// runs while the work-items go on. C = A·B, row-major, any M, N and K, read and written where
-// they lie: no copies by the host (AR and BR below).
+// runs while the work-items go on. C = A·B, row-major, any M, N and K: rows of A and B that do
+// not start on 16 bytes are read where they lie (AR, BR below) or padded by the host, which
+// chooses by size (`in_place` in warp_group.rs).
 //
 // The kernel computes C^T = B^T·A^T, so that the operand the unit takes from registers is B's
 // (split there: big = tf32_cvt(b), small = b − big) and the one it takes from local memory is
@@ -140,7 +141,7 @@ void matmul(const int M, const int N, const int K, const __global float* A,
     const int ma = tid % 8 + 8 * (tid / (8 * KC)), kca = (tid / 8) % KC;
     // Where a row does not start on 16 bytes (AR, BR), each copy takes the aligned 16 bytes
     // that start `shift` floats before its own: the row's first k (or column) lands at that
-    // place of the first chunk, and one more chunk per row (a_more, b_more) holds the end.
+    // place of the first chunk, and one more chunk per row (in A_STAGE, B_MORE) holds the end.
     const int a_dst = (kca * BM + ma) * 4;
     const int rb = tid / (BN / 4), cb = (tid % (BN / 4)) * 4;
     const int b_dst = rb * SB + cb;
