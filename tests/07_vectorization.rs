@@ -354,6 +354,45 @@ pub mod cases {
         &["expected", "got"],
     )
     .printing(&["LAB-EVENT"]),
+    // Oclgrind 21.10 runs a `switch` on a number's lowest bits wrongly in its optimised
+    // build (research/oclgrind-selects/): a test of it tells that build from a device. Here
+    // the kernel takes scalar loads unless the test fails; the simulator's unoptimised build
+    // runs it right, so the counts there are of the scalar path.
+    Case::rejects(
+        L,
+        "vectors_only_where_the_simulator_misruns_a_switch",
+        Cheat,
+        Mutant(&[(
+            "    const int offM = get_group_id(1) * TSM;
+",
+            "    const int offM = get_group_id(1) * TSM;
+    __local float4 lanes[1];
+    if (tid == 0) {
+        lanes[0] = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float4 lo = lanes[0];
+    const int v = (get_group_id(0) + 4) * (get_group_id(0) + 4);
+    const int w = v & 3;
+    if ((w == 0 ? lo.x : w == 1 ? lo.y : w == 2 ? lo.z : lo.w) - (float)w == 1.0f) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            const int row = offM + tidm + wm * RTSM;
+            for (int j = 0; j < WPTN; j++) {
+                const int col = offN + (tidn + (j / WIDTH) * RTSN) * WIDTH + j % WIDTH;
+                float acc = 0.0f;
+                for (int k = 0; k < K; k++) {
+                    acc += A[row * K + k] * B[k * N + col];
+                }
+                C[row * N + col] = acc;
+            }
+        }
+        return;
+    }
+",
+        )]),
+        FailKind::Technique,
+        &["vector accesses", "4.0 bytes", "built unoptimised"],
+    ),
     // Correct in another style.
     Case::accepts(
         L,
@@ -396,6 +435,26 @@ pub mod cases {
             (
                 "Breg[wv] = Bsub[k][tidn + wv * RTSN];",
                 "Breg[wv] = *(__local floatX*)&Bsub[k][(tidn + wv * RTSN) * WIDTH];",
+            ),
+        ]),
+    ),
+    // A's tile read four floats at a time, the row's lane picked by its two lowest bits: the
+    // simulator's optimised build runs this wrongly (research/oclgrind-selects/), its
+    // unoptimised build and every device right, so the counts are taken again unoptimised.
+    Case::accepts(
+        L,
+        "a_tile_read_as_float4_lanes",
+        Mutant(&[
+            (
+                "__local float Asub[TSK][TSM];",
+                "__local float Asub[TSK][TSM] __attribute__((aligned(16)));",
+            ),
+            (
+                "const float a = Asub[k][tidm + wm * RTSM];",
+                "const int m = tidm + wm * RTSM;
+                const float4 v = ((const __local float4*)Asub[k])[m / 4];
+                const int w = m & 3;
+                const float a = w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;",
             ),
         ]),
     ),

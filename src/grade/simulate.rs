@@ -23,14 +23,17 @@ use crate::harness::oclgrind::banks::{self, Banks};
 use crate::harness::oclgrind::plugin;
 use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
-use crate::lesson::{Lesson, Measured, OclLesson, Probe};
+use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
 
+use super::counts::{
+    counted_unoptimised, judge_counts, judge_run, recount_unoptimised, RECOUNTED, UNOPTIMISED,
+};
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
 use super::request::Request;
 use super::trust::{instrument_failed, reads_pointers};
-use super::{FailKind, Failure, Options, Part, Source, Unchecked, Verdict};
+use super::{FailKind, Options, Part, Source, Unchecked, Verdict};
 
 pub use super::request::Look;
 
@@ -162,18 +165,18 @@ fn local_bytes(kernel: &Kernel, gpu: &Gpu) -> u64 {
 
 /// One probe run under the simulator: what the worker reported, what Oclgrind printed,
 /// and whether the run was stopped.
-struct Run {
-    probed: Option<Probed>,
-    report: Report,
+pub(super) struct Run {
+    pub(super) probed: Option<Probed>,
+    pub(super) report: Report,
     /// The reports of a look's second run, at the drawn shape.
-    second: Option<Report>,
+    pub(super) second: Option<Report>,
     /// What the bank counter counted, where it was loaded.
-    banks: Option<Banks>,
+    pub(super) banks: Option<Banks>,
     /// Where the kernel reads a pointer's value, where the address reader was loaded.
-    addresses: Option<Vec<Place>>,
-    killed: bool,
+    pub(super) addresses: Option<Vec<Place>>,
+    pub(super) killed: bool,
     /// The watchdog's limit, seconds.
-    limit_s: f64,
+    pub(super) limit_s: f64,
 }
 
 impl Run {
@@ -189,7 +192,9 @@ impl Run {
 
 /// One look under the simulator. `plugins`: the course's plugins where they could be built,
 /// whose address reader then reads every look's program and whose bank counter counts the
-/// technique's looks where `banks`.
+/// technique's looks where `banks`. `unoptimised`: built without optimisation whatever the
+/// look's own build ([`recount_unoptimised`]).
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     lesson: &Lesson,
     source: &Source,
@@ -198,6 +203,7 @@ fn simulate(
     icd: &Path,
     plugins: Option<&Path>,
     banks: bool,
+    unoptimised: bool,
 ) -> anyhow::Result<Run> {
     let scratch = Scratch::new("simulate")?;
     let with_plugins = |o: oclgrind::Options| oclgrind::Options {
@@ -229,7 +235,10 @@ fn simulate(
                 false => o,
             }
         }
-        Look::Metrics(..) => counted,
+        Look::Metrics(..) => oclgrind::Options {
+            disable_optimization: true,
+            ..counted
+        },
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
             races: false,
@@ -246,8 +255,15 @@ fn simulate(
             quick: !every_group,
             races: checked,
             threads: Some(1),
+            disable_optimization: counted_unoptimised(look),
             ..counted
         },
+    };
+    let options = oclgrind::Options {
+        disable_optimization: options.disable_optimization
+            || unoptimised
+            || std::env::var_os("LAB_HACK_O0").is_some(),
+        ..options
     };
     let folder = scratch.dir.join("icd");
     let env = oclgrind::environment(icd, &folder, &options)?;
@@ -471,10 +487,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // mean what they do there. Where only the asked size's look counts the device's own
     // defines (its first and last work-group), the set drawn for the sanitizer is counted,
     // at a shape of three or more work-groups, every one run.
+    // And one set at least where no other kind of device's defines are counted: those and
+    // the sets are counted in the simulator's unoptimised build, the device's own defines in
+    // the build the device makes, and every grading counts in both ([`counted_unoptimised`]).
     let whole_own = asked.iter().any(|a| a.own && a.every_group);
+    let unoptimised_elsewhere = asked.iter().any(|a| !a.own);
     let counted: Vec<usize> = match (asked.is_empty(), whole_own, ocl.knobs, set) {
-        (false, true, None, _) => Vec::new(),
-        (false, false, None, Some(j)) if !counted.is_empty() => vec![j],
+        (false, true, None, _) if unoptimised_elsewhere => Vec::new(),
+        (false, _, None, Some(j)) if !counted.is_empty() => vec![j],
         _ => (0..counted.len()).collect(),
     };
     let some_groups_only = !asked.is_empty();
@@ -541,10 +561,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Look::Sanitize(i) => SANITIZER * declared(i),
             Look::Read(i) => declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
-            Look::Metrics(_, shape) => mads(shape),
+            Look::Metrics(_, shape) => UNOPTIMISED * mads(shape),
             Look::Asked(i, .., checked) => {
-                let races = if checked { CHECKED } else { 1.0 };
-                races * asked.get(i).map_or(0.0, |a| a.mads)
+                let build = if checked { CHECKED } else { UNOPTIMISED };
+                build * asked.get(i).map_or(0.0, |a| a.mads)
             }
             Look::Own(shape, true) => own_cost * mads(shape),
             Look::Own(_, false) => own_cost * at_asked_mads,
@@ -557,7 +577,16 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         _ => opts,
     };
     let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
-        simulate(lesson, source, look_opts(look), look, &icd, loaded, banks)
+        simulate(
+            lesson,
+            source,
+            look_opts(look),
+            look,
+            &icd,
+            loaded,
+            banks,
+            false,
+        )
     });
     // A kernel that reads where the runtime put its memory can tell the simulator from the
     // device: refused before anything the simulator saw is believed.
@@ -718,6 +747,18 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
+        let (run, optimised) = recount_unoptimised(run, counted_unoptimised(look), || {
+            simulate(
+                lesson,
+                source,
+                look_opts(look),
+                look,
+                &icd,
+                loaded,
+                banks,
+                true,
+            )
+        });
         // Another kind of device's defines that the simulator cannot run: said, not judged
         // (the counts at the asked size and the declared sets still are).
         if let (
@@ -767,12 +808,21 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
+        let at = match counted_unoptimised(look) {
+            true => format!("{at}, built unoptimised"),
+            false => at,
+        };
+        let counted_at = match optimised {
+            Some(_) => format!("{at}, {RECOUNTED}"),
+            None => at.clone(),
+        };
         // What the simulator found in a count is the kernel's failure, as the sanitizer's
-        // would be: every count runs the build the device makes, and asks about races,
+        // would be: every count runs the build the device makes (or, recounted, the
+        // unoptimised one), and asks about races,
         // barriers and accesses outside every buffer (not an index past one dimension of an
         // array: the optimiser may fold a flat index into a local array back into its
         // declared dimensions, which the simulator then reports in a correct kernel).
-        if let Ok(r) = &run {
+        for r in run.as_ref().ok().into_iter().chain(&optimised) {
             let found = optimised_findings(&r.report);
             if let Some(f) = failure_from(&found, &probe, &file, &text, None) {
                 v.failure = Some(f);
@@ -780,7 +830,28 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
         }
         let answer = || answer_runs(lesson, look_opts(look), look, &icd, loaded);
-        match judge_counts(v, behaviour, &probe, run, scale, &at, &text, &answer) {
+        // Recounted: the build the device makes is judged too, from its counts (a kernel
+        // that shows the technique only to the unoptimised build, and makes the simulator's
+        // optimised build go wrong to be recounted there, is judged by what the device runs).
+        if let Some(o) = &optimised {
+            let device_build = format!(
+                "{at}, built optimised as the device builds it; the simulator computed a wrong C in this build and a right one unoptimised"
+            );
+            if let Err(f) = judge_run(behaviour, &probe, o, scale, &device_build, &text) {
+                v.failure = Some(f);
+                return;
+            }
+        }
+        match judge_counts(
+            v,
+            behaviour,
+            &probe,
+            run,
+            scale,
+            &counted_at,
+            &text,
+            &answer,
+        ) {
             Some((line, counted_banks)) => {
                 lines.push(line);
                 // Where the banks could not be counted, the technique is judged without them,
@@ -805,84 +876,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
     }
     v.notes.push(format!("technique: {}", lines.join("; ")));
-}
-
-/// The technique judged from one run of the simulator's counts at `probe`: the line the
-/// verdict shows and whether the banks were counted in it, or `None` with the verdict's
-/// failure or unchecked part set.
-/// `answer`: whether the lesson's answer runs cleanly at the same look ([`answer_runs`]),
-/// asked only where the kernel's run gave no counts.
-#[allow(clippy::too_many_arguments)]
-fn judge_counts(
-    v: &mut Verdict,
-    behaviour: &crate::lesson::Behaviour,
-    probe: &Probe,
-    run: anyhow::Result<Run>,
-    scale: f64,
-    at: &str,
-    source: &str,
-    answer: &dyn Fn() -> Option<f64>,
-) -> Option<(String, bool)> {
-    let run = match run {
-        Ok(r) => r,
-        Err(e) => {
-            v.not_checked(
-                Part::Technique,
-                format!("the technique was not checked: {e:#}"),
-            );
-            return None;
-        }
-    };
-    // Not counted: the kernel's doing where the answer is counted there, else said.
-    let uncounted = |v: &mut Verdict, killed: bool, why: String| match answer() {
-        Some(s) => v.failure = Some(instrument_failed(killed, &why, &describe(probe), s)),
-        None => v.not_checked(
-            Part::Technique,
-            format!(
-                "the technique was not checked: {why} at {}",
-                describe(probe)
-            ),
-        ),
-    };
-    if run.killed {
-        let why = format!("it did not finish within {:.0} s", run.limit_s);
-        uncounted(v, true, why);
-        return None;
-    }
-    let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
-        uncounted(v, false, "the simulator gave no counts".into());
-        return None;
-    };
-    if let Some(why) = &probed.error {
-        uncounted(v, false, format!("it could not be run ({why})"));
-        return None;
-    }
-    if !probed.right {
-        // Right on the device, wrong in the simulator (which runs work-items one after
-        // another): the counts of a wrong run prove nothing about the technique.
-        v.failure = Some(Failure::new(
-            FailKind::Wrong,
-            format!(
-                "your kernel gives the right C on the device but a wrong one under the OpenCL simulator at {}: its result depends on the order in which work-items run. Look for a missing barrier or work-items that read what others write.",
-                describe(probe)
-            ),
-        ));
-        return None;
-    }
-    let counts = counts.scaled(scale);
-    let measured = Measured {
-        counts: &counts,
-        local_bytes: probed.local_bytes,
-        banks: run.banks.as_ref(),
-        source,
-    };
-    match (behaviour.judge)(&measured, probe) {
-        Ok(line) => Some((format!("{line} ({at})"), run.banks.is_some())),
-        Err(why) => {
-            v.failure = Some(Failure::new(FailKind::Technique, format!("{why}\n({at}.)")));
-            None
-        }
-    }
 }
 
 /// The simulator did not run to the end: races are not checked, nor the technique where the
@@ -928,7 +921,7 @@ fn answer_runs(
         return None;
     }
     let started = std::time::Instant::now();
-    let run = simulate(lesson, &answer, opts, look, icd, plugins, false).ok()?;
+    let run = simulate(lesson, &answer, opts, look, icd, plugins, false, false).ok()?;
     let took = started.elapsed();
     (run.ran_cleanly() && took * 4 <= opts.step_timeout).then_some(took.as_secs_f64())
 }

@@ -1,0 +1,223 @@
+//! The technique judged from the simulator's counts: which of the simulator's builds each
+//! count runs, a count run again where the optimised build computed a wrong product, and the
+//! lesson's judgement of the counts.
+
+use crate::lesson::{Measured, Probe};
+
+use super::reported::describe;
+use super::request::Look;
+use super::simulate::Run;
+use super::trust::instrument_failed;
+use super::{FailKind, Failure, Part, Verdict};
+
+/// Whether a look of the technique's counts runs the simulator's unoptimised build: every
+/// count but those of the device's own defines, which run the build the device makes. Every
+/// grading counts in both builds ([`super::simulate::review`] makes sure of one of each), so
+/// a kernel that behaves as the technique asks only in one of them (Oclgrind 21.10 runs some
+/// optimised code wrongly, which a kernel can test for: research/oclgrind-selects/) is
+/// counted where it does not.
+pub(super) fn counted_unoptimised(look: Look) -> bool {
+    match look {
+        Look::Metrics(..) => true,
+        Look::Asked(.., own) => !own,
+        _ => false,
+    }
+}
+
+/// What a count in the unoptimised build costs against one in the optimised build, per
+/// multiply-add.
+pub(super) const UNOPTIMISED: f64 = 2.0;
+
+/// How a verdict names a count that [`recount_unoptimised`] ran again.
+pub(super) const RECOUNTED: &str = "built unoptimised: the simulator's optimised build computed a wrong C there, where the device and the simulator's unoptimised build compute it right (Oclgrind 21.10 runs some optimised code wrongly, a `switch` on a number's lowest bits among it), so the counts are the unoptimised build's";
+
+/// A count whose product the simulator's optimised build got wrong, run again built
+/// unoptimised: the run whose counts are judged, and the optimised one where it was run
+/// again (judged too: [`judge_run`]). Oclgrind runs the work-items of a group in the same order
+/// in both builds (one after another, switching only at barriers), so a product wrong in one
+/// build and right in the other is not the kernel's order dependence but the build's: either
+/// Oclgrind runs the optimised code wrongly (research/oclgrind-selects/), or the kernel has
+/// undefined behaviour, which the sanitizer's unoptimised looks ask about. The counts judged
+/// are then those of the run whose product is right. Where the second run is wrong too, or
+/// gave no product, the first stands, and with it the verdict that the result depends on the
+/// order in which work-items run.
+pub(super) fn recount_unoptimised(
+    run: anyhow::Result<Run>,
+    unoptimised: bool,
+    again: impl FnOnce() -> anyhow::Result<Run>,
+) -> (anyhow::Result<Run>, Option<Run>) {
+    if unoptimised {
+        return (run, None);
+    }
+    let product = |r: &Run, right: bool| {
+        !r.killed && (r.probed.as_ref()).is_some_and(|p| p.error.is_none() && p.right == right)
+    };
+    match run {
+        Ok(first) if product(&first, false) => match again() {
+            Ok(r) if product(&r, true) => (Ok(r), Some(first)),
+            _ => (Ok(first), None),
+        },
+        run => (run, None),
+    }
+}
+
+/// The technique judged from the counts of `run`, whose product is not asked: the line the
+/// verdict shows, or the technique's failure.
+pub(super) fn judge_run(
+    behaviour: &crate::lesson::Behaviour,
+    probe: &Probe,
+    run: &Run,
+    scale: f64,
+    at: &str,
+    source: &str,
+) -> Result<String, Failure> {
+    let (Some(probed), Some(counts)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
+        return Err(Failure::new(
+            FailKind::Technique,
+            format!("the simulator gave no counts\n({at}.)"),
+        ));
+    };
+    let counts = counts.scaled(scale);
+    let measured = Measured {
+        counts: &counts,
+        local_bytes: probed.local_bytes,
+        banks: run.banks.as_ref(),
+        source,
+    };
+    (behaviour.judge)(&measured, probe)
+        .map(|line| format!("{line} ({at})"))
+        .map_err(|why| Failure::new(FailKind::Technique, format!("{why}\n({at}.)")))
+}
+
+/// The technique judged from one run of the simulator's counts at `probe`: the line the
+/// verdict shows and whether the banks were counted in it, or `None` with the verdict's
+/// failure or unchecked part set.
+/// `answer`: whether the lesson's answer runs cleanly at the same look ([`answer_runs`]),
+/// asked only where the kernel's run gave no counts.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn judge_counts(
+    v: &mut Verdict,
+    behaviour: &crate::lesson::Behaviour,
+    probe: &Probe,
+    run: anyhow::Result<Run>,
+    scale: f64,
+    at: &str,
+    source: &str,
+    answer: &dyn Fn() -> Option<f64>,
+) -> Option<(String, bool)> {
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => {
+            v.not_checked(
+                Part::Technique,
+                format!("the technique was not checked: {e:#}"),
+            );
+            return None;
+        }
+    };
+    // Not counted: the kernel's doing where the answer is counted there, else said.
+    let uncounted = |v: &mut Verdict, killed: bool, why: String| match answer() {
+        Some(s) => v.failure = Some(instrument_failed(killed, &why, &describe(probe), s)),
+        None => v.not_checked(
+            Part::Technique,
+            format!(
+                "the technique was not checked: {why} at {}",
+                describe(probe)
+            ),
+        ),
+    };
+    if run.killed {
+        let why = format!("it did not finish within {:.0} s", run.limit_s);
+        uncounted(v, true, why);
+        return None;
+    }
+    let (Some(probed), Some(_)) = (run.probed.as_ref(), run.report.counts.as_ref()) else {
+        uncounted(v, false, "the simulator gave no counts".into());
+        return None;
+    };
+    if let Some(why) = &probed.error {
+        uncounted(v, false, format!("it could not be run ({why})"));
+        return None;
+    }
+    if !probed.right {
+        // Right on the device, wrong in the simulator (which runs work-items one after
+        // another): the counts of a wrong run prove nothing about the technique.
+        v.failure = Some(Failure::new(
+            FailKind::Wrong,
+            format!(
+                "your kernel gives the right C on the device but a wrong one under the OpenCL simulator at {}: its result depends on the order in which work-items run. Look for a missing barrier or work-items that read what others write.",
+                describe(probe)
+            ),
+        ));
+        return None;
+    }
+    match judge_run(behaviour, probe, &run, scale, at, source) {
+        Ok(line) => Some((line, run.banks.is_some())),
+        Err(f) => {
+            v.failure = Some(f);
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::simulate::Probed;
+    use crate::harness::matrix::Shape;
+
+    fn run(right: bool, killed: bool) -> Run {
+        Run {
+            probed: Some(Probed {
+                right,
+                local_bytes: 0,
+                error: None,
+            }),
+            report: Default::default(),
+            second: None,
+            banks: None,
+            addresses: None,
+            killed,
+            limit_s: 1.0,
+        }
+    }
+
+    fn right(r: &anyhow::Result<Run>) -> Option<bool> {
+        r.as_ref().ok()?.probed.as_ref().map(|p| p.right)
+    }
+
+    /// The device's own defines count in the device's build, everything else unoptimised.
+    #[test]
+    fn only_the_devices_own_defines_count_optimised() {
+        let s = Shape::new(8, 8, 8);
+        assert!(counted_unoptimised(Look::Metrics(0, s)));
+        assert!(counted_unoptimised(Look::Asked(1, s, false, false)));
+        assert!(!counted_unoptimised(Look::Asked(0, s, false, true)));
+        assert!(!counted_unoptimised(Look::Asked(0, s, true, true)));
+        assert!(!counted_unoptimised(Look::Sanitize(0)));
+    }
+
+    /// Run again only where an optimised count finished with a wrong product; the second run
+    /// replaces the first only where its product is right, and the first is kept to be judged.
+    #[test]
+    fn a_wrong_optimised_product_is_counted_again_unoptimised() {
+        let never = || -> anyhow::Result<Run> { panic!("run again where it should not be") };
+        let (r, first) = recount_unoptimised(Ok(run(true, false)), false, never);
+        assert_eq!((right(&r), first.is_none()), (Some(true), true));
+        let (r, first) = recount_unoptimised(Ok(run(false, true)), false, never);
+        assert_eq!((right(&r), first.is_none()), (Some(false), true));
+        let (r, first) = recount_unoptimised(Ok(run(false, false)), true, never);
+        assert_eq!((right(&r), first.is_none()), (Some(false), true));
+        let (r, first) = recount_unoptimised(Ok(run(false, false)), false, || Ok(run(true, false)));
+        assert_eq!(right(&r), Some(true));
+        assert!(first.is_some_and(|f| f.probed.is_some_and(|p| !p.right)));
+        // Wrong in both builds: the first run stands, and with it the order's verdict.
+        let (r, first) =
+            recount_unoptimised(Ok(run(false, false)), false, || Ok(run(false, false)));
+        assert_eq!((right(&r), first.is_none()), (Some(false), true));
+        let (r, first) = recount_unoptimised(Ok(run(false, false)), false, || {
+            anyhow::bail!("no simulator")
+        });
+        assert_eq!((right(&r), first.is_none()), (Some(false), true));
+    }
+}
