@@ -538,7 +538,8 @@ fn pad_poison(before: &Poison, n: usize, to: usize) -> Poison {
 /// copies), with K split into `parts`: where K or N is not a multiple of `to`, the device makes
 /// zero-padded copies of A (rows of K floats lengthened to a multiple of `to`) and of B (rows of
 /// N lengthened, and zero rows added up to the padded K), the kernel runs on them at the padded
-/// shape into a C with padded rows, and C's rows are copied back out to N floats. With `parts`
+/// shape into a C with padded rows, and C's rows are copied back out to N floats (where N is a
+/// multiple already, the kernel writes C itself). With `parts`
 /// above 1, A's copy is cut into `parts` slices of its columns laid one under the other, the
 /// kernel's grid holds `parts` problems of M × N × K/`parts` one under the other (row blocks
 /// `l.global[1]` per problem; the kernel offsets A, B and C by its part), and the copy back sums
@@ -586,11 +587,14 @@ pub fn run_padded(
     };
     let poison = parts_poison(&p.poison, s.n, pad.n, parts);
     let cp = GuardedC::new(gpu, &poison, 0)?;
+    // Where C's rows are not lengthened and K is not split, the kernel writes C itself;
+    // else into a C of its own shape, summed and copied out into C.
+    let direct = pad.n == s.n && parts == 1;
     let c = unsafe {
         Buffer::<f32>::create(
             &gpu.context,
             CL_MEM_READ_WRITE,
-            (s.m * s.n).max(1),
+            if direct { 1 } else { (s.m * s.n).max(1) },
             ptr::null_mut(),
         )
     }
@@ -650,7 +654,9 @@ pub fn run_padded(
         parts,
         part: s.m * pad.n,
     };
-    events.push(pad::enqueue_sum(gpu, &cp.c, &c, sum)?);
+    if !direct {
+        events.push(pad::enqueue_sum(gpu, &cp.c, &c, sum)?);
+    }
     events[events.len() - 1].wait().context(
         "the kernel or the copies around it failed while running (on many drivers this is how a write far outside a buffer shows)",
     )?;
@@ -660,14 +666,19 @@ pub fn run_padded(
     }
     let wall_ms = steps.elapsed().as_secs_f64() * 1e3;
 
-    let mut out = vec![0.0f32; s.m * s.n];
-    unsafe {
-        gpu.queue
-            .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
-            .context("reading C back")?;
-    }
+    let (out, guard) = match direct {
+        true => cp.unkept(cp.whole_back(gpu)?),
+        false => {
+            let mut out = vec![0.0f32; s.m * s.n];
+            unsafe {
+                gpu.queue
+                    .enqueue_read_buffer(&c, CL_BLOCKING, 0, &mut out, &[])
+                    .context("reading C back")?;
+            }
+            (out, cp.unkept(cp.whole_back(gpu)?).1)
+        }
+    };
     let host_ms = started.elapsed().as_secs_f64() * 1e3;
-    let guard = cp.unkept(cp.whole_back(gpu)?).1;
     poison::remember(&out);
     let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
         let again = GuardedC::new(gpu, &parts_poison(fill, s.n, pad.n, parts), 0)?;
