@@ -402,6 +402,27 @@ pub mod cases {
         FailKind::BadAccess,
         &["Breg"],
     ),
+    // A row of A's tile read ahead, past the row's end, only in the tiles of a large GPU: the
+    // value is multiplied by zero, so C is right everywhere, and the read lies inside the
+    // kernel's local memory. The device's optimised build may fold such an index into the
+    // array's whole, so only an unoptimised count can say it: every count but the asked
+    // size's is one, the other kinds' defines and the device's own at the small problem.
+    Case::rejects(
+        L,
+        "reads_a_row_ahead_only_in_a_large_gpus_tiles",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];",
+            "#if TSM >= 128
+            acc[0][0] += 0.0f * Asub[k][tidm + TSM];
+#endif
+            for (int wm = 0; wm < WPTM; wm++) {
+                const float a = Asub[k][tidm + wm * RTSM];",
+        )]),
+        FailKind::BadAccess,
+        &["Asub", "that dimension has 128 elements", "TSM=128"],
+    ),
     Case::rejects(
         L,
         "store_shifted_one_column",

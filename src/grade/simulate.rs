@@ -193,7 +193,7 @@ impl Run {
 /// One look under the simulator. `plugins`: the course's plugins where they could be built,
 /// whose address reader then reads every look's program and whose bank counter counts the
 /// technique's looks where `banks`. `unoptimised`: built without optimisation whatever the
-/// look's own build ([`recount_unoptimised`]).
+/// look's own build ([`counted_unoptimised`], [`recount_unoptimised`]).
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     lesson: &Lesson,
@@ -235,10 +235,7 @@ fn simulate(
                 false => o,
             }
         }
-        Look::Metrics(..) => oclgrind::Options {
-            disable_optimization: true,
-            ..counted
-        },
+        Look::Metrics(..) => counted,
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
             races: false,
@@ -255,7 +252,6 @@ fn simulate(
             quick: !every_group,
             races: checked,
             threads: Some(1),
-            disable_optimization: counted_unoptimised(look),
             ..counted
         },
     };
@@ -487,14 +483,10 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // mean what they do there. Where only the asked size's look counts the device's own
     // defines (its first and last work-group), the set drawn for the sanitizer is counted,
     // at a shape of three or more work-groups, every one run.
-    // And one set at least where no other kind of device's defines are counted: those and
-    // the sets are counted in the simulator's unoptimised build, the device's own defines in
-    // the build the device makes, and every grading counts in both ([`counted_unoptimised`]).
     let whole_own = asked.iter().any(|a| a.own && a.every_group);
-    let unoptimised_elsewhere = asked.iter().any(|a| !a.own);
     let counted: Vec<usize> = match (asked.is_empty(), whole_own, ocl.knobs, set) {
-        (false, true, None, _) if unoptimised_elsewhere => Vec::new(),
-        (false, _, None, Some(j)) if !counted.is_empty() => vec![j],
+        (false, true, None, _) => Vec::new(),
+        (false, false, None, Some(j)) if !counted.is_empty() => vec![j],
         _ => (0..counted.len()).collect(),
     };
     let some_groups_only = !asked.is_empty();
@@ -555,16 +547,20 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // The costliest first, so that none started last runs alone on one core at the end: by
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
     // count's (its build is unoptimised and every value carries its shadow).
+    // Which build each count runs ([`counted_unoptimised`]).
+    let at_size = (looks.iter()).any(|l| matches!(l, Look::Asked(_, _, false, true)));
+    let unopt = |look: Look| counted_unoptimised(look, at_size);
+    let build = |look: &Look| if unopt(*look) { UNOPTIMISED } else { 1.0 };
     let cost = |look: &Look| -> f64 {
         let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
         match *look {
             Look::Sanitize(i) => SANITIZER * declared(i),
             Look::Read(i) => declared(i),
             Look::Drawn(i, _, shape, _) => SANITIZER * (declared(i) + mads(shape)),
-            Look::Metrics(_, shape) => UNOPTIMISED * mads(shape),
+            Look::Metrics(_, shape) => build(look) * mads(shape),
             Look::Asked(i, .., checked) => {
-                let build = if checked { CHECKED } else { UNOPTIMISED };
-                build * asked.get(i).map_or(0.0, |a| a.mads)
+                let races = if checked { CHECKED } else { 1.0 };
+                races * build(look) * asked.get(i).map_or(0.0, |a| a.mads)
             }
             Look::Own(shape, true) => own_cost * mads(shape),
             Look::Own(_, false) => own_cost * at_asked_mads,
@@ -585,7 +581,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             &icd,
             loaded,
             banks,
-            false,
+            unopt(look),
         )
     });
     // A kernel that reads where the runtime put its memory can tell the simulator from the
@@ -670,7 +666,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         // the answer runs there (and the device run passed: else its failure is the verdict).
         let answer = |v: &Verdict| {
             (v.passed())
-                .then(|| answer_runs(lesson, look_opts(*look), *look, &icd, loaded))
+                .then(|| answer_runs(lesson, look_opts(*look), *look, &icd, loaded, false))
                 .flatten()
         };
         if run.killed {
@@ -747,7 +743,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
-        let (run, optimised) = recount_unoptimised(run, counted_unoptimised(look), || {
+        let (run, optimised) = recount_unoptimised(run, unopt(look), || {
             simulate(
                 lesson,
                 source,
@@ -808,7 +804,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        let at = match counted_unoptimised(look) {
+        let at = match unopt(look) {
             true => format!("{at}, built unoptimised"),
             false => at,
         };
@@ -817,19 +813,26 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             None => at.clone(),
         };
         // What the simulator found in a count is the kernel's failure, as the sanitizer's
-        // would be: every count runs the build the device makes (or, recounted, the
-        // unoptimised one), and asks about races,
-        // barriers and accesses outside every buffer (not an index past one dimension of an
-        // array: the optimiser may fold a flat index into a local array back into its
-        // declared dimensions, which the simulator then reports in a correct kernel).
-        for r in run.as_ref().ok().into_iter().chain(&optimised) {
-            let found = optimised_findings(&r.report);
+        // would be: races, barriers and accesses outside every buffer; in the unoptimised
+        // build also an index past one dimension of an array (in the optimised one the
+        // optimiser may fold a flat index into a local array back into its declared
+        // dimensions, which the simulator then reports in a correct kernel).
+        let unoptimised = unopt(look) || optimised.is_some();
+        for (r, unoptimised) in [
+            (run.as_ref().ok(), unoptimised),
+            (optimised.as_ref(), false),
+        ] {
+            let Some(r) = r else { continue };
+            let found = match unoptimised {
+                true => r.report.clone(),
+                false => optimised_findings(&r.report),
+            };
             if let Some(f) = failure_from(&found, &probe, &file, &text, None) {
                 v.failure = Some(f);
                 return;
             }
         }
-        let answer = || answer_runs(lesson, look_opts(look), look, &icd, loaded);
+        let answer = || answer_runs(lesson, look_opts(look), look, &icd, loaded, unopt(look));
         // Recounted: the build the device makes is judged too, from its counts (a kernel
         // that shows the technique only to the unoptimised build, and makes the simulator's
         // optimised build go wrong to be recounted there, is judged by what the device runs).
@@ -915,13 +918,24 @@ fn answer_runs(
     look: Look,
     icd: &Path,
     plugins: Option<&Path>,
+    unoptimised: bool,
 ) -> Option<f64> {
     let answer = Source::Folder(opts.course.solutions());
     if !answer.path(lesson).is_file() {
         return None;
     }
     let started = std::time::Instant::now();
-    let run = simulate(lesson, &answer, opts, look, icd, plugins, false, false).ok()?;
+    let run = simulate(
+        lesson,
+        &answer,
+        opts,
+        look,
+        icd,
+        plugins,
+        false,
+        unoptimised,
+    )
+    .ok()?;
     let took = started.elapsed();
     (run.ran_cleanly() && took * 4 <= opts.step_timeout).then_some(took.as_secs_f64())
 }
