@@ -10,22 +10,20 @@ use super::simulate::Run;
 use super::trust::instrument_failed;
 use super::{FailKind, Failure, Part, Verdict};
 
-/// Whether a look of the technique's counts runs the simulator's unoptimised build. The
-/// device's own defines at the asked size run the build the device makes (its first and last
-/// work-group: the call every user's run makes, read there by the address reader as the device
-/// builds it); every other count runs unoptimised: the device's own defines at the small
-/// problem, other kinds' defines, the declared sets. Where a grading has no count at the asked
-/// size (`at_size` false), the declared sets take turns, the first optimised. So every grading
+/// The count that runs the simulator's unoptimised build: the cheapest (by `mads`, the
+/// multiply-adds it simulates) of those with defines other than the device's own, another
+/// kind's or a declared set's ([`super::simulate::review`] counts one set where no other kind's
+/// defines are counted). Every other count runs the build the device makes. So every grading
 /// counts in both builds, and a kernel that behaves as the technique asks only in one of them
 /// (Oclgrind 21.10 runs some optimised code wrongly, which a kernel can test for:
-/// research/oclgrind-selects/) is counted where it does not; and the unoptimised counts ask
-/// about an index past one dimension of an array, which the optimised build may hide.
-pub(super) fn counted_unoptimised(look: Look, at_size: bool) -> bool {
-    match look {
-        Look::Asked(_, _, every_group, own) => every_group || !own,
-        Look::Metrics(j, _) => at_size || j % 2 == 1,
-        _ => false,
-    }
+/// research/oclgrind-selects/) is counted where it does not; that count also asks about an
+/// index past one dimension of an array, which the optimised build may hide. One count only:
+/// lesson 11's model of the unit runs four times slower unoptimised.
+pub(super) fn unoptimised_count(looks: &[Look], mads: impl Fn(&Look) -> f64) -> Option<Look> {
+    (looks.iter())
+        .filter(|l| matches!(l, Look::Metrics(..) | Look::Asked(.., false)))
+        .min_by(|a, b| mads(a).total_cmp(&mads(b)))
+        .copied()
 }
 
 /// What a count in the unoptimised build costs against one in the optimised build, per
@@ -190,20 +188,28 @@ mod tests {
         r.as_ref().ok()?.probed.as_ref().map(|p| p.right)
     }
 
-    /// The device's own defines at the asked size count in the device's build, everything else
-    /// unoptimised; without that count, the declared sets take turns.
+    /// The cheapest count with other defines than the device's own runs unoptimised: another
+    /// kind's or a declared set's, never the device's own.
     #[test]
-    fn only_the_asked_sizes_count_is_optimised() {
-        let s = Shape::new(8, 8, 8);
-        assert!(!counted_unoptimised(Look::Asked(0, s, false, true), true));
-        assert!(counted_unoptimised(Look::Asked(0, s, true, true), true));
-        assert!(counted_unoptimised(Look::Asked(1, s, false, false), true));
-        assert!(counted_unoptimised(Look::Asked(1, s, true, false), true));
-        assert!(counted_unoptimised(Look::Metrics(0, s), true));
-        assert!(counted_unoptimised(Look::Metrics(1, s), true));
-        assert!(!counted_unoptimised(Look::Metrics(0, s), false));
-        assert!(counted_unoptimised(Look::Metrics(1, s), false));
-        assert!(!counted_unoptimised(Look::Sanitize(0), true));
+    fn the_cheapest_count_with_other_defines_runs_unoptimised() {
+        let s = |n: usize| Shape::new(n, n, n);
+        let mads = |l: &Look| match *l {
+            Look::Metrics(_, s) | Look::Asked(_, s, ..) => (s.m * s.n * s.k) as f64,
+            _ => 0.0,
+        };
+        let looks = [
+            Look::Asked(0, s(4), false, true),
+            Look::Asked(1, s(16), true, false),
+            Look::Metrics(0, s(12)),
+            Look::Metrics(1, s(8)),
+            Look::Sanitize(0),
+        ];
+        assert_eq!(
+            unoptimised_count(&looks, mads),
+            Some(Look::Metrics(1, s(8)))
+        );
+        assert_eq!(unoptimised_count(&looks[..2], mads), Some(looks[1]));
+        assert_eq!(unoptimised_count(&looks[..1], mads), None);
     }
 
     /// Run again only where an optimised count finished with a wrong product; the second run

@@ -46,9 +46,9 @@ pub enum Look {
     /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
     /// after it, at a few work-groups of the tiles this device or another kind of device
     /// takes, with its defines ([`super::kinds`]), every one run: the third field says which.
-    /// Counts, in the build the device makes, and with the device's own defines (the last
-    /// field) the sanitizer's questions but uninitialised values: races, barriers, accesses
-    /// outside every buffer. Where these looks run, they ask what [`Look::Own`] asks
+    /// Counts, in the build the device makes but for one ([`super::counts::unoptimised_count`]),
+    /// and with the device's own defines (the last field) the sanitizer's questions but
+    /// uninitialised values: races, barriers, accesses outside every buffer. Where these looks run, they ask what [`Look::Own`] asks
     /// elsewhere; another kind's defines are asked about barriers and accesses.
     Asked(usize, Shape, bool, bool),
     /// The sanitizer (races, reads and writes outside every buffer, barriers) with the

@@ -27,7 +27,7 @@ use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
 
 use super::counts::{
-    counted_unoptimised, judge_counts, judge_run, recount_unoptimised, RECOUNTED, UNOPTIMISED,
+    judge_counts, judge_run, recount_unoptimised, unoptimised_count, RECOUNTED, UNOPTIMISED,
 };
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
@@ -193,7 +193,7 @@ impl Run {
 /// One look under the simulator. `plugins`: the course's plugins where they could be built,
 /// whose address reader then reads every look's program and whose bank counter counts the
 /// technique's looks where `banks`. `unoptimised`: built without optimisation whatever the
-/// look's own build ([`counted_unoptimised`], [`recount_unoptimised`]).
+/// look's own build ([`unoptimised_count`], [`recount_unoptimised`]).
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     lesson: &Lesson,
@@ -483,10 +483,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // mean what they do there. Where only the asked size's look counts the device's own
     // defines (its first and last work-group), the set drawn for the sanitizer is counted,
     // at a shape of three or more work-groups, every one run.
+    // And one set at least where no other kind of device's defines are counted: those and
+    // the sets are counted in the simulator's unoptimised build, the device's own defines in
+    // the build the device makes, and every grading counts in both ([`unoptimised_count`]).
     let whole_own = asked.iter().any(|a| a.own && a.every_group);
+    let unoptimised_elsewhere = asked.iter().any(|a| !a.own);
     let counted: Vec<usize> = match (asked.is_empty(), whole_own, ocl.knobs, set) {
-        (false, true, None, _) => Vec::new(),
-        (false, false, None, Some(j)) if !counted.is_empty() => vec![j],
+        (false, true, None, _) if unoptimised_elsewhere => Vec::new(),
+        (false, _, None, Some(j)) if !counted.is_empty() => vec![j],
         _ => (0..counted.len()).collect(),
     };
     let some_groups_only = !asked.is_empty();
@@ -547,9 +551,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // The costliest first, so that none started last runs alone on one core at the end: by
     // the multiply-adds each simulates, a sanitizer's at about five times the price of a
     // count's (its build is unoptimised and every value carries its shadow).
-    // Which build each count runs ([`counted_unoptimised`]).
-    let at_size = (looks.iter()).any(|l| matches!(l, Look::Asked(_, _, false, true)));
-    let unopt = |look: Look| counted_unoptimised(look, at_size);
+    // Which build each count runs ([`unoptimised_count`]).
+    let simulated = |look: &Look| match *look {
+        Look::Metrics(_, shape) => mads(shape),
+        Look::Asked(i, ..) => asked.get(i).map_or(0.0, |a| a.mads),
+        _ => 0.0,
+    };
+    let unoptimised = unoptimised_count(&looks[sanitized..], simulated);
+    let unopt = |look: Look| unoptimised == Some(look);
     let build = |look: &Look| if unopt(*look) { UNOPTIMISED } else { 1.0 };
     let cost = |look: &Look| -> f64 {
         let declared = |i: usize| ocl.sanitize.probes.get(i).map_or(0.0, |p| mads(p.shape));
