@@ -2,13 +2,45 @@
 //! count runs, a count run again where the optimised build computed a wrong product, and the
 //! lesson's judgement of the counts.
 
+use serde::{Deserialize, Serialize};
+
+use crate::harness::oclgrind::addresses::Place;
+use crate::harness::oclgrind::banks::Banks;
+use crate::harness::oclgrind::Report;
 use crate::lesson::{Measured, Probe};
 
 use super::reported::describe;
 use super::request::Look;
-use super::simulate::Run;
 use super::trust::instrument_failed;
 use super::{FailKind, Failure, Part, Verdict};
+
+/// What a probe run reports through the event file (the simulator's own reports come on
+/// stderr and stdout).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Probed {
+    /// The simulator computed the right product.
+    pub right: bool,
+    /// CL_KERNEL_LOCAL_MEM_SIZE of the kernel, bytes.
+    pub local_bytes: u64,
+    /// Why the probe could not run (a build error in the simulator's compiler, say).
+    pub error: Option<String>,
+}
+
+/// One probe run under the simulator: what the worker reported, what Oclgrind printed,
+/// and whether the run was stopped.
+pub(super) struct Run {
+    pub(super) probed: Option<Probed>,
+    pub(super) report: Report,
+    /// The reports of a look's second run, at the drawn shape.
+    pub(super) second: Option<Report>,
+    /// What the bank counter counted, where it was loaded.
+    pub(super) banks: Option<Banks>,
+    /// Where the kernel reads a pointer's value, where the address reader was loaded.
+    pub(super) addresses: Option<Vec<Place>>,
+    pub(super) killed: bool,
+    /// The watchdog's limit, seconds.
+    pub(super) limit_s: f64,
+}
 
 /// The count that runs the simulator's unoptimised build: the cheapest (by `mads`, the
 /// multiply-adds it simulates) of those with defines other than the device's own, another
@@ -165,7 +197,6 @@ pub(super) fn judge_counts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grade::simulate::Probed;
     use crate::harness::matrix::Shape;
 
     fn run(right: bool, killed: bool) -> Run {

@@ -13,21 +13,21 @@
 use std::path::{Path, PathBuf};
 
 use opencl3::kernel::Kernel;
-use serde::{Deserialize, Serialize};
 
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
 use crate::harness::oclgrind::addresses::{self, Place};
-use crate::harness::oclgrind::banks::{self, Banks};
+use crate::harness::oclgrind::banks;
 use crate::harness::oclgrind::plugin;
 use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
 use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
 
+pub use super::counts::Probed;
 use super::counts::{
-    judge_counts, judge_run, recount_unoptimised, unoptimised_count, RECOUNTED, UNOPTIMISED,
+    judge_counts, judge_run, recount_unoptimised, unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
@@ -36,18 +36,6 @@ use super::trust::{instrument_failed, reads_pointers};
 use super::{FailKind, Options, Part, Source, Unchecked, Verdict};
 
 pub use super::request::Look;
-
-/// What a probe run reports through the event file (the simulator's own reports come on
-/// stderr and stdout).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Probed {
-    /// The simulator computed the right product.
-    pub right: bool,
-    /// CL_KERNEL_LOCAL_MEM_SIZE of the kernel, bytes.
-    pub local_bytes: u64,
-    /// Why the probe could not run (a build error in the simulator's compiler, say).
-    pub error: Option<String>,
-}
 
 /// How much of the simulator's output is kept: all of it, in practice (about 0.5 MB at
 /// Oclgrind's default limit of 1000 messages).
@@ -161,22 +149,6 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
 
 fn local_bytes(kernel: &Kernel, gpu: &Gpu) -> u64 {
     kernel.get_local_mem_size(gpu.device.id()).unwrap_or(0)
-}
-
-/// One probe run under the simulator: what the worker reported, what Oclgrind printed,
-/// and whether the run was stopped.
-pub(super) struct Run {
-    pub(super) probed: Option<Probed>,
-    pub(super) report: Report,
-    /// The reports of a look's second run, at the drawn shape.
-    pub(super) second: Option<Report>,
-    /// What the bank counter counted, where it was loaded.
-    pub(super) banks: Option<Banks>,
-    /// Where the kernel reads a pointer's value, where the address reader was loaded.
-    pub(super) addresses: Option<Vec<Place>>,
-    pub(super) killed: bool,
-    /// The watchdog's limit, seconds.
-    pub(super) limit_s: f64,
 }
 
 impl Run {
