@@ -553,7 +553,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         Look::Own(..) => own_opts.as_ref().unwrap_or(opts),
         _ => opts,
     };
-    let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
+    let run_look = |look: Look, unoptimised: bool| {
         simulate(
             lesson,
             source,
@@ -562,8 +562,11 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             &icd,
             loaded,
             banks,
-            unopt(look),
+            unoptimised,
         )
+    };
+    let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
+        run_look(look, unopt(look))
     });
     // A kernel that reads where the runtime put its memory can tell the simulator from the
     // device: refused before anything the simulator saw is believed.
@@ -724,18 +727,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
-        let (run, optimised) = recount_unoptimised(run, unopt(look), || {
-            simulate(
-                lesson,
-                source,
-                look_opts(look),
-                look,
-                &icd,
-                loaded,
-                banks,
-                true,
-            )
-        });
+        let (run, optimised) = recount_unoptimised(run, unopt(look), || run_look(look, true));
         // Another kind of device's defines that the simulator cannot run: said, not judged
         // (the counts at the asked size and the declared sets still are).
         if let (
