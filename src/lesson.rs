@@ -367,14 +367,22 @@ impl Prelude {
 /// The prelude for a device.
 pub type PreludeFn = fn(&Gpu) -> Prelude;
 
-/// `prelude`'s source for the device, if any, then the kernel's own text, numbered from its
-/// line 1.
+/// `prelude`'s source for the device, if any, under a file name of its own (what the
+/// simulator reports of the prelude's lines is not about the kernel's lines of those
+/// numbers), then the kernel's own text, numbered from its line 1 as the simulator's
+/// `input.cl`.
 fn with_prelude(prelude: Option<PreludeFn>, gpu: &Gpu, text: &str) -> String {
     match prelude {
-        Some(prelude) => format!("{}\n#line 1\n{text}", prelude(gpu).source),
+        Some(prelude) => format!(
+            "#line 1 \"{PRELUDE_FILE}\"\n{}\n#line 1 \"input.cl\"\n{text}",
+            prelude(gpu).source
+        ),
         None => text.to_string(),
     }
 }
+
+/// The file name the lines of a lesson's prelude carry.
+pub const PRELUDE_FILE: &str = "prelude.cl";
 
 /// Judges the accuracy of a run's result `out.c` of problem `p`: `Some(message)` when it is
 /// not good enough (or `out.found` names what made it wrong). `failed` says whether the result

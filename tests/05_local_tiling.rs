@@ -329,6 +329,21 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["line 14", "`__NV_CL_C_VERSION`", "same code on every device"],
     ),
+    // The same told apart at run time by arithmetic the simulator and the device round
+    // differently (a fused `mad`): no name to refuse, but the device's code never ran under
+    // the simulator, and the device, asked with those accesses moved, runs it.
+    Case::rejects(
+        L,
+        "tiles_only_where_mad_rounds_as_the_simulator",
+        Cheat,
+        File("tiles_only_where_mad_rounds_as_the_simulator"),
+        FailKind::NotSelfContained,
+        &[
+            "line 22",
+            "runs on the device",
+            "never ran under the simulator",
+        ],
+    ),
     // A race the sanitizer would see, behind a loop that only an unoptimised build runs (an
     // optimising compiler sums it before the kernel starts): the device's run of the kernel
     // built unoptimised never ends, nor do the sanitizer's, so the kernel fails instead of
@@ -595,6 +610,21 @@ pub mod cases {
     .printing(&["LAB-EVENT"]),
     // Correct in another style.
     Case::accepts(L, "transposed_b_tile", File("transposed_b_tile")),
+    // Correct, with a loop for a last partial tile that never runs: the lesson's sizes are
+    // whole tiles. Its accesses run neither under the simulator nor on the device.
+    Case::accepts(
+        L,
+        "a_tail_loop_that_never_runs",
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    for (int k = tiles * TS; k < K; k++) {
+        acc += A[row * K + k] * B[k * N + col];
+    }
+    C[row * N + col] = acc;
+    // EXERCISE END",
+        )]),
+    ),
     Case::accepts(
         L,
         "unrolled_by_four",

@@ -393,6 +393,37 @@ pub mod cases {
         FailKind::Technique,
         &["vector accesses", "4.0 bytes", "built unoptimised"],
     ),
+    // Scalar loads on the device, vectors under the simulator, told apart by a float
+    // converted past int's range (implementation-defined: INT_MIN on this CPU's device, the
+    // number wrapped under the simulator). The scalar path's accesses never run under the
+    // simulator; asked, the device runs them.
+    Case::rejects(
+        L,
+        "vectors_only_where_a_conversion_wraps",
+        Cheat,
+        Mutant(&[(
+            "    const int offM = get_group_id(1) * TSM;
+",
+            "    const int offM = get_group_id(1) * TSM;
+    if ((int)((float)(K + 1) * 4.0e9f) == -2147483647 - 1) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            const int row = offM + tidm + wm * RTSM;
+            for (int j = 0; j < WPTN; j++) {
+                const int col = offN + (tidn + (j / WIDTH) * RTSN) * WIDTH + j % WIDTH;
+                float sum = 0.0f;
+                for (int k = 0; k < K; k++) {
+                    sum += A[row * K + k] * B[k * N + col];
+                }
+                C[row * N + col] = sum;
+            }
+        }
+        return;
+    }
+",
+        )]),
+        FailKind::NotSelfContained,
+        &["runs on the device", "never ran under the simulator"],
+    ),
     // Correct in another style.
     Case::accepts(
         L,

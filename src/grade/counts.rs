@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::harness::oclgrind::addresses::Place;
 use crate::harness::oclgrind::banks::Banks;
+use crate::harness::oclgrind::coverage::Access;
 use crate::harness::oclgrind::Report;
 use crate::lesson::{Measured, Probe};
 
@@ -37,6 +38,9 @@ pub(super) struct Run {
     pub(super) banks: Option<Banks>,
     /// Where the kernel reads a pointer's value, where the address reader was loaded.
     pub(super) addresses: Option<Vec<Place>>,
+    /// Which of the kernel's global accesses ran, where the coverage was loaded: `None`
+    /// inside where the list did not end (the run stopped before the kernel ended).
+    pub(super) coverage: Option<Option<Vec<Access>>>,
     pub(super) killed: bool,
     /// The watchdog's limit, seconds.
     pub(super) limit_s: f64,
@@ -210,6 +214,7 @@ mod tests {
             second: None,
             banks: None,
             addresses: None,
+            coverage: None,
             killed,
             limit_s: 1.0,
         }

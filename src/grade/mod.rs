@@ -20,6 +20,7 @@ use crate::lesson::{Kind, Lesson, OclLesson};
 
 pub mod cases;
 mod counts;
+mod coverage;
 pub mod cpu;
 mod judge;
 pub mod kinds;

@@ -424,21 +424,13 @@ fn unoptimised(
         }
     };
     let seed = timing::secret_seed().rotate_left(41);
-    for (i, &shape) in shapes.iter().enumerate() {
-        let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
+    let wrong = first_wrong(gpu, ocl, &prepared, defines, shapes, seed, &mut |shape| {
         // What a grading stopped here says: built optimised, the kernel ran right at this size.
         progress(format!(
             "running {shape} with the kernel built unoptimised ({UNOPTIMISED}), where built optimised it ran right: a loop an optimiser removes (its result unused, or known beforehand) runs in full here"
-        ));
-        let p = Problem::random(shape, seed);
-        let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
-        let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
-            true => super::verify_whole(&p, &out, None),
-            false => verify(&p, &out, None),
-        };
-        let Err(f) = verified else {
-            continue;
-        };
+        ))
+    })?;
+    if let Some((i, f)) = wrong {
         // The defines this device's runs use, named as a failing define set is.
         let with = match defines.is_empty() {
             true => String::new(),
@@ -455,9 +447,36 @@ fn unoptimised(
                 f.message
             ),
         ));
-        return Ok(());
     }
     Ok(())
+}
+
+/// Runs a built kernel on the device at `shapes` in turn, on inputs drawn from `seed`, every
+/// element of C compared where the product is small: the first shape whose C is wrong (its
+/// index) and the failure, or `None`. `starting` is told each shape before it runs.
+pub(super) fn first_wrong(
+    gpu: &Gpu,
+    ocl: &OclLesson,
+    prepared: &Prepared,
+    defines: &[Define],
+    shapes: &[Shape],
+    seed: u64,
+    starting: &mut dyn FnMut(Shape),
+) -> Result<Option<(usize, Failure)>> {
+    for (i, &shape) in shapes.iter().enumerate() {
+        let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
+        starting(shape);
+        let p = Problem::random(shape, seed);
+        let out = (ocl.host.run)(gpu, &prepared.kernel, &p, &launch, defines)?;
+        let verified = match shape.m * shape.n * shape.k <= WHOLE_AT_MOST {
+            true => super::verify_whole(&p, &out, None),
+            false => verify(&p, &out, None),
+        };
+        if let Err(f) = verified {
+            return Ok(Some((i, f)));
+        }
+    }
+    Ok(None)
 }
 
 /// The build option of [`unoptimised`].

@@ -19,9 +19,11 @@ use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
 use crate::harness::oclgrind::addresses::{self, Place};
 use crate::harness::oclgrind::banks;
+use crate::harness::oclgrind::coverage;
 use crate::harness::oclgrind::plugin;
 use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
+use crate::harness::program::Define;
 use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
 
@@ -29,6 +31,7 @@ pub use super::counts::Probed;
 use super::counts::{
     judge_counts, judge_run, recount_unoptimised, unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
+use super::coverage::Coverage;
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
 use super::request::Request;
@@ -181,6 +184,7 @@ fn simulate(
     let with_plugins = |o: oclgrind::Options| oclgrind::Options {
         plugin: plugins.map(Path::to_path_buf),
         addresses: plugins.is_some(),
+        coverage: plugins.and(lesson.ocl()).map(|o| o.kernel.to_string()),
         ..o
     };
     let counted = with_plugins(oclgrind::Options {
@@ -265,12 +269,18 @@ fn simulate(
             .map(|t| addresses::parse(&t))
             .unwrap_or_default()
     });
+    let coverage = (options.coverage.is_some()).then(|| {
+        std::fs::read_to_string(folder.join(coverage::OUT_FILE))
+            .ok()
+            .and_then(|t| coverage::parse(&t))
+    });
     Ok(Run {
         probed,
         report: oclgrind::parse(&output),
         second,
         banks,
         addresses,
+        coverage,
         killed: ended.killed(),
         limit_s: opts.step_timeout.as_secs_f64(),
     })
@@ -581,9 +591,34 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
         }
         Err(e) => v.notes.push(format!(
-            "not checked whether the kernel reads a pointer's value (which tells the simulator from the device): {e:#}"
+            "not checked whether the kernel reads a pointer's value or runs code the simulator never ran (either tells the simulator from the device): {e:#}"
         )),
     }
+    // Which of the kernel's global accesses ran, over every look that loaded the plugins
+    // (none where one did not end), and the problems the simulator ran whole, with their
+    // defines, at which the device is asked about those that never ran ([`super::coverage`]).
+    let coverage = plugin.as_ref().ok().and_then(|_| {
+        Coverage::of(runs.iter().map(|r| match r {
+            Ok(Run { killed: true, .. }) | Err(_) => None,
+            Ok(Run {
+                coverage: Some(c), ..
+            }) => c.as_deref(),
+            Ok(_) => Some(&[][..]),
+        }))
+    });
+    let mut whole: Vec<(Shape, Vec<Define>)> = (looks.iter())
+        .filter_map(|l| match *l {
+            Look::Asked(i, shape, true, _) => Some((shape, asked[i].defines.clone())),
+            Look::Asked(..) | Look::Own(_, false) | Look::Read(_) => None,
+            Look::Own(shape, true) => own_opts.as_ref().map(|o| (shape, o.defines.clone())),
+            Look::Sanitize(_) | Look::Drawn(..) | Look::Metrics(..) => {
+                probe_of(ocl, *l).map(|p| (p.shape, p.defines()))
+            }
+        })
+        .collect();
+    whole.sort_by(|a, b| mads(a.0).total_cmp(&mads(b.0)));
+    whole.dedup();
+    whole.truncate(3);
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &match *look {
@@ -702,6 +737,16 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
             return;
         }
+    }
+    if !v.passed() {
+        return;
+    }
+    match &coverage {
+        Some(c) => super::coverage::check(ocl, &file, &text, opts, c, &whole, v),
+        None if plugin.is_ok() => v.notes.push(
+            "not checked whether the kernel runs code the simulator never ran: a simulator run stopped before its kernel ended".into(),
+        ),
+        None => {}
     }
     if !v.passed() {
         return;

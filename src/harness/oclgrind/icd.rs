@@ -98,6 +98,10 @@ pub struct Options {
     /// The address reader ([`super::addresses`]); its places go to
     /// [`super::addresses::OUT_FILE`] in the run's folder.
     pub addresses: bool,
+    /// The coverage of global accesses ([`super::coverage`]) in the programs that hold the
+    /// kernel of this name; its places go to [`super::coverage::OUT_FILE`] in the run's
+    /// folder.
+    pub coverage: Option<String>,
 }
 
 impl Options {
@@ -123,6 +127,7 @@ impl Options {
             plugin: None,
             banks: false,
             addresses: false,
+            coverage: None,
         }
     }
 
@@ -142,6 +147,7 @@ impl Options {
             plugin: None,
             banks: false,
             addresses: false,
+            coverage: None,
         }
     }
 }
@@ -160,6 +166,8 @@ pub const REMOVE_FROM_ENVIRONMENT: &[&str] = &[
     "OCLGRIND_PLUGINS",
     "LAB_BANKS_OUT",
     "LAB_ADDRESSES_OUT",
+    "LAB_COVERAGE_OUT",
+    "LAB_COVERAGE_KERNEL",
     "OCLGRIND_INTERACTIVE",
     "OCLGRIND_UNIFORM_WRITES",
 ];
@@ -231,6 +239,11 @@ pub fn environment(icd: &Path, folder: &Path, options: &Options) -> Result<Vec<(
                 super::addresses::OUT_VARIABLE,
                 super::addresses::OUT_FILE,
             ),
+            (
+                options.coverage.is_some(),
+                super::coverage::OUT_VARIABLE,
+                super::coverage::OUT_FILE,
+            ),
         ];
         if wanted.iter().any(|w| w.0) {
             env.push(("OCLGRIND_PLUGINS".to_string(), plugin.display().to_string()));
@@ -240,6 +253,9 @@ pub fn environment(icd: &Path, folder: &Path, options: &Options) -> Result<Vec<(
                 variable.to_string(),
                 folder.join(file).display().to_string(),
             ));
+        }
+        if let Some(kernel) = &options.coverage {
+            env.push((super::coverage::KERNEL_VARIABLE.to_string(), kernel.clone()));
         }
     }
     if let Some(threads) = options.threads {

@@ -12,11 +12,12 @@
 //! reports; [`parse`] reads its output into those. Telling the student about a finding is
 //! the report layer's work (`crate::grade::words::oclgrind`, the words a student reads).
 //! The course's own plugins ([`plugin`]) see what Oclgrind does not report: the banks a
-//! warp's local accesses meet in ([`banks`]), and where a kernel reads a pointer's value
-//! ([`addresses`]). Written against Oclgrind 21.10.
+//! warp's local accesses meet in ([`banks`]), where a kernel reads a pointer's value
+//! ([`addresses`]), and which of its global accesses ran ([`coverage`]). Written against Oclgrind 21.10.
 
 pub mod addresses;
 pub mod banks;
+pub mod coverage;
 pub mod findings;
 pub mod icd;
 pub mod parse;

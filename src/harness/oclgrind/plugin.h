@@ -40,10 +40,17 @@ int LLVMGetConstOpcode(LLVMValueRef value);
 LLVMTypeRef LLVMTypeOf(LLVMValueRef value);
 int LLVMGetTypeKind(LLVMTypeRef type);
 unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
+unsigned LLVMGetDebugLocColumn(LLVMValueRef value);
+LLVMValueRef LLVMGetCalledValue(LLVMValueRef call);
+unsigned LLVMGetNumArgOperands(LLVMValueRef call);
+LLVMValueRef LLVMIsAFunction(LLVMValueRef value);
+int LLVMIsDeclaration(LLVMValueRef global);
 }
+const int LLVM_LOAD = 27;          // LLVMLoad
 const int LLVM_STORE = 28;         // LLVMStore
 const int LLVM_PTR_TO_INT = 39;    // LLVMPtrToInt
 const int LLVM_INT_TO_PTR = 40;    // LLVMIntToPtr
+const int LLVM_CALL = 45;          // LLVMCall
 const int LLVM_POINTER_TYPE = 12;  // LLVMPointerTypeKind
 
 namespace oclgrind {
@@ -140,5 +147,6 @@ class Plugin {
 // Each plugin of the course, made where its output variable is set (plugins.cpp).
 oclgrind::Plugin *make_banks(oclgrind::Context *context);
 oclgrind::Plugin *make_addresses(oclgrind::Context *context);
+oclgrind::Plugin *make_coverage(oclgrind::Context *context);
 
 #endif

@@ -1,0 +1,140 @@
+// The course's coverage of global accesses: an Oclgrind plugin that finds every place in a
+// kernel's program that reads or writes global memory (a load or a store through a global
+// pointer, or a call of one of the runtime's functions, such as vload4, with a global
+// pointer or an image among its arguments), and which of them ran.
+//
+// A kernel can tell the simulator from the device in ways no list of names can refuse: the
+// simulator's arithmetic is not the device's (its `mad` is fused where PoCL's is not, its
+// `sin` rounds otherwise, a float converted out of an integer's range gives another
+// integer). A kernel that uses such a difference runs one code under the simulator and
+// another on the device; the other code's accesses never run here. The grader reads which
+// did not, and asks the device whether it runs them (`crate::grade::coverage`).
+//
+// Made where LAB_COVERAGE_OUT is set (plugins.cpp), for the programs that hold the kernel
+// LAB_COVERAGE_KERNEL names (the lesson's: the host's own programs, its copies for padding
+// say, are not the student's); when a kernel ends, every place of those programs goes to the
+// file LAB_COVERAGE_OUT names (not to the kernel's stdout, which its printf
+// could forge), as
+//     access LINE COLUMN ran|never FILE
+// (the file last: a name given by `#line` may hold spaces)
+// where `ran` says that some work-item of some kernel run in this process executed it.
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "plugin.h"
+
+namespace {
+
+using namespace oclgrind;
+
+const unsigned GLOBAL = 1;  // LLVM's address space as Oclgrind numbers it
+
+bool global_pointer(LLVMValueRef value) {
+    if (value == nullptr) return false;
+    LLVMTypeRef type = LLVMTypeOf(value);
+    return LLVMGetTypeKind(type) == LLVM_POINTER_TYPE &&
+           LLVMGetPointerAddressSpace(type) == GLOBAL;
+}
+
+// Whether an instruction reads or writes global memory.
+bool accesses_global(LLVMValueRef instruction) {
+    switch (LLVMGetInstructionOpcode(instruction)) {
+        case LLVM_LOAD:
+            return global_pointer(LLVMGetOperand(instruction, 0));
+        case LLVM_STORE:
+            return global_pointer(LLVMGetOperand(instruction, 1));
+        case LLVM_CALL: {
+            // The runtime's functions (vloadN, vstoreN, read_imagef, ...) are declarations in
+            // the program, carried out by the simulator; a function of the kernel's own is
+            // read instruction by instruction.
+            LLVMValueRef callee = LLVMGetCalledValue(instruction);
+            if (callee == nullptr || LLVMIsAFunction(callee) == nullptr ||
+                !LLVMIsDeclaration(callee)) {
+                return false;
+            }
+            unsigned arguments = LLVMGetNumArgOperands(instruction);
+            for (unsigned i = 0; i < arguments; i++) {
+                if (global_pointer(LLVMGetOperand(instruction, i))) return true;
+            }
+            return false;
+        }
+        default:
+            return false;
+    }
+}
+
+typedef std::tuple<std::string, unsigned, unsigned> Place;
+
+class Coverage : public Plugin {
+  public:
+    explicit Coverage(const Context *context) : Plugin(context) {}
+
+    void kernelBegin(const KernelInvocation *invocation) override {
+        const char *name = std::getenv("LAB_COVERAGE_KERNEL");
+        if (name == nullptr || invocation->getKernel()->getName() != name) return;
+        LLVMValueRef kernel = (LLVMValueRef)invocation->getKernel()->getFunction();
+        if (kernel == nullptr) return;
+        LLVMModuleRef module = LLVMGetGlobalParent(kernel);
+        if (!read_.insert(module).second) return;
+        // Every instruction of the program, not only those that run.
+        for (LLVMValueRef f = LLVMGetFirstFunction(module); f; f = LLVMGetNextFunction(f)) {
+            for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
+                for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+                    if (!accesses_global(i)) continue;
+                    unsigned length = 0;
+                    const char *file = LLVMGetDebugLocFilename(i, &length);
+                    Place at(file ? std::string(file, length) : std::string(),
+                             LLVMGetDebugLocLine((const llvm::Instruction *)i),
+                             LLVMGetDebugLocColumn(i));
+                    auto found = places_.emplace(at, false).first;
+                    watched_[(const llvm::Instruction *)i] = &found->second;
+                }
+            }
+        }
+    }
+
+    void instructionExecuted(const WorkItem *, const llvm::Instruction *instruction,
+                             const TypedValue &) override {
+        if (watched_.empty()) return;
+        auto found = watched_.find(instruction);
+        if (found == watched_.end()) return;
+        *found->second = true;
+        // Once ran, an instruction is not looked up again.
+        watched_.erase(found);
+    }
+
+    void kernelEnd(const KernelInvocation *) override {
+        const char *out = std::getenv("LAB_COVERAGE_OUT");
+        if (out == nullptr) return;
+        // The whole list each time any kernel ends (the host's own too, so that a run whose
+        // kernels are all the host's says so with an empty list), the last one complete.
+        if (FILE *f = std::fopen(out, "w")) {
+            for (auto &p : places_) {
+                std::fprintf(f, "access %u %u %s %s\n", std::get<1>(p.first),
+                             std::get<2>(p.first), p.second ? "ran" : "never",
+                             std::get<0>(p.first).empty() ? "-" : std::get<0>(p.first).c_str());
+            }
+            std::fprintf(f, "end\n");
+            std::fclose(f);
+        }
+    }
+
+    // One thread: the table of watched instructions is not locked.
+    bool isThreadSafe() const override { return false; }
+
+  private:
+    std::set<LLVMModuleRef> read_;
+    std::map<Place, bool> places_;
+    std::unordered_map<const llvm::Instruction *, bool *> watched_;
+};
+
+}  // namespace
+
+oclgrind::Plugin *make_coverage(oclgrind::Context *context) { return new Coverage(context); }
