@@ -424,6 +424,21 @@ pub mod cases {
         FailKind::Technique,
         &["values from global memory per multiply-add", "every one of its"],
     ),
+    // As above, but only in problems of 200 work-groups or more: the small problems the
+    // simulator runs whole have fewer, and at the asked size it runs the first and the last.
+    // The global reads never ran under the simulator; asked, the device runs them there.
+    Case::rejects(
+        L,
+        "tiles_only_in_the_first_and_last_work_groups_of_large_problems",
+        Decoy,
+        tiles_only_where!(
+            "get_num_groups(0) * get_num_groups(1) < 200
+        || (get_group_id(0) == 0 && get_group_id(1) == 0)
+        || (get_group_id(0) == get_num_groups(0) - 1 && get_group_id(1) == get_num_groups(1) - 1)"
+        ),
+        FailKind::NotSelfContained,
+        &["never ran under the simulator", "the first and the last work-group"],
+    ),
     Case::rejects(
         L,
         "tiles_at_the_ends_only_with_the_devices_own_tile",

@@ -32,6 +32,15 @@ use super::{FailKind, Failure, Options, Part, Verdict};
 /// A place in the kernel's own text: line and column, from 1.
 pub(super) type Place = (u32, u32);
 
+/// A problem the simulator ran, with its defines: every work-group, or the first and the
+/// last (the asked size).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Ran {
+    pub shape: Shape,
+    pub defines: Vec<Define>,
+    pub every_group: bool,
+}
+
 /// What the simulator's looks ran of the kernel's global accesses, over every look.
 #[derive(Debug, Default)]
 pub(super) struct Coverage {
@@ -226,15 +235,15 @@ pub(super) fn shifted(text: &str, never: &[Place], ran: &[Place]) -> Option<Stri
 }
 
 /// Asks the device whether it runs the kernel's accesses that never ran under the simulator
-/// (`coverage.never`), at `problems` the simulator ran whole (each with its defines); the
-/// verdict fails where it does, says so where this could not be asked.
+/// (`coverage.never`), at `problems` the simulator ran (each with its defines); the verdict
+/// fails where it does, says so where this could not be asked.
 pub(super) fn check(
     ocl: &OclLesson,
     file: &Path,
     text: &str,
     opts: &Options,
     coverage: &Coverage,
-    problems: &[(Shape, Vec<Define>)],
+    problems: &[Ran],
     v: &mut Verdict,
 ) {
     if coverage.never.is_empty() {
@@ -245,8 +254,7 @@ pub(super) fn check(
         v.not_checked(
             Part::Races,
             format!(
-                "not checked under the simulator: {} never ran there, and whether the device runs it could not be asked ({why})",
-                shown
+                "not checked under the simulator: {shown} never ran there, and whether the device runs it could not be asked ({why})"
             ),
         )
     };
@@ -258,25 +266,37 @@ pub(super) fn check(
         return;
     };
     if problems.is_empty() {
-        unchecked(v, "no problem the simulator ran whole".into());
+        unchecked(v, "no problem the simulator ran".into());
         return;
     }
-    let asked = || -> anyhow::Result<Option<(Shape, Failure)>> {
+    let asked = || -> anyhow::Result<Option<(&Ran, Failure)>> {
         let gpu = Gpu::open(opts.device.as_deref())?;
-        let mut sets: Vec<&Vec<Define>> = problems.iter().map(|p| &p.1).collect();
-        sets.dedup();
         let seed = timing::secret_seed().rotate_left(23);
-        for defines in sets {
-            let prepared =
-                Prepared::build(&gpu, ocl, file, &mutated, defines, &opts.build_options(ocl))?;
-            let shapes: Vec<Shape> = (problems.iter())
-                .filter(|p| &p.1 == defines)
-                .map(|p| p.0)
-                .collect();
-            let wrong =
-                super::ocl::first_wrong(&gpu, ocl, &prepared, defines, &shapes, seed, &mut |_| {})?;
-            if let Some((i, f)) = wrong {
-                return Ok(Some((shapes[i], f)));
+        let mut built: Vec<(&Vec<Define>, Prepared)> = Vec::new();
+        for p in problems {
+            if !built.iter().any(|b| b.0 == &p.defines) {
+                let prepared = Prepared::build(
+                    &gpu,
+                    ocl,
+                    file,
+                    &mutated,
+                    &p.defines,
+                    &opts.build_options(ocl),
+                )?;
+                built.push((&p.defines, prepared));
+            }
+            let prepared = &built.iter().find(|b| b.0 == &p.defines).expect("built").1;
+            let wrong = super::ocl::first_wrong(
+                &gpu,
+                ocl,
+                prepared,
+                &p.defines,
+                &[p.shape],
+                seed,
+                &mut |_| {},
+            )?;
+            if let Some((_, f)) = wrong {
+                return Ok(Some((p, f)));
             }
         }
         Ok(None)
@@ -287,18 +307,24 @@ pub(super) fn check(
         Ok(None) => v.notes.push(format!(
             "{shown} ran neither under the simulator nor on the device, at the problems both ran"
         )),
-        Ok(Some((shape, _))) => {
-            let with = problems
-                .iter()
-                .find(|p| p.0 == shape)
-                .filter(|p| !p.1.is_empty())
-                .map(|p| format!(" with -D {}", program::line(&p.1).replace(' ', " -D ")))
-                .unwrap_or_default();
+        Ok(Some((p, _))) => {
+            let with = match p.defines.is_empty() {
+                true => String::new(),
+                false => format!(
+                    " with -D {}",
+                    program::line(&p.defines).replace(' ', " -D ")
+                ),
+            };
+            let there = match p.every_group {
+                true => "at that same problem",
+                false => "at that same problem (the size this grading was asked for, where the simulator runs the first and the last work-group: code kept to the others is not checked there)",
+            };
             v.failure = Some(Failure::new(
                 FailKind::NotSelfContained,
                 format!(
-                    "{}: {shown} runs on the device at {shape}{with} and never ran under the simulator at that same problem. The grader checks your kernel under the simulator (races, reads out of bounds, the lesson's technique) and times it on the device, so both must run the same code: a kernel that branches on something they compute differently (the rounding of `mad`, `sin` or `exp`, a float converted past an integer's range, a value never initialised) shows each a different code. Compute what the product needs from the problem's sizes, the work-item's ids and the inputs only.",
-                    paths::display(file)
+                    "{}: {shown} runs on the device at {}{with} and never ran under the simulator {there}. The grader checks your kernel under the simulator (races, reads out of bounds, the lesson's technique) and times it on the device, so both must run the same code: a kernel that branches on something they compute differently (the rounding of `mad`, `sin` or `exp`, a float converted past an integer's range, a value never initialised) shows each a different code. Compute what the product needs from the problem's sizes, the work-item's ids and the inputs only.",
+                    paths::display(file),
+                    p.shape
                 ),
             ));
         }

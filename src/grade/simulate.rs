@@ -23,7 +23,6 @@ use crate::harness::oclgrind::coverage;
 use crate::harness::oclgrind::plugin;
 use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
-use crate::harness::program::Define;
 use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
 
@@ -31,7 +30,7 @@ pub use super::counts::Probed;
 use super::counts::{
     judge_counts, judge_run, recount_unoptimised, unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
-use super::coverage::Coverage;
+use super::coverage::{Coverage, Ran};
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
 use super::request::Request;
@@ -606,7 +605,9 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             Ok(_) => Some(&[][..]),
         }))
     });
-    let mut whole: Vec<(Shape, Vec<Define>)> = (looks.iter())
+    // Three at most, the smallest first; then the asked size, where the simulator ran the
+    // first and the last work-group: code kept to the others runs on the device there.
+    let mut whole: Vec<Ran> = (looks.iter())
         .filter_map(|l| match *l {
             Look::Asked(i, shape, true, _) => Some((shape, asked[i].defines.clone())),
             Look::Asked(..) | Look::Own(_, false) | Look::Read(_) => None,
@@ -615,10 +616,24 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 probe_of(ocl, *l).map(|p| (p.shape, p.defines()))
             }
         })
+        .map(|(shape, defines)| Ran {
+            shape,
+            defines,
+            every_group: true,
+        })
         .collect();
-    whole.sort_by(|a, b| mads(a.0).total_cmp(&mads(b.0)));
+    whole.sort_by(|a, b| mads(a.shape).total_cmp(&mads(b.shape)));
     whole.dedup();
     whole.truncate(3);
+    let at_the_asked_size = (looks.iter()).find_map(|l| match *l {
+        Look::Asked(i, shape, false, true) if asked[i].own => Some(Ran {
+            shape,
+            defines: asked[i].defines.clone(),
+            every_group: false,
+        }),
+        _ => None,
+    });
+    whole.extend(at_the_asked_size);
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &match *look {
