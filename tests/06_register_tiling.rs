@@ -587,6 +587,51 @@ pub mod cases {
     )
     .printing(&["LAB-EVENT"]),
     // Correct in another style.
+    // Register tiles where the simulator runs the kernel, one product per element read
+    // through a helper on the device, told apart by the last bit of `sin` (PoCL's and the
+    // simulator's libraries round sin(300.37) apart). The helper's own read runs under the
+    // simulator; its calls on the device's path never do, and the device, asked, runs them.
+    Case::rejects(
+        L,
+        "register_tiles_only_where_sin_rounds_as_the_simulator",
+        Cheat,
+        Mutant(&[
+            (
+                "// ANCHOR: kernel
+",
+                "float at(const __global float* p, const int i) {
+    return p[i];
+}
+
+// ANCHOR: kernel
+",
+            ),
+            (
+                "    const int offM = get_group_id(1) * TSM;    // first row
+",
+                "    const int offM = get_group_id(1) * TSM;    // first row
+    const float x = (float)get_num_groups(0) * 0.0f + 300.0f + 0.37f;
+    const float a0 = at(A, 0);
+    if (as_uint(sin(x)) != 3211831772u && a0 == a0) {
+        for (int wm = 0; wm < WPTM; wm++) {
+            const int row = offM + tidm + wm * RTSM;
+            for (int wn = 0; wn < WPTN; wn++) {
+                const int col = offN + tidn + wn * RTSN;
+                float sum = 0.0f;
+                for (int k = 0; k < K; k++) {
+                    sum += at(A, row * K + k) * at(B, k * N + col);
+                }
+                C[row * N + col] = sum;
+            }
+        }
+        return;
+    }
+",
+            ),
+        ]),
+        FailKind::NotSelfContained,
+        &["on the device at", "never ran under the simulator"],
+    ),
     Case::accepts(
         L,
         "flat_accumulators",

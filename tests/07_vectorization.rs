@@ -422,7 +422,7 @@ pub mod cases {
 ",
         )]),
         FailKind::NotSelfContained,
-        &["runs on the device", "never ran under the simulator"],
+        &["on the device at", "never ran under the simulator"],
     ),
     // Correct in another style.
     Case::accepts(

@@ -319,10 +319,14 @@ pub(super) fn check(
                 true => "at that same problem",
                 false => "at that same problem (the size this grading was asked for, where the simulator runs the first and the last work-group: code kept to the others is not checked there)",
             };
+            let runs = match coverage.never.iter().map(|p| p.0).collect::<Vec<_>>()[..] {
+                [one, ..] if coverage.never.iter().all(|p| p.0 == one) => "runs",
+                _ => "run",
+            };
             v.failure = Some(Failure::new(
                 FailKind::NotSelfContained,
                 format!(
-                    "{}: {shown} runs on the device at {}{with} and never ran under the simulator {there}. The grader checks your kernel under the simulator (races, reads out of bounds, the lesson's technique) and times it on the device, so both must run the same code: a kernel that branches on something they compute differently (the rounding of `mad`, `sin` or `exp`, a float converted past an integer's range, a value never initialised) shows each a different code. Compute what the product needs from the problem's sizes, the work-item's ids and the inputs only.",
+                    "{}: {shown} {runs} on the device at {}{with} and never ran under the simulator {there}. The grader checks your kernel under the simulator (races, reads out of bounds, the lesson's technique) and times it on the device, so both must run the same code: a kernel that branches on something they compute differently (the rounding of `mad`, `sin` or `exp`, a float converted past an integer's range, a value never initialised) shows each a different code. Compute what the product needs from the problem's sizes, the work-item's ids and the inputs only.",
                     paths::display(file),
                     p.shape
                 ),

@@ -1,7 +1,10 @@
 // The course's coverage of global accesses: an Oclgrind plugin that finds every place in a
 // kernel's program that reads or writes global memory (a load or a store through a global
 // pointer, or a call of one of the runtime's functions, such as vload4, with a global
-// pointer or an image among its arguments), and which of them ran.
+// pointer or an image among its arguments), and every call of the program's own functions
+// with a global pointer among its arguments (a helper `at(A, i)` reads A where it is called),
+// and which of them ran. An access inlined from a helper also marks the calls it was inlined
+// at as run, so that the optimised build, which has no call left, says where it ran.
 //
 // A kernel can tell the simulator from the device in ways no list of names can refuse: the
 // simulator's arithmetic is not the device's (its `mad` is fused where PoCL's is not, its
@@ -43,7 +46,8 @@ bool global_pointer(LLVMValueRef value) {
            LLVMGetPointerAddressSpace(type) == GLOBAL;
 }
 
-// Whether an instruction reads or writes global memory.
+// Whether an instruction reads or writes global memory, or passes a global pointer to a
+// function of the program's own.
 bool accesses_global(LLVMValueRef instruction) {
     switch (LLVMGetInstructionOpcode(instruction)) {
         case LLVM_LOAD:
@@ -53,12 +57,9 @@ bool accesses_global(LLVMValueRef instruction) {
         case LLVM_CALL: {
             // The runtime's functions (vloadN, vstoreN, read_imagef, ...) are declarations in
             // the program, carried out by the simulator; a function of the kernel's own is
-            // read instruction by instruction.
+            // read instruction by instruction too, and its call is a place of its own.
             LLVMValueRef callee = LLVMGetCalledValue(instruction);
-            if (callee == nullptr || LLVMIsAFunction(callee) == nullptr ||
-                !LLVMIsDeclaration(callee)) {
-                return false;
-            }
+            if (callee == nullptr || LLVMIsAFunction(callee) == nullptr) return false;
             unsigned arguments = LLVMGetNumArgOperands(instruction);
             for (unsigned i = 0; i < arguments; i++) {
                 if (global_pointer(LLVMGetOperand(instruction, i))) return true;
@@ -88,13 +89,15 @@ class Coverage : public Plugin {
             for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
                 for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
                     if (!accesses_global(i)) continue;
-                    unsigned length = 0;
-                    const char *file = LLVMGetDebugLocFilename(i, &length);
-                    Place at(file ? std::string(file, length) : std::string(),
-                             LLVMGetDebugLocLine((const llvm::Instruction *)i),
-                             LLVMGetDebugLocColumn(i));
-                    auto found = places_.emplace(at, false).first;
-                    watched_[(const llvm::Instruction *)i] = &found->second;
+                    // The instruction's own place, then each call it was inlined at.
+                    std::vector<bool *> marks;
+                    LLVMMetadataRef at = LLVMInstructionGetDebugLoc(i);
+                    if (at == nullptr) marks.push_back(place(Place(std::string(), 0, 0)));
+                    for (; at != nullptr; at = LLVMDILocationGetInlinedAt(at)) {
+                        marks.push_back(place(Place(file_of(at), LLVMDILocationGetLine(at),
+                                                    LLVMDILocationGetColumn(at))));
+                    }
+                    watched_[(const llvm::Instruction *)i] = marks;
                 }
             }
         }
@@ -105,7 +108,7 @@ class Coverage : public Plugin {
         if (watched_.empty()) return;
         auto found = watched_.find(instruction);
         if (found == watched_.end()) return;
-        *found->second = true;
+        for (bool *ran : found->second) *ran = true;
         // Once ran, an instruction is not looked up again.
         watched_.erase(found);
     }
@@ -130,9 +133,19 @@ class Coverage : public Plugin {
     bool isThreadSafe() const override { return false; }
 
   private:
+    bool *place(const Place &at) { return &places_.emplace(at, false).first->second; }
+
+    static std::string file_of(LLVMMetadataRef location) {
+        LLVMMetadataRef scope = LLVMDILocationGetScope(location);
+        LLVMMetadataRef file = scope ? LLVMDIScopeGetFile(scope) : nullptr;
+        unsigned length = 0;
+        const char *name = file ? LLVMDIFileGetFilename(file, &length) : nullptr;
+        return name ? std::string(name, length) : std::string();
+    }
+
     std::set<LLVMModuleRef> read_;
     std::map<Place, bool> places_;
-    std::unordered_map<const llvm::Instruction *, bool *> watched_;
+    std::unordered_map<const llvm::Instruction *, std::vector<bool *>> watched_;
 };
 
 }  // namespace

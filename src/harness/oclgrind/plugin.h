@@ -22,6 +22,7 @@ typedef struct LLVMOpaqueValue *LLVMValueRef;
 typedef struct LLVMOpaqueBasicBlock *LLVMBasicBlockRef;
 typedef struct LLVMOpaqueModule *LLVMModuleRef;
 typedef struct LLVMOpaqueType *LLVMTypeRef;
+typedef struct LLVMOpaqueMetadata *LLVMMetadataRef;
 extern "C" {
 unsigned LLVMGetDebugLocLine(const llvm::Instruction *instruction);
 const char *LLVMGetDebugLocFilename(LLVMValueRef value, unsigned *length);
@@ -40,11 +41,17 @@ int LLVMGetConstOpcode(LLVMValueRef value);
 LLVMTypeRef LLVMTypeOf(LLVMValueRef value);
 int LLVMGetTypeKind(LLVMTypeRef type);
 unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
-unsigned LLVMGetDebugLocColumn(LLVMValueRef value);
 LLVMValueRef LLVMGetCalledValue(LLVMValueRef call);
 unsigned LLVMGetNumArgOperands(LLVMValueRef call);
 LLVMValueRef LLVMIsAFunction(LLVMValueRef value);
 int LLVMIsDeclaration(LLVMValueRef global);
+LLVMMetadataRef LLVMInstructionGetDebugLoc(LLVMValueRef instruction);
+LLVMMetadataRef LLVMDILocationGetInlinedAt(LLVMMetadataRef location);
+unsigned LLVMDILocationGetLine(LLVMMetadataRef location);
+unsigned LLVMDILocationGetColumn(LLVMMetadataRef location);
+LLVMMetadataRef LLVMDILocationGetScope(LLVMMetadataRef location);
+LLVMMetadataRef LLVMDIScopeGetFile(LLVMMetadataRef scope);
+const char *LLVMDIFileGetFilename(LLVMMetadataRef file, unsigned *length);
 }
 const int LLVM_LOAD = 27;          // LLVMLoad
 const int LLVM_STORE = 28;         // LLVMStore
