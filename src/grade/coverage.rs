@@ -27,6 +27,9 @@ use crate::harness::timing;
 use crate::lesson::OclLesson;
 use crate::prepared::Prepared;
 
+use super::counts::Run;
+use super::looks::{probe_of, AskedLook};
+use super::request::Look;
 use super::{FailKind, Failure, Options, Part, Verdict};
 
 /// A place in the kernel's own text: line and column, from 1.
@@ -51,6 +54,19 @@ pub(super) struct Coverage {
 }
 
 impl Coverage {
+    /// Over the simulator's runs of every look; `None` where a run was stopped, did not
+    /// start, or loaded the plugin and left no whole list. A look without the plugin adds
+    /// nothing.
+    pub fn of_runs(runs: &[anyhow::Result<Run>]) -> Option<Coverage> {
+        Coverage::of(runs.iter().map(|r| match r {
+            Ok(Run { killed: true, .. }) | Err(_) => None,
+            Ok(Run {
+                coverage: Some(c), ..
+            }) => c.as_deref(),
+            Ok(_) => Some(&[][..]),
+        }))
+    }
+
     /// Over the lists of every look that loaded the plugin; `None` where one of them did
     /// not end (its run stopped before the kernel ended, so what it ran is not known).
     pub fn of<'a>(lists: impl IntoIterator<Item = Option<&'a [Access]>>) -> Option<Coverage> {
@@ -73,6 +89,47 @@ impl Coverage {
         never.dedup();
         Some(Coverage { ran, never })
     }
+}
+
+/// The problems the device is asked at, each as the simulator ran it (`looks`; `asked`, the
+/// looks with the defines devices take; `own`, the device's own defines): those it ran whole,
+/// three at most, the smallest first; then the asked size, where it ran the first and the
+/// last work-group (code kept to the others runs on the device there).
+pub(super) fn problems(
+    ocl: &OclLesson,
+    looks: &[Look],
+    asked: &[AskedLook],
+    own: Option<&Vec<Define>>,
+) -> Vec<Ran> {
+    let mads = |s: Shape| (s.m * s.n * s.k) as f64;
+    let mut whole: Vec<Ran> = (looks.iter())
+        .filter_map(|l| match *l {
+            Look::Asked(i, shape, true, _) => Some((shape, asked[i].defines.clone())),
+            Look::Asked(..) | Look::Own(_, false) | Look::Read(_) => None,
+            Look::Own(shape, true) => own.map(|d| (shape, d.clone())),
+            Look::Sanitize(_) | Look::Drawn(..) | Look::Metrics(..) => {
+                probe_of(ocl, *l).map(|p| (p.shape, p.defines()))
+            }
+        })
+        .map(|(shape, defines)| Ran {
+            shape,
+            defines,
+            every_group: true,
+        })
+        .collect();
+    whole.sort_by(|a, b| mads(a.shape).total_cmp(&mads(b.shape)));
+    whole.dedup();
+    whole.truncate(3);
+    let at_the_asked_size = (looks.iter()).find_map(|l| match *l {
+        Look::Asked(i, shape, false, true) if asked[i].own => Some(Ran {
+            shape,
+            defines: asked[i].defines.clone(),
+            every_group: false,
+        }),
+        _ => None,
+    });
+    whole.extend(at_the_asked_size);
+    whole
 }
 
 /// The names of the kernel's pointers to global memory: its parameters and variables
@@ -305,7 +362,7 @@ pub(super) fn check(
         Err(e) => unchecked(v, format!("{e:#}")),
         // Runs on neither: a path for problems the lesson does not take.
         Ok(None) => v.notes.push(format!(
-            "{shown} ran neither under the simulator nor on the device, at the problems both ran"
+            "{shown} did not run under the simulator in this grading, nor on the device at the problems the simulator ran: none of them takes that path, so it was not checked there"
         )),
         Ok(Some((p, _))) => {
             let with = match p.defines.is_empty() {

@@ -30,7 +30,7 @@ pub use super::counts::Probed;
 use super::counts::{
     judge_counts, judge_run, recount_unoptimised, unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
-use super::coverage::{Coverage, Ran};
+use super::coverage::Coverage;
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
 use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
 use super::request::Request;
@@ -593,47 +593,11 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             "not checked whether the kernel reads a pointer's value or runs code the simulator never ran (either tells the simulator from the device): {e:#}"
         )),
     }
-    // Which of the kernel's global accesses ran, over every look that loaded the plugins
-    // (none where one did not end), and the problems the simulator ran whole, with their
-    // defines, at which the device is asked about those that never ran ([`super::coverage`]).
-    let coverage = plugin.as_ref().ok().and_then(|_| {
-        Coverage::of(runs.iter().map(|r| match r {
-            Ok(Run { killed: true, .. }) | Err(_) => None,
-            Ok(Run {
-                coverage: Some(c), ..
-            }) => c.as_deref(),
-            Ok(_) => Some(&[][..]),
-        }))
-    });
-    // Three at most, the smallest first; then the asked size, where the simulator ran the
-    // first and the last work-group: code kept to the others runs on the device there.
-    let mut whole: Vec<Ran> = (looks.iter())
-        .filter_map(|l| match *l {
-            Look::Asked(i, shape, true, _) => Some((shape, asked[i].defines.clone())),
-            Look::Asked(..) | Look::Own(_, false) | Look::Read(_) => None,
-            Look::Own(shape, true) => own_opts.as_ref().map(|o| (shape, o.defines.clone())),
-            Look::Sanitize(_) | Look::Drawn(..) | Look::Metrics(..) => {
-                probe_of(ocl, *l).map(|p| (p.shape, p.defines()))
-            }
-        })
-        .map(|(shape, defines)| Ran {
-            shape,
-            defines,
-            every_group: true,
-        })
-        .collect();
-    whole.sort_by(|a, b| mads(a.shape).total_cmp(&mads(b.shape)));
-    whole.dedup();
-    whole.truncate(3);
-    let at_the_asked_size = (looks.iter()).find_map(|l| match *l {
-        Look::Asked(i, shape, false, true) if asked[i].own => Some(Ran {
-            shape,
-            defines: asked[i].defines.clone(),
-            every_group: false,
-        }),
-        _ => None,
-    });
-    whole.extend(at_the_asked_size);
+    // Which of the kernel's global accesses ran, and where the device is asked about those
+    // that never did ([`super::coverage`]).
+    let coverage = plugin.as_ref().ok().and_then(|_| Coverage::of_runs(&runs));
+    let own_defines = own_opts.as_ref().map(|o| &o.defines);
+    let whole = super::coverage::problems(ocl, &looks, &asked, own_defines);
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &match *look {
