@@ -22,14 +22,16 @@ use crate::harness::device::Gpu;
 use crate::harness::matrix::Shape;
 use crate::harness::oclgrind::coverage::Access;
 use crate::harness::paths;
-use crate::harness::program::{self, Define};
+use crate::harness::program::Define;
 use crate::harness::timing;
 use crate::lesson::OclLesson;
 use crate::prepared::Prepared;
 
 use super::counts::Run;
 use super::looks::{probe_of, AskedLook};
+use super::ocl::{first_wrong, with_defines};
 use super::request::Look;
+use super::trust::source_lines;
 use super::{FailKind, Failure, Options, Part, Verdict};
 
 /// A place in the kernel's own text: line and column, from 1.
@@ -306,7 +308,17 @@ pub(super) fn check(
     if coverage.never.is_empty() {
         return;
     }
-    let shown = quoted(text, &coverage.never);
+    let mut lines: Vec<u32> = coverage.never.iter().map(|p| p.0).collect();
+    lines.dedup();
+    let (what, runs) = match lines.len() {
+        1 => ("the global access on", "runs"),
+        _ => ("the global accesses on", "run"),
+    };
+    let more = match lines.len() {
+        n if n > 3 => format!(" and {} more lines", n - 3),
+        _ => String::new(),
+    };
+    let shown = format!("{what} {}{more}", source_lines(text, &lines).join("; "));
     let unchecked = |v: &mut Verdict, why: String| {
         v.not_checked(
             Part::Races,
@@ -343,7 +355,7 @@ pub(super) fn check(
                 built.push((&p.defines, prepared));
             }
             let prepared = &built.iter().find(|b| b.0 == &p.defines).expect("built").1;
-            let wrong = super::ocl::first_wrong(
+            let wrong = first_wrong(
                 &gpu,
                 ocl,
                 prepared,
@@ -365,20 +377,10 @@ pub(super) fn check(
             "{shown} did not run under the simulator in this grading, nor on the device at the problems the simulator ran: none of them takes that path, so it was not checked there"
         )),
         Ok(Some((p, _))) => {
-            let with = match p.defines.is_empty() {
-                true => String::new(),
-                false => format!(
-                    " with -D {}",
-                    program::line(&p.defines).replace(' ', " -D ")
-                ),
-            };
+            let with = with_defines(&p.defines);
             let there = match p.every_group {
                 true => "at that same problem",
                 false => "at that same problem (the size this grading was asked for, where the simulator runs the first and the last work-group: code kept to the others is not checked there)",
-            };
-            let runs = match coverage.never.iter().map(|p| p.0).collect::<Vec<_>>()[..] {
-                [one, ..] if coverage.never.iter().all(|p| p.0 == one) => "runs",
-                _ => "run",
             };
             v.failure = Some(Failure::new(
                 FailKind::NotSelfContained,
@@ -390,27 +392,6 @@ pub(super) fn check(
             ));
         }
     }
-}
-
-/// The places' lines quoted, three at most: `line 14 (`acc += A[k]`)`.
-fn quoted(text: &str, places: &[Place]) -> String {
-    let mut lines: Vec<u32> = places.iter().map(|p| p.0).collect();
-    lines.dedup();
-    let shown: Vec<String> = (lines.iter().take(3))
-        .map(|&l| {
-            let code = text.lines().nth(l as usize - 1).unwrap_or("").trim();
-            format!("line {l} (`{code}`)")
-        })
-        .collect();
-    let more = match lines.len() {
-        n if n > 3 => format!(" and {} more lines", n - 3),
-        _ => String::new(),
-    };
-    let what = match lines.len() {
-        1 => "the global access on",
-        _ => "the global accesses on",
-    };
-    format!("{what} {}{more}", shown.join(", "))
 }
 
 #[cfg(test)]

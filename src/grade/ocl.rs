@@ -431,11 +431,7 @@ fn unoptimised(
         ))
     })?;
     if let Some((i, f)) = wrong {
-        // The defines this device's runs use, named as a failing define set is.
-        let with = match defines.is_empty() {
-            true => String::new(),
-            false => format!(" with -D {}", program::line(defines).replace(' ', " -D ")),
-        };
+        let with = with_defines(defines);
         let at = match i {
             0 => "at the size this grading was asked for",
             _ => "at a small problem",
@@ -449,6 +445,14 @@ fn unoptimised(
         ));
     }
     Ok(())
+}
+
+/// ` with -D TS=16 -D WPT=8`: defines named as a failing define set is; empty where none.
+pub(super) fn with_defines(defines: &[Define]) -> String {
+    match defines.is_empty() {
+        true => String::new(),
+        false => format!(" with -D {}", program::line(defines).replace(' ', " -D ")),
+    }
 }
 
 /// Runs a built kernel on the device at `shapes` in turn, on inputs drawn from `seed`, every

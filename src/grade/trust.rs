@@ -25,12 +25,7 @@ pub(super) fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Opti
     if lines.is_empty() {
         return None;
     }
-    let shown: Vec<String> = (lines.iter().take(3))
-        .map(|&l| {
-            let code = text.lines().nth(l as usize - 1).unwrap_or("").trim();
-            format!("line {l}: `{code}`")
-        })
-        .collect();
+    let shown = source_lines(text, &lines);
     Some(Failure::new(
         FailKind::NotSelfContained,
         format!(
@@ -39,6 +34,17 @@ pub(super) fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Opti
             shown.join("; ")
         ),
     ))
+}
+
+/// The first three of `lines` (from 1) of the kernel's own `text`, each quoted:
+/// ``line 14: `acc += A[k]` ``.
+pub(super) fn source_lines(text: &str, lines: &[u32]) -> Vec<String> {
+    (lines.iter().take(3))
+        .map(|&l| {
+            let code = text.lines().nth(l as usize - 1).unwrap_or("").trim();
+            format!("line {l}: `{code}`")
+        })
+        .collect()
 }
 
 /// The failure of a kernel that the simulator could not run (`why`) at `at` (a probe as a

@@ -44,7 +44,6 @@ unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
 LLVMValueRef LLVMGetCalledValue(LLVMValueRef call);
 unsigned LLVMGetNumArgOperands(LLVMValueRef call);
 LLVMValueRef LLVMIsAFunction(LLVMValueRef value);
-int LLVMIsDeclaration(LLVMValueRef global);
 LLVMMetadataRef LLVMInstructionGetDebugLoc(LLVMValueRef instruction);
 LLVMMetadataRef LLVMDILocationGetInlinedAt(LLVMMetadataRef location);
 unsigned LLVMDILocationGetLine(LLVMMetadataRef location);
