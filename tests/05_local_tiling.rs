@@ -32,6 +32,22 @@ fn cases() {
     g().assert_cases(cases::CASES);
 }
 
+/// A path that runs nowhere, read through a typedef'd pointer and a macro, is asked of the
+/// device (its accesses shifted through a copy of the macro) rather than left unchecked.
+#[test]
+fn a_tail_through_a_macro_is_asked_of_the_device() {
+    let case = (cases::CASES.iter())
+        .find(|c| c.name == "a_tail_loop_through_a_macro_that_never_runs")
+        .unwrap();
+    let v = g().check(case).unwrap();
+    let notes = v.notes.join("\n");
+    assert!(v.unchecked.is_empty(), "{:?}\n{notes}", v.unchecked);
+    assert!(
+        notes.contains("nor on the device at the problems the simulator ran"),
+        "{notes}"
+    );
+}
+
 #[test]
 fn refuses_sizes_that_are_not_tile_multiples() {
     let ocl = ladder::get("05").ocl().unwrap();
@@ -344,6 +360,21 @@ pub mod cases {
             "never ran under the simulator",
         ],
     ),
+    // The same class through macros that name the pointers themselves: the device's line
+    // names no pointer, so the check shifts a copy of the macro used there alone.
+    Case::rejects(
+        L,
+        "tiles_only_where_a_conversion_wraps_reading_through_macros",
+        Cheat,
+        File("tiles_only_where_a_conversion_wraps_reading_through_macros"),
+        FailKind::NotSelfContained,
+        &[
+            "line 23",
+            "A_AT(row, k)",
+            "runs on the device",
+            "never ran under the simulator",
+        ],
+    ),
     // A race the sanitizer would see, behind a loop that only an unoptimised build runs (an
     // optimising compiler sums it before the kernel starts): the device's run of the kernel
     // built unoptimised never ends, nor do the sanitizer's, so the kernel fails instead of
@@ -635,6 +666,23 @@ pub mod cases {
     // EXERCISE END",
             "    for (int k = tiles * TS; k < K; k++) {
         acc += A[row * K + k] * B[k * N + col];
+    }
+    C[row * N + col] = acc;
+    // EXERCISE END",
+        )]),
+    ),
+    // The same tail through a typedef'd pointer and a macro: runs nowhere, accepted.
+    Case::accepts(
+        L,
+        "a_tail_loop_through_a_macro_that_never_runs",
+        Mutant(&[(
+            "    C[row * N + col] = acc;
+    // EXERCISE END",
+            "    typedef const __global float* row_t;
+    row_t a_row = A + row * K;
+#define B_AT(r) B[(r) * N + col]
+    for (int k = tiles * TS; k < K; k++) {
+        acc += a_row[k] * B_AT(k);
     }
     C[row * N + col] = acc;
     // EXERCISE END",

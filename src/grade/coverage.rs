@@ -12,7 +12,7 @@
 //! looks ([`crate::harness::oclgrind::coverage`]). Where some never ran, the device is asked
 //! whether it runs them at problems the simulator ran whole, with the same defines: the
 //! kernel is built once more with those accesses pointed one element further
-//! ([`shifted`]), so that C comes out wrong wherever one of them runs. Code that runs on the
+//! ([`super::shift`]), so that C comes out wrong wherever one of them runs. Code that runs on the
 //! device where the simulator, at the same problem, did not run it is the kernel's failure;
 //! code that runs on neither (a path for sizes the lesson never takes) is not.
 
@@ -31,11 +31,9 @@ use super::counts::Run;
 use super::looks::{probe_of, AskedLook};
 use super::ocl::{first_wrong, with_defines};
 use super::request::Look;
+use super::shift::{shifted, Place};
 use super::trust::source_lines;
 use super::{FailKind, Failure, Options, Part, Verdict};
-
-/// A place in the kernel's own text: line and column, from 1.
-pub(super) type Place = (u32, u32);
 
 /// A problem the simulator ran, with its defines: every work-group, or the first and the
 /// last (the asked size).
@@ -132,165 +130,6 @@ pub(super) fn problems(
     });
     whole.extend(at_the_asked_size);
     whole
-}
-
-/// The names of the kernel's pointers to global memory: its parameters and variables
-/// declared `__global` (or `global`) with a `*`.
-fn global_names(text: &str) -> Vec<String> {
-    let code = without_comments(text);
-    let words: Vec<&str> = tokens(&code);
-    let mut names = Vec::new();
-    for (i, w) in words.iter().enumerate() {
-        if *w != "__global" && *w != "global" {
-            continue;
-        }
-        // The first identifier after the first `*` that follows, past qualifiers.
-        let Some(star) = (i + 1..words.len().min(i + 8)).find(|&j| words[j] == "*") else {
-            continue;
-        };
-        let qualifier = |w: &str| matches!(w, "const" | "restrict" | "__restrict" | "volatile");
-        if let Some(name) = (words[star + 1..])
-            .iter()
-            .find(|w| *w != &"*" && !qualifier(w))
-            .filter(|w| is_identifier(w))
-        {
-            names.push(name.to_string());
-        }
-    }
-    names.sort();
-    names.dedup();
-    names
-}
-
-fn is_identifier(w: &str) -> bool {
-    w.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The text's identifiers and single punctuation characters, in order.
-fn tokens(code: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let bytes = code.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphanumeric() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            out.push(&code[start..i]);
-        } else {
-            if !c.is_ascii_whitespace() && c.is_ascii() {
-                out.push(&code[i..i + 1]);
-            }
-            i += 1;
-        }
-    }
-    out
-}
-
-/// `text` with its comments blanked (lines and columns kept).
-fn without_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                out.push(' ');
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                    out.push(' ');
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                out.push_str("  ");
-                let mut last = ' ';
-                for d in chars.by_ref() {
-                    out.push(if d == '\n' { '\n' } else { ' ' });
-                    if last == '*' && d == '/' {
-                        break;
-                    }
-                    last = d;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Where on a line (byte index) the global pointer of the access at `column` is named.
-/// Oclgrind's column is the pointer's name for a load, the `=` for a store (the pointer is
-/// left of it), a function's name for `vload4(0, A + i)` (the pointer is right of it): the
-/// nearest name on that side, else the nearest on the line.
-fn nearest_name(line: &str, column: u32, names: &[String]) -> Option<(usize, String)> {
-    let at = (column as usize).saturating_sub(1);
-    let bytes = line.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut found: Vec<(usize, String)> = Vec::new();
-    for name in names {
-        for (start, _) in line.match_indices(name.as_str()) {
-            let end = start + name.len();
-            if (start > 0 && word(bytes[start - 1])) || (end < bytes.len() && word(bytes[end])) {
-                continue;
-            }
-            found.push((start, name.clone()));
-        }
-    }
-    let side: Vec<&(usize, String)> = match bytes.get(at) {
-        Some(&b) if word(b) => found.iter().filter(|f| f.0 >= at).collect(),
-        Some(b'=' | b'+' | b'-' | b'*' | b'/' | b'|' | b'&' | b'^') => {
-            found.iter().filter(|f| f.0 < at).collect()
-        }
-        _ => Vec::new(),
-    };
-    let pool: Vec<&(usize, String)> = match side.is_empty() {
-        true => found.iter().collect(),
-        false => side,
-    };
-    pool.into_iter().min_by_key(|f| f.0.abs_diff(at)).cloned()
-}
-
-/// `text` with the pointer of each place in `never` made to point one element further
-/// (`A` written `(A+1)`): a run that reaches one of them reads or writes other elements, and
-/// its C comes out wrong. `None` where a place's pointer cannot be told alone: no global
-/// pointer is named on its line, or the name nearest to it is also the one nearest to a
-/// place in `ran` (the shift would change code that ran too).
-pub(super) fn shifted(text: &str, never: &[Place], ran: &[Place]) -> Option<String> {
-    let code = without_comments(text);
-    let names = global_names(text);
-    let lines: Vec<&str> = code.lines().collect();
-    let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    for &(line, column) in never {
-        let l = lines.get((line as usize).checked_sub(1)?)?;
-        let (start, name) = nearest_name(l, column, &names)?;
-        let shared = (ran.iter())
-            .filter(|r| r.0 == line)
-            .any(|r| nearest_name(l, r.1, &names).map(|n| n.0) == Some(start));
-        if shared {
-            return None;
-        }
-        edits.push((line as usize - 1, start, name));
-    }
-    edits.sort();
-    edits.dedup();
-    let mut out: Vec<String> = text.lines().map(str::to_string).collect();
-    // From the right of each line, so that earlier indices stay where they were.
-    for (line, start, name) in edits.into_iter().rev() {
-        out[line].replace_range(start..start + name.len(), &format!("({name}+1)"));
-    }
-    let mut s = out.join("\n");
-    if text.ends_with('\n') {
-        s.push('\n');
-    }
-    Some(s)
 }
 
 /// Asks the device whether it runs the kernel's accesses that never ran under the simulator
@@ -397,50 +236,6 @@ pub(super) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const KERNEL: &str = "__kernel void f(const int K, const __global float* restrict A,\n                __global float *C) {\n    // A is read below\n    float x = tell() ? A[1] : A[2];\n    if (tell()) {\n        C[0] = vload4(0, A + 4).x;\n    } else {\n        C[1] = A[3];\n    }\n}\n";
-
-    #[test]
-    fn the_kernel_s_global_pointers_are_named() {
-        assert_eq!(global_names(KERNEL), vec!["A".to_string(), "C".to_string()]);
-        assert_eq!(
-            global_names("void g(global float4 * const p, __local float *l) {}"),
-            vec!["p".to_string()]
-        );
-    }
-
-    #[test]
-    fn accesses_that_never_ran_point_one_element_further() {
-        // Line 8's store (Oclgrind's column: the `=`) and load, which never ran.
-        let out = shifted(KERNEL, &[(8, 14), (8, 16)], &[(6, 14), (6, 16)]).unwrap();
-        assert_eq!(
-            nearest_name(
-                "    out[1] = as_uint(in[2]);",
-                14,
-                &["in".into(), "out".into()]
-            )
-            .unwrap()
-            .1,
-            "in"
-        );
-        assert!(out.contains("        (C+1)[1] = (A+1)[3];\n"), "{out}");
-        assert!(out.contains("C[0] = vload4(0, A + 4).x;"), "{out}");
-        assert!(out.contains("// A is read below"), "{out}");
-        // The vload's pointer, alone on its line.
-        let out = shifted(KERNEL, &[(6, 16)], &[(6, 14)]).unwrap();
-        assert!(out.contains("vload4(0, (A+1) + 4)"), "{out}");
-    }
-
-    #[test]
-    fn a_pointer_shared_with_code_that_ran_cannot_be_shifted() {
-        // `A[1]` ran, `A[2]` did not; each is nearest its own name.
-        let out = shifted(KERNEL, &[(4, 30)], &[(4, 23)]).unwrap();
-        assert!(out.contains("tell() ? A[1] : (A+1)[2]"), "{out}");
-        // Both nearest the same name: not told apart.
-        assert_eq!(shifted(KERNEL, &[(4, 24)], &[(4, 23)]), None);
-        // No global pointer on the line.
-        assert_eq!(shifted(KERNEL, &[(5, 5)], &[]), None);
-    }
 
     #[test]
     fn coverage_is_over_every_look_and_unknown_where_one_did_not_end() {

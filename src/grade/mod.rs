@@ -30,6 +30,7 @@ mod reported;
 mod request;
 mod self_contained;
 pub mod shapes;
+mod shift;
 pub mod simulate;
 mod trust;
 pub mod words;
