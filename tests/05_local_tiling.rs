@@ -375,6 +375,16 @@ pub mod cases {
             "never ran under the simulator",
         ],
     ),
+    // The device's path given the prelude's file name by `#line`: refused before it runs,
+    // whatever the directive names (the checks tell the kernel's code by its file and lines).
+    Case::rejects(
+        L,
+        "no_tiles_on_the_device_behind_a_line_directive",
+        Cheat,
+        File("no_tiles_on_the_device_behind_a_line_directive"),
+        FailKind::NotSelfContained,
+        &["line 21", "`#line`", "another file's name"],
+    ),
     // A race the sanitizer would see, behind a loop that only an unoptimised build runs (an
     // optimising compiler sums it before the kernel starts): the device's run of the kernel
     // built unoptimised never ends, nor do the sanitizer's, so the kernel fails instead of

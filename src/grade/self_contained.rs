@@ -5,6 +5,8 @@
 //!   read from another file (a one-line file that includes the course's own solution would
 //!   otherwise pass every lesson), a library linked in (`extern` blocks, `#[link]`: a BLAS
 //!   ranked as the student's loop), another program started (`Command`), inline assembly;
+//! - an OpenCL `#line`, which would give the kernel's lines another file's name (the checks
+//!   tell the kernel's own code from the course's prelude by it) or other numbers;
 //! - an OpenCL kernel that asks which compiler, device or OpenCL version builds it: the grader
 //!   checks a kernel under a simulator (races, reads out of bounds, the lesson's technique)
 //!   and times it on the device, and such a kernel could show each a different code.
@@ -34,6 +36,7 @@ const ASKS: &str = "asks which compiler, device or OpenCL version builds the ker
 const LINKS: &str =
     "links in code from a library or assembly, which the grader would time as yours";
 const STARTS: &str = "starts another program, whose work the grader would time as yours";
+const RENAMES: &str = "gives the lines that follow another file's name or number: the grader's checks say where they found something by your file's lines, and tell your code from the course's by them";
 
 /// Names that look like a compiler's own but are the OpenCL C language: address spaces,
 /// qualifiers, attributes.
@@ -266,6 +269,14 @@ pub fn opencl(source: &str) -> Option<Refused> {
                 why: INCLUDES,
             });
         }
+        // `#line 1 "other.cl"`, and the preprocessor's own spelling of it, `# 1 "other.cl"`.
+        if name == "line" || name.starts_with(|c: char| c.is_ascii_digit()) {
+            return Some(Refused {
+                line: n + 1,
+                word: format!("#{name}"),
+                why: RENAMES,
+            });
+        }
     }
     // `#pragma OPENCL EXTENSION cl_khr_fp16 : enable` switches a feature on; it asks nothing.
     let code: String = code
@@ -374,6 +385,8 @@ mod tests {
             ("%:include \"a.cl\"", 1, "#include"),
             ("x;\n#inc\\\nlude \"a.cl\"\ny;", 2, "#include"),
             ("y;\n#def\\\nine X 1\ny = __FILE__;", 4, "__FILE__"),
+            ("x;\n#line 1 \"prelude.cl\"\ny;", 2, "#line"),
+            ("x;\n\n  # 7 \"input.cl\"", 3, "#7"),
         ] {
             assert_eq!(found(opencl(src)), Some((line, word.to_string())), "{src}");
         }
