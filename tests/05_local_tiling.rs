@@ -375,6 +375,21 @@ pub mod cases {
             "never ran under the simulator",
         ],
     ),
+    // Both paths in one use of a macro, which the simulator's compiler would give one place:
+    // the simulator runs the kernel with its macros expanded where used.
+    Case::rejects(
+        L,
+        "no_tiles_on_the_device_inside_one_macro",
+        Cheat,
+        File("no_tiles_on_the_device_inside_one_macro"),
+        FailKind::NotSelfContained,
+        &[
+            "line 39",
+            "PRODUCT(simulated)",
+            "runs on the device",
+            "never ran under the simulator",
+        ],
+    ),
     // The device's path given the prelude's file name by `#line`: refused before it runs,
     // whatever the directive names (the checks tell the kernel's code by its file and lines).
     Case::rejects(

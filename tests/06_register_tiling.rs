@@ -591,6 +591,40 @@ pub mod cases {
     // through a helper on the device, told apart by the last bit of `sin` (PoCL's and the
     // simulator's libraries round sin(300.37) apart). The helper's own read runs under the
     // simulator; its calls on the device's path never do, and the device, asked, runs them.
+    // Register tiles where the simulator runs the kernel, the tiles read from local memory
+    // for every multiply-add where the device runs it (a `mad` rounding that only the
+    // simulator fuses): the same global loads on both, only the local reads differ, and those
+    // never run under the simulator.
+    Case::rejects(
+        L,
+        "local_reads_without_registers_where_mad_rounds_as_the_device",
+        Cheat,
+        Mutant(&[(
+            "        for (int k = 0; k < TSK; k++) {
+            // WPTN values of B, each used WPTM times; one value of A at a time, used WPTN times.",
+            "        const float u = (float)get_local_size(0) * (1.0f / 65536.0f);
+        const float one = 1.0f + u;
+        if (mad(one, one, -(1.0f + 2.0f * u)) == 0.0f) {
+            for (int k = 0; k < TSK; k++) {
+                for (int wm = 0; wm < WPTM; wm++) {
+                    for (int wn = 0; wn < WPTN; wn++) {
+                        acc[wm][wn] += Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN];
+                    }
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            continue;
+        }
+        for (int k = 0; k < TSK; k++) {
+            // WPTN values of B, each used WPTM times; one value of A at a time, used WPTN times.",
+        )]),
+        FailKind::NotSelfContained,
+        &[
+            "Asub[k][tidm + wm * RTSM] * Bsub[k][tidn + wn * RTSN]",
+            "runs on the device",
+            "never ran under the simulator",
+        ],
+    ),
     Case::rejects(
         L,
         "register_tiles_only_where_sin_rounds_as_the_simulator",

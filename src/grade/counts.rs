@@ -25,6 +25,11 @@ pub struct Probed {
     pub local_bytes: u64,
     /// Why the probe could not run (a build error in the simulator's compiler, say).
     pub error: Option<String>,
+    /// The simulator built the kernel as written, its macros not expanded
+    /// (`super::expand`: the expanded text did not build), so its places are the written
+    /// text's.
+    #[serde(default)]
+    pub as_written: bool,
 }
 
 /// One probe run under the simulator: what the worker reported, what Oclgrind printed,
@@ -209,6 +214,7 @@ mod tests {
                 right,
                 local_bytes: 0,
                 error: None,
+                as_written: false,
             }),
             report: Default::default(),
             second: None,

@@ -5,14 +5,14 @@
 //! simulator's arithmetic is not the device's either, and no list could hold every
 //! difference: its `mad` is fused where PoCL's is not, its `sin` rounds otherwise, a float
 //! converted past an integer's range gives another integer. Whatever tells them apart, the
-//! code the device runs instead has accesses to global memory that never ran under the
-//! simulator.
+//! code the device runs instead has accesses to memory that never ran under the simulator
+//! (to global memory, or to local memory where it computes from its tiles otherwise).
 //!
-//! So the simulator's plugin records which of the kernel's global accesses ran in any of its
-//! looks ([`crate::harness::oclgrind::coverage`]). Where some never ran, the device is asked
-//! whether it runs them at problems the simulator ran whole, with the same defines: the
-//! kernel is built once more with those accesses pointed one element further
-//! ([`super::shift`]), so that C comes out wrong wherever one of them runs. Code that runs on the
+//! So the simulator's plugin records which of the kernel's accesses to global and local
+//! memory ran in any of its looks ([`crate::harness::oclgrind::coverage`]). Where some never
+//! ran, the device is asked whether it runs them at problems the simulator ran whole, with
+//! the same defines: the kernel is built once more with those accesses made to reach another
+//! element ([`super::shift`]), so that C comes out wrong wherever one of them runs. Code that runs on the
 //! device where the simulator, at the same problem, did not run it is the kernel's failure;
 //! code that runs on neither (a path for sizes the lesson never takes) is not.
 
@@ -44,13 +44,16 @@ pub(super) struct Ran {
     pub every_group: bool,
 }
 
-/// What the simulator's looks ran of the kernel's global accesses, over every look.
+/// What the simulator's looks ran of the kernel's memory accesses, over every look.
 #[derive(Debug, Default)]
 pub(super) struct Coverage {
     /// Places that ran in some look.
     pub ran: Vec<Place>,
     /// Places that ran in none.
     pub never: Vec<Place>,
+    /// Whose places they are: the text as written (`Some(true)`: the simulator could not
+    /// build it with its macros expanded), expanded (`Some(false)`), or some of each (`None`).
+    pub as_written: Option<bool>,
 }
 
 impl Coverage {
@@ -58,13 +61,23 @@ impl Coverage {
     /// start, or loaded the plugin and left no whole list. A look without the plugin adds
     /// nothing.
     pub fn of_runs(runs: &[anyhow::Result<Run>]) -> Option<Coverage> {
-        Coverage::of(runs.iter().map(|r| match r {
+        let built = |written: bool| {
+            (runs.iter().flatten())
+                .filter(|r| r.coverage.is_some())
+                .any(|r| r.probed.as_ref().is_some_and(|p| p.as_written) == written)
+        };
+        let as_written = match (built(true), built(false)) {
+            (true, true) => None,
+            (written, _) => Some(written),
+        };
+        let coverage = Coverage::of(runs.iter().map(|r| match r {
             Ok(Run { killed: true, .. }) | Err(_) => None,
             Ok(Run {
                 coverage: Some(c), ..
             }) => c.as_deref(),
             Ok(_) => Some(&[][..]),
-        }))
+        }));
+        coverage.map(|c| Coverage { as_written, ..c })
     }
 
     /// Over the lists of every look that loaded the plugin; `None` where one of them did
@@ -87,7 +100,11 @@ impl Coverage {
             .collect();
         never.sort_unstable();
         never.dedup();
-        Some(Coverage { ran, never })
+        Some(Coverage {
+            ran,
+            never,
+            as_written: Some(false),
+        })
     }
 }
 
@@ -150,8 +167,8 @@ pub(super) fn check(
     let mut lines: Vec<u32> = coverage.never.iter().map(|p| p.0).collect();
     lines.dedup();
     let (what, runs) = match lines.len() {
-        1 => ("the global access on", "runs"),
-        _ => ("the global accesses on", "run"),
+        1 => ("the memory access on", "runs"),
+        _ => ("the memory accesses on", "run"),
     };
     let more = match lines.len() {
         n if n > 3 => format!(" and {} more lines", n - 3),
@@ -166,7 +183,19 @@ pub(super) fn check(
             ),
         )
     };
-    let Some(mutated) = shifted(text, &coverage.never, &coverage.ran) else {
+    // The places are those of the text the simulator ran: the kernel's macros expanded,
+    // unless that did not build there.
+    let ran_text = match coverage.as_written {
+        Some(false) => super::expand::expanded(text),
+        Some(true) => text.to_string(),
+        None => {
+            return unchecked(
+                v,
+                "the simulator built the kernel with its macros expanded in some runs and as written in others".into(),
+            );
+        }
+    };
+    let Some(mutated) = shifted(&ran_text, &coverage.never, &coverage.ran) else {
         unchecked(
             v,
             "its pointer could not be told apart from code that ran".into(),

@@ -22,6 +22,7 @@ pub mod cases;
 mod counts;
 mod coverage;
 pub mod cpu;
+mod expand;
 mod judge;
 pub mod kinds;
 mod looks;

@@ -1,22 +1,18 @@
-//! A kernel's text with chosen global accesses pointed one element further, so that a run that
-//! reaches one of them computes a wrong C (`super::coverage` asks the device with it). The
-//! accesses are places Oclgrind names by line and column; the pointer is found by its name
-//! near that column, or by the macro named there whose expansion names one: a copy of that
-//! macro with its pointers shifted is defined beside it and used at that place alone.
+//! A kernel's text with chosen accesses to global or local memory made to reach another
+//! element, so that a run that reaches one of them computes a wrong C (`super::coverage` asks
+//! the device with it). The accesses are places Oclgrind names by line and column; the
+//! pointer or array is found by its name near that column.
 
 /// A place in the kernel's own text: line and column, from 1.
 pub(super) type Place = (u32, u32);
 
 /// The names of the kernel's pointers to global memory: its parameters and variables
-/// declared `__global` (or `global`) with a `*`, or with a type that spells one (a `typedef`,
-/// an object-like macro).
+/// declared `__global` (or `global`) with a `*`, or with a `typedef` that spells one.
 fn global_names(text: &str) -> Vec<String> {
     let code = without_comments(text);
-    // The preprocessor's lines apart: a macro that spells a type is a type.
-    let mut types: Vec<String> = (macros(&code).into_iter())
-        .filter(|m| m.params.is_none() && spells_global_pointer(&tokens(&m.body)))
-        .map(|m| m.name)
-        .collect();
+    // The preprocessor's lines apart (a macro that spells a type is expanded where used
+    // before the text gets here: `super::expand`).
+    let mut types: Vec<String> = Vec::new();
     let statements: String = (code.lines())
         .map(|l| match l.trim_start().starts_with('#') {
             true => "",
@@ -65,12 +61,78 @@ fn global_names(text: &str) -> Vec<String> {
     names
 }
 
-/// Whether `words` spell a pointer to global memory: `__global` (or `global`) and a `*`.
-fn spells_global_pointer(words: &[&str]) -> bool {
-    words.iter().any(|w| *w == "__global" || *w == "global") && words.contains(&"*")
+/// The names of the kernel's local memory: arrays and pointers declared `__local` (or
+/// `local`), each the last identifier before the declaration's `[`, `=`, `;`, `,` or `)`.
+fn local_names(text: &str) -> Vec<String> {
+    let code = without_comments(text);
+    let words: Vec<&str> = tokens(&code);
+    let mut names = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if *w != "__local" && *w != "local" {
+            continue;
+        }
+        let name = (words[i + 1..].iter())
+            .take(10)
+            .take_while(|w| !matches!(**w, "[" | "=" | ";" | "," | ")"))
+            .filter(|w| is_identifier(w))
+            .last();
+        names.extend(name.map(|n| n.to_string()));
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
-fn is_identifier(w: &str) -> bool {
+/// `line` with the access through the local array or pointer `name` at byte `start` made to
+/// read or write another element: its last index `[i]` taken as `[((i) == 0 ? 1 : (i) - 1)]`,
+/// which stays inside a row of two or more (a tile's row shifted as a whole could leave the
+/// tile, and a device may stop a kernel that leaves its local memory); `(name+1)` where no
+/// index follows the name.
+fn other_element(line: &mut String, start: usize, name: &str) {
+    let bytes = line.as_bytes();
+    let mut at = start + name.len();
+    let mut last = None;
+    loop {
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if bytes.get(at) != Some(&b'[') {
+            break;
+        }
+        let mut depth = 0;
+        let Some(close) = (at..bytes.len()).find(|&j| {
+            match bytes[j] {
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        }) else {
+            break;
+        };
+        last = Some((at + 1, close));
+        at = close + 1;
+    }
+    match last {
+        Some((from, to)) => {
+            let index = line[from..to].to_string();
+            line.replace_range(from..to, &format!("(({index}) == 0 ? 1 : ({index}) - 1)"));
+        }
+        None => line.replace_range(start..start + name.len(), &format!("({name}+1)")),
+    }
+}
+
+/// `text` with the access through `name` at byte `start` shifted: a global pointer
+/// `(A+1)`, local memory another element ([`other_element`]).
+fn shift_at(text: &mut String, start: usize, name: &str, locals: &[String]) {
+    if locals.iter().any(|n| n == name) {
+        other_element(text, start, name);
+    } else {
+        text.replace_range(start..start + name.len(), &format!("({name}+1)"));
+    }
+}
+
+pub(super) fn is_identifier(w: &str) -> bool {
     w.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -78,7 +140,7 @@ fn is_identifier(w: &str) -> bool {
 }
 
 /// The text's identifiers and single punctuation characters, in order.
-fn tokens(code: &str) -> Vec<&str> {
+pub(super) fn tokens(code: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let bytes = code.as_bytes();
     let mut i = 0;
@@ -101,7 +163,7 @@ fn tokens(code: &str) -> Vec<&str> {
 }
 
 /// `text` with its comments blanked (lines and columns kept).
-fn without_comments(text: &str) -> String {
+pub(super) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -134,7 +196,7 @@ fn without_comments(text: &str) -> String {
     out
 }
 
-/// Where on a line (byte index) the global pointer of the access at `column` is named.
+/// Where on a line (byte index) the pointer or array of the access at `column` is named.
 /// Oclgrind's column is the pointer's name for a load, the `=` for a store (the pointer is
 /// left of it), a function's name for `vload4(0, A + i)` (the pointer is right of it): the
 /// nearest name on that side, else the nearest on the line.
@@ -166,205 +228,37 @@ fn nearest_name(line: &str, column: u32, names: &[String]) -> Option<(usize, Str
     pool.into_iter().min_by_key(|f| f.0.abs_diff(at)).cloned()
 }
 
-/// A `#define` of the kernel's text: its name, its parameters (`None` for an object-like
-/// macro), its body, and the index of its last line (a definition may go on over lines ending
-/// in `\`).
-#[derive(Debug, PartialEq)]
-struct Macro {
-    name: String,
-    params: Option<Vec<String>>,
-    body: String,
-    last_line: usize,
-}
-
-/// The macros `code` (comments blanked) defines, in order.
-fn macros(code: &str) -> Vec<Macro> {
-    let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let mut whole = lines[i].trim_end().to_string();
-        while whole.ends_with('\\') && i + 1 < lines.len() {
-            whole.pop();
-            i += 1;
-            whole.push(' ');
-            whole.push_str(lines[i].trim_end());
-        }
-        i += 1;
-        let Some(rest) = whole.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let end = (rest.char_indices())
-            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(rest.len(), |(j, _)| j);
-        let name = &rest[..end];
-        if !is_identifier(name) {
-            continue;
-        }
-        let after = &rest[end..];
-        // A function-like macro's `(` follows its name with no space between.
-        let (params, body) = match after.strip_prefix('(') {
-            Some(p) => {
-                let Some(close) = p.find(')') else {
-                    continue;
-                };
-                let params = (p[..close].split(','))
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                (Some(params), &p[close + 1..])
-            }
-            None => (None, after),
-        };
-        out.push(Macro {
-            name: name.to_string(),
-            params,
-            body: body.trim().to_string(),
-            last_line: i - 1,
-        });
-    }
-    out
-}
-
-/// The names of the macros whose expansion names one of the global pointers `names`, in
-/// their bodies (a parameter of the same name hides it) or through another such macro.
-fn naming_macros(defined: &[Macro], names: &[String]) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    loop {
-        let before = found.len();
-        for m in defined {
-            if found.contains(&m.name) {
-                continue;
-            }
-            let own = m.params.as_deref().unwrap_or(&[]);
-            let names_one = (tokens(&m.body).into_iter())
-                .filter(|w| !own.iter().any(|p| p == w))
-                .any(|w| names.iter().any(|n| n == w) || found.iter().any(|f| f == w));
-            if names_one {
-                found.push(m.name.clone());
-            }
-        }
-        if found.len() == before {
-            return found;
-        }
-    }
-}
-
-/// The name of the copy of macro `name` whose pointers point one element further.
-fn shifted_macro(name: &str) -> String {
-    format!("{name}__lab_shifted")
-}
-
-/// `body` with each identifier that is a global pointer of `names` written `(A+1)`, and each
-/// that is a macro of `naming` written as its shifted copy; the parameters `own` are left.
-fn shift_body(body: &str, own: &[String], names: &[String], naming: &[String]) -> String {
-    let mut out = String::with_capacity(body.len() + 16);
-    let bytes = body.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut i = 0;
-    while i < bytes.len() {
-        if !word(bytes[i]) {
-            let next = (i + 1..bytes.len())
-                .find(|&j| word(bytes[j]))
-                .unwrap_or(bytes.len());
-            out.push_str(&body[i..next]);
-            i = next;
-            continue;
-        }
-        let end = (i..bytes.len())
-            .find(|&j| !word(bytes[j]))
-            .unwrap_or(bytes.len());
-        let w = &body[i..end];
-        match () {
-            _ if own.iter().any(|p| p == w) => out.push_str(w),
-            _ if names.iter().any(|n| n == w) => out.push_str(&format!("({w}+1)")),
-            _ if naming.iter().any(|n| n == w) => out.push_str(&shifted_macro(w)),
-            _ => out.push_str(w),
-        }
-        i = end;
-    }
-    out
-}
-
-/// `text` with the pointer of each place in `never` made to point one element further
-/// (`A` written `(A+1)`, or a macro named there whose expansion names `A` replaced there by a
-/// copy of it that does so): a run that reaches one of them reads or writes other elements,
-/// and its C comes out wrong. `None` where a place's pointer cannot be told alone: neither a
-/// global pointer nor such a macro is named on its line, the name nearest to it is also the
-/// one nearest to a place in `ran` (the shift would change code that ran too), or a macro it
-/// needs is defined twice.
+/// `text` (its macros expanded where used: `super::expand`) with the access of each place
+/// in `never` made to reach another element ([`shift_at`]): a run that reaches one of them
+/// reads or writes other elements, and its C comes out wrong. `None` where a place's pointer
+/// cannot be told alone: no pointer or local array is named on its line, or the name nearest
+/// to it is also the one nearest to a place in `ran` (the shift would change code that ran
+/// too).
 pub(super) fn shifted(text: &str, never: &[Place], ran: &[Place]) -> Option<String> {
     let code = without_comments(text);
-    let names = global_names(text);
-    let defined = macros(&code);
-    let naming = naming_macros(&defined, &names);
-    let candidates: Vec<String> = names.iter().chain(&naming).cloned().collect();
+    let locals = local_names(text);
+    let names: Vec<String> = (global_names(text).into_iter())
+        .chain(locals.clone())
+        .collect();
     let lines: Vec<&str> = code.lines().collect();
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    let mut copies: Vec<String> = Vec::new();
     for &(line, column) in never {
         let l = lines.get((line as usize).checked_sub(1)?)?;
-        let (start, name) = nearest_name(l, column, &candidates)?;
+        let (start, name) = nearest_name(l, column, &names)?;
         let shared = (ran.iter())
             .filter(|r| r.0 == line)
-            .any(|r| nearest_name(l, r.1, &candidates).map(|n| n.0) == Some(start));
+            .any(|r| nearest_name(l, r.1, &names).map(|n| n.0) == Some(start));
         if shared {
             return None;
         }
-        if naming.contains(&name) && !copies.contains(&name) {
-            copies.push(name.clone());
-        }
         edits.push((line as usize - 1, start, name));
-    }
-    // The copies a copy uses, in turn.
-    let mut i = 0;
-    while i < copies.len() {
-        let m = defined.iter().find(|m| m.name == copies[i])?;
-        for w in tokens(&m.body) {
-            let own = m.params.as_deref().unwrap_or(&[]);
-            let nested = naming.iter().any(|n| n == w) && !own.iter().any(|p| p == w);
-            if nested && !copies.iter().any(|c| c == w) {
-                copies.push(w.to_string());
-            }
-        }
-        i += 1;
-    }
-    let mut inserts: Vec<(usize, String)> = Vec::new();
-    for name in &copies {
-        let mut with_name = defined.iter().filter(|m| &m.name == name);
-        let (m, None) = (with_name.next()?, with_name.next()) else {
-            return None;
-        };
-        let own = m.params.as_deref().unwrap_or(&[]);
-        let params = match &m.params {
-            Some(p) => format!("({})", p.join(", ")),
-            None => String::new(),
-        };
-        let body = shift_body(&m.body, own, &names, &naming);
-        inserts.push((
-            m.last_line,
-            format!("#define {}{params} {body}", shifted_macro(name)),
-        ));
     }
     edits.sort();
     edits.dedup();
     let mut out: Vec<String> = text.lines().map(str::to_string).collect();
     // From the right of each line, so that earlier indices stay where they were.
     for (line, start, name) in edits.into_iter().rev() {
-        let with = match naming.contains(&name) {
-            true => shifted_macro(&name),
-            false => format!("({name}+1)"),
-        };
-        out[line].replace_range(start..start + name.len(), &with);
-    }
-    // Each copy right after its macro's definition, from the bottom up.
-    inserts.sort();
-    for (after, line) in inserts.into_iter().rev() {
-        out.insert(after + 1, line);
+        shift_at(&mut out[line], start, &name, &locals);
     }
     let mut s = out.join("\n");
     if text.ends_with('\n') {
@@ -386,10 +280,10 @@ mod tests {
             global_names("void g(global float4 * const p, __local float *l) {}"),
             vec!["p".to_string()]
         );
-        // Through a typedef and a macro that spell the type; the macro's line names nothing.
-        let typed = "typedef __global const float* in_t;\n#define OUT __global float*\n\
-                     void g(in_t a, const in_t b, OUT c) { in_t d = a + 1; }";
-        assert_eq!(global_names(typed), ["a", "b", "c", "d"]);
+        // Through a typedef that spells the type.
+        let typed = "typedef __global const float* in_t;\n\
+                     void g(in_t a, const in_t b) { in_t d = a + 1; }";
+        assert_eq!(global_names(typed), ["a", "b", "d"]);
     }
 
     #[test]
@@ -425,53 +319,24 @@ mod tests {
         assert_eq!(shifted(KERNEL, &[(5, 5)], &[]), None);
     }
 
-    const MACROS: &str = "#define TS 16\n#define A_AT(r, c) A[(r) * K + (c)]\n#define ROW(r) \\\n    A_AT(r, 0)\n#define AT(P, i) P[i]\n__kernel void f(const int K, __global const float* A, __global float* C) {\n    float x = tell() ? A_AT(1, 2) : AT(A, 3);\n    float y = tell() ? ROW(4) : 0.0f;\n    C[0] = x + y;\n}\n";
-
     #[test]
-    fn macros_are_read_with_their_parameters_and_last_lines() {
-        let m = macros(&without_comments(MACROS));
-        let names: Vec<&str> = m.iter().map(|m| m.name.as_str()).collect();
-        assert_eq!(names, ["TS", "A_AT", "ROW", "AT"]);
-        assert_eq!(m[1].params, Some(vec!["r".to_string(), "c".to_string()]));
-        assert_eq!(m[2].last_line, 3);
-        assert_eq!(m[2].body, "A_AT(r, 0)");
-        assert_eq!(m[0].params, None);
-        let naming = naming_macros(&m, &global_names(MACROS));
-        // AT names only its parameter; ROW names A through A_AT.
-        assert_eq!(naming, ["A_AT", "ROW"]);
-    }
-
-    #[test]
-    fn an_access_inside_a_macro_is_shifted_through_a_copy_used_there_alone() {
-        // Line 7: `A_AT(1, 2)` never ran (Oclgrind's column: the macro's name), `AT(A, 3)` ran.
-        let out = shifted(MACROS, &[(7, 24)], &[(7, 37)]).unwrap();
+    fn local_memory_is_read_at_another_element_of_its_row() {
+        let k = "__kernel void f(__global float* C) {\n    __local float Asub[16][17];\n    local float4 t[4], *p;\n    Asub[get_local_id(1)][get_local_id(0)] = 1.0f;\n    C[0] = tell() ? Asub[0][idx[1]] : Asub[1][2];\n    C[1] = vload4(0, p + 4).x;\n}\n";
+        // A second declarator of a declaration is not read.
+        assert_eq!(local_names(k), ["Asub", "t"]);
+        // The store's column is its `=`; the load's, the array's name.
+        let out = shifted(k, &[(4, 44), (5, 21)], &[(5, 39)]).unwrap();
         assert!(
-            out.contains("#define A_AT(r, c) A[(r) * K + (c)]\n#define A_AT__lab_shifted(r, c) (A+1)[(r) * K + (c)]\n"),
+            out.contains("    Asub[get_local_id(1)][((get_local_id(0)) == 0 ? 1 : (get_local_id(0)) - 1)] = 1.0f;\n"),
             "{out}"
         );
         assert!(
-            out.contains("tell() ? A_AT__lab_shifted(1, 2) : AT(A, 3);"),
+            out.contains("tell() ? Asub[0][((idx[1]) == 0 ? 1 : (idx[1]) - 1)] : Asub[1][2];"),
             "{out}"
         );
-        // A macro's argument names the pointer: that name is shifted.
-        let out = shifted(MACROS, &[(7, 37)], &[(7, 24)]).unwrap();
-        assert!(out.contains("tell() ? A_AT(1, 2) : AT((A+1), 3);"), "{out}");
-        // Through two macros: both copied, the copy after the last line of its definition.
-        let out = shifted(MACROS, &[(8, 24)], &[]).unwrap();
-        assert!(
-            out.contains("    A_AT(r, 0)\n#define ROW__lab_shifted(r) A_AT__lab_shifted(r, 0)\n"),
-            "{out}"
-        );
-        assert!(
-            out.contains("#define A_AT__lab_shifted(r, c) (A+1)[(r) * K + (c)]"),
-            "{out}"
-        );
-        assert!(
-            out.contains("tell() ? ROW__lab_shifted(4) : 0.0f;"),
-            "{out}"
-        );
-        // Defined twice: which one holds at the place is not told.
-        let twice = MACROS.replace("#define TS 16", "#define A_AT(r, c) A[c]");
-        assert_eq!(shifted(&twice, &[(7, 24)], &[(7, 37)]), None);
+        // No index after the name: the pointer, one element along.
+        let k = k.replace("t[4], *p;", "*p;");
+        let out = shifted(&k, &[(6, 12)], &[]).unwrap();
+        assert!(out.contains("vload4(0, (p+1) + 4)"), "{out}");
     }
 }

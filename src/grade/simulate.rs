@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use opencl3::kernel::Kernel;
-
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
@@ -61,7 +59,9 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
     };
     let file = source.path(lesson);
     let run = || -> anyhow::Result<Probed> {
-        let text = std::fs::read_to_string(&file)?;
+        // Its own macros expanded (`super::expand`); as written where that does not build.
+        let written = std::fs::read_to_string(&file)?;
+        let mut text = super::expand::expanded(&written);
         let gpu = Gpu::open(None)?;
         let defines = probe.defines();
         let launch = (ocl.launch)(probe.shape, &defines).map_err(anyhow::Error::msg)?;
@@ -72,13 +72,19 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             Look::Sanitize(_) | Look::Drawn(..) | Look::Own(..) => ocl.sanitize.stand_in,
             Look::Metrics(..) | Look::Asked(..) | Look::Read(_) => None,
         };
-        let prepare = |defines: &[crate::harness::program::Define]| match stand_in {
-            Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, &text, defines, &build_options),
-            None => Prepared::build(&gpu, ocl, &file, &text, defines, &build_options),
+        let prepare = |text: &str, defines: &[crate::harness::program::Define]| match stand_in {
+            Some(s) => Prepared::stand_in(&gpu, ocl, s, &file, text, defines, &build_options),
+            None => Prepared::build(&gpu, ocl, &file, text, defines, &build_options),
         };
-        let prepared = prepare(&defines)?;
+        let prepared = match prepare(&text, &defines) {
+            Err(_) if text != written => {
+                text = written.clone();
+                prepare(&text, &defines)?
+            }
+            built => built?,
+        };
         let kernel = &prepared.kernel;
-        let local_bytes = local_bytes(kernel, &gpu);
+        let local_bytes = kernel.get_local_mem_size(gpu.device.id()).unwrap_or(0);
         // Another device's tiles may need more local memory than the simulator has.
         if matches!(look, Look::Asked(..) | Look::Own(..)) && local_bytes > gpu.info.local_mem_bytes
         {
@@ -131,7 +137,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
                     &build_options,
                 )?),
                 false => (drawn.defines != probe.defines)
-                    .then(|| prepare(&defines))
+                    .then(|| prepare(&text, &defines))
                     .transpose()?,
             };
             let kernel = rebuilt.as_ref().map_or(kernel, |r| &r.kernel);
@@ -144,13 +150,10 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             right,
             local_bytes,
             error: None,
+            as_written: text == written && super::expand::expanded(&written) != written,
         })
     };
     run().unwrap_or_else(|e| fail(format!("{e:#}")))
-}
-
-fn local_bytes(kernel: &Kernel, gpu: &Gpu) -> u64 {
-    kernel.get_local_mem_size(gpu.device.id()).unwrap_or(0)
 }
 
 impl Run {
@@ -344,7 +347,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         return;
     };
     let file = source.path(lesson);
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let written = std::fs::read_to_string(&file).unwrap_or_default();
     // Every probe at once, on as many of the host's cores as there are (each simulator runs
     // on one thread): the technique's probe too, where the device run passed, though its
     // counts are read only if the sanitizer finds nothing. The results are read in the
@@ -577,6 +580,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
         run_look(look, unopt(look))
     });
+    // The text the simulator ran: its reports' columns are that text's.
+    let text = super::expand::ran(&written, &runs);
     // A kernel that reads where the runtime put its memory can tell the simulator from the
     // device: refused before anything the simulator saw is believed.
     match &plugin {
@@ -721,7 +726,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         return;
     }
     match &coverage {
-        Some(c) => super::coverage::check(ocl, &file, &text, opts, c, &whole, v),
+        Some(c) => super::coverage::check(ocl, &file, &written, opts, c, &whole, v),
         None if plugin.is_ok() => v.notes.push(
             "not checked whether the kernel runs code the simulator never ran: a simulator run stopped before its kernel ended".into(),
         ),

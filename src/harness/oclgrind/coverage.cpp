@@ -1,9 +1,10 @@
-// The course's coverage of global accesses: an Oclgrind plugin that finds every place in a
-// kernel's program that reads or writes global memory (a load or a store through a global
-// pointer, or a call of one of the runtime's functions, such as vload4, with a global
+// The course's coverage of memory accesses: an Oclgrind plugin that finds every place in a
+// kernel's program that reads or writes global or local memory (a load or a store through
+// such a pointer, or a call of one of the runtime's functions, such as vload4, with such a
 // pointer or an image among its arguments), and every call of the program's own functions
-// with a global pointer among its arguments (a helper `at(A, i)` reads A where it is called),
-// and which of them ran. An access inlined from a helper also marks the calls it was inlined
+// with such a pointer among its arguments (a helper `at(A, i)` reads A where it is called),
+// and which of them ran. Local memory too: a lesson's technique is also what its work-items
+// read from their tiles (register tiling), not only what they read from global memory. An access inlined from a helper also marks the calls it was inlined
 // at as run, so that the optimised build, which has no call left, says where it ran.
 //
 // A kernel can tell the simulator from the device in ways no list of names can refuse: the
@@ -37,23 +38,26 @@ namespace {
 
 using namespace oclgrind;
 
-const unsigned GLOBAL = 1;  // LLVM's address space as Oclgrind numbers it
+// LLVM's address spaces as Oclgrind numbers them.
+const unsigned GLOBAL = 1;
+const unsigned LOCAL = 3;
 
-bool global_pointer(LLVMValueRef value) {
+bool watched_pointer(LLVMValueRef value) {
     if (value == nullptr) return false;
     LLVMTypeRef type = LLVMTypeOf(value);
-    return LLVMGetTypeKind(type) == LLVM_POINTER_TYPE &&
-           LLVMGetPointerAddressSpace(type) == GLOBAL;
+    if (LLVMGetTypeKind(type) != LLVM_POINTER_TYPE) return false;
+    unsigned space = LLVMGetPointerAddressSpace(type);
+    return space == GLOBAL || space == LOCAL;
 }
 
-// Whether an instruction reads or writes global memory, or passes a global pointer to a
-// function of the program's own.
-bool accesses_global(LLVMValueRef instruction) {
+// Whether an instruction reads or writes global or local memory, or passes a pointer to
+// either to a function of the program's own.
+bool accesses_memory(LLVMValueRef instruction) {
     switch (LLVMGetInstructionOpcode(instruction)) {
         case LLVM_LOAD:
-            return global_pointer(LLVMGetOperand(instruction, 0));
+            return watched_pointer(LLVMGetOperand(instruction, 0));
         case LLVM_STORE:
-            return global_pointer(LLVMGetOperand(instruction, 1));
+            return watched_pointer(LLVMGetOperand(instruction, 1));
         case LLVM_CALL: {
             // The runtime's functions (vloadN, vstoreN, read_imagef, ...) are declarations in
             // the program, carried out by the simulator; a function of the kernel's own is
@@ -62,7 +66,7 @@ bool accesses_global(LLVMValueRef instruction) {
             if (callee == nullptr || LLVMIsAFunction(callee) == nullptr) return false;
             unsigned arguments = LLVMGetNumArgOperands(instruction);
             for (unsigned i = 0; i < arguments; i++) {
-                if (global_pointer(LLVMGetOperand(instruction, i))) return true;
+                if (watched_pointer(LLVMGetOperand(instruction, i))) return true;
             }
             return false;
         }
@@ -88,7 +92,7 @@ class Coverage : public Plugin {
         for (LLVMValueRef f = LLVMGetFirstFunction(module); f; f = LLVMGetNextFunction(f)) {
             for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
                 for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-                    if (!accesses_global(i)) continue;
+                    if (!accesses_memory(i)) continue;
                     // The instruction's own place, then each call it was inlined at.
                     std::vector<bool *> marks;
                     LLVMMetadataRef at = LLVMInstructionGetDebugLoc(i);

@@ -1,5 +1,5 @@
-//! The coverage of global accesses: every place in a kernel's program that reads or writes
-//! global memory, and whether it ran, found under Oclgrind by the course's plugin
+//! The coverage of memory accesses: every place in a kernel's program that reads or writes
+//! global or local memory, and whether it ran, found under Oclgrind by the course's plugin
 //! (`coverage.cpp`, built with the others by [`super::plugin`]); here, what it wrote, read
 //! back.
 //!
@@ -16,7 +16,7 @@ pub const OUT_VARIABLE: &str = "LAB_COVERAGE_OUT";
 /// The variable that names the kernel whose programs the plugin reads (the lesson's).
 pub const KERNEL_VARIABLE: &str = "LAB_COVERAGE_KERNEL";
 
-/// A place in the program's source that reads or writes global memory.
+/// A place in the program's source that reads or writes global or local memory.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Access {
     /// The source file as the simulator's compiler names it (`input.cl` for the kernel's own
