@@ -51,9 +51,6 @@ pub(super) struct Coverage {
     pub ran: Vec<Place>,
     /// Places that ran in none.
     pub never: Vec<Place>,
-    /// Whose places they are: the text as written (`Some(true)`: the simulator could not
-    /// build it with its macros expanded), expanded (`Some(false)`), or some of each (`None`).
-    pub as_written: Option<bool>,
 }
 
 impl Coverage {
@@ -61,23 +58,13 @@ impl Coverage {
     /// start, or loaded the plugin and left no whole list. A look without the plugin adds
     /// nothing.
     pub fn of_runs(runs: &[anyhow::Result<Run>]) -> Option<Coverage> {
-        let built = |written: bool| {
-            (runs.iter().flatten())
-                .filter(|r| r.coverage.is_some())
-                .any(|r| r.probed.as_ref().is_some_and(|p| p.as_written) == written)
-        };
-        let as_written = match (built(true), built(false)) {
-            (true, true) => None,
-            (written, _) => Some(written),
-        };
-        let coverage = Coverage::of(runs.iter().map(|r| match r {
+        Coverage::of(runs.iter().map(|r| match r {
             Ok(Run { killed: true, .. }) | Err(_) => None,
             Ok(Run {
                 coverage: Some(c), ..
             }) => c.as_deref(),
             Ok(_) => Some(&[][..]),
-        }));
-        coverage.map(|c| Coverage { as_written, ..c })
+        }))
     }
 
     /// Over the lists of every look that loaded the plugin; `None` where one of them did
@@ -100,11 +87,7 @@ impl Coverage {
             .collect();
         never.sort_unstable();
         never.dedup();
-        Some(Coverage {
-            ran,
-            never,
-            as_written: Some(false),
-        })
+        Some(Coverage { ran, never })
     }
 }
 
@@ -150,12 +133,15 @@ pub(super) fn problems(
 }
 
 /// Asks the device whether it runs the kernel's accesses that never ran under the simulator
-/// (`coverage.never`), at `problems` the simulator ran (each with its defines); the verdict
-/// fails where it does, says so where this could not be asked.
+/// (`coverage.never`, places of `ran_text`, the text it ran; `text` as written), at
+/// `problems` the simulator ran (each with its defines); the verdict fails where it does,
+/// says so where this could not be asked.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn check(
     ocl: &OclLesson,
     file: &Path,
     text: &str,
+    ran_text: Option<&str>,
     opts: &Options,
     coverage: &Coverage,
     problems: &[Ran],
@@ -183,19 +169,14 @@ pub(super) fn check(
             ),
         )
     };
-    // The places are those of the text the simulator ran: the kernel's macros expanded,
-    // unless that did not build there.
-    let ran_text = match coverage.as_written {
-        Some(false) => super::expand::expanded(text),
-        Some(true) => text.to_string(),
-        None => {
-            return unchecked(
-                v,
-                "the simulator built the kernel with its macros expanded in some runs and as written in others".into(),
-            );
-        }
+    // The places are those of the text the simulator ran (`super::expand::ran`).
+    let Some(ran_text) = ran_text else {
+        return unchecked(
+            v,
+            "the simulator built the kernel with its macros expanded in some runs and as written in others".into(),
+        );
     };
-    let Some(mutated) = shifted(&ran_text, &coverage.never, &coverage.ran) else {
+    let Some(mutated) = shifted(ran_text, &coverage.never, &coverage.ran) else {
         unchecked(
             v,
             "its pointer could not be told apart from code that ran".into(),

@@ -83,14 +83,18 @@ pub(super) fn expanded(text: &str) -> String {
     out
 }
 
-/// The text the simulator ran in `runs`, whose columns its reports give: `written` with its
-/// macros expanded, unless no run could build that.
-pub(super) fn ran(written: &str, runs: &[anyhow::Result<Run>]) -> String {
-    let as_written =
-        (runs.iter().flatten()).all(|r| r.probed.as_ref().is_some_and(|p| p.as_written));
-    match as_written {
-        true => written.to_string(),
-        false => expanded(written),
+/// The text the simulator ran in `runs`, whose places and columns its reports give: `written`
+/// with its macros expanded, or as written where no run could build that; `None` where some
+/// runs built one and some the other.
+pub(super) fn ran(written: &str, runs: &[anyhow::Result<Run>]) -> Option<String> {
+    let built = |as_written: bool| {
+        (runs.iter().flatten())
+            .any(|r| r.probed.as_ref().is_some_and(|p| p.as_written) == as_written)
+    };
+    match (built(true), built(false)) {
+        (true, true) => None,
+        (true, false) => Some(written.to_string()),
+        (false, _) => Some(expanded(written)),
     }
 }
 

@@ -581,7 +581,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         run_look(look, unopt(look))
     });
     // The text the simulator ran: its reports' columns are that text's.
-    let text = super::expand::ran(&written, &runs);
+    let ran = super::expand::ran(&written, &runs);
+    let text = ran.clone().unwrap_or_else(|| written.clone());
     // A kernel that reads where the runtime put its memory can tell the simulator from the
     // device: refused before anything the simulator saw is believed.
     match &plugin {
@@ -726,7 +727,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         return;
     }
     match &coverage {
-        Some(c) => super::coverage::check(ocl, &file, &written, opts, c, &whole, v),
+        Some(c) => super::coverage::check(ocl, &file, &written, ran.as_deref(), opts, c, &whole, v),
         None if plugin.is_ok() => v.notes.push(
             "not checked whether the kernel runs code the simulator never ran: a simulator run stopped before its kernel ended".into(),
         ),
