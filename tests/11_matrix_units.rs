@@ -772,8 +772,9 @@ pub mod cases {
 
 /// The chapter's last kernel, on Hopper's warp-group unit, checked where it can run here: on the
 /// model of the instruction (or on the instruction itself on compute capability 9.0), every
-/// element of C at shapes with partial blocks, K and N not multiples of 4 (no copies: each row
-/// read where it lies) and a last k-step cut short; and at a long K at least as accurate as FP32.
+/// element of C at shapes with partial blocks, K and N not multiples of 4 (each row read where
+/// it lies, or from the host's padded copies) and a last k-step cut short; and at a long K at
+/// least as accurate as FP32.
 #[test]
 fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
     use lab::harness::device::Gpu;
@@ -784,23 +785,31 @@ fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
     let instruction = warp_group::has_instruction(&gpu);
     // The tensor cores' blocks (two warp groups, four k-steps per sum; 192 rows where K is a
     // multiple of 4, else 128) on the model too.
-    let big = |shape: Shape| {
-        let mut d = warp_group::defines(&gpu.info, true, shape);
+    let units = gpu.info.compute_units as usize;
+    let big = |shape: Shape, padded: bool| {
+        let mut d = warp_group::defines_for(units, true, shape, padded);
         d.retain(|x| x.name != "BM");
-        let rows = if shape.k.is_multiple_of(4) { 192 } else { 128 };
+        let rows = if padded || shape.k.is_multiple_of(4) {
+            192
+        } else {
+            128
+        };
         d.push(lab::harness::program::Define::new("BM", rows));
         d
     };
     // Rows of A or B that start anywhere (K or N not a multiple of 4) are read where they lie:
     // each shift of a row (0 to 3 floats) in several blocks and k-steps, and rows ending in the
     // middle of a 16-byte chunk at the last column and the last k.
-    // The host's padding (what problems above the in-place bound take) at one ragged shape: the
-    // defines of the padded shape, which the host then pads to.
+    // The host's padding (what problems above the in-place bound take) at ragged shapes: the
+    // kernel reads the copies at their padded lengths and writes C where it lies.
     for (shape, seed, tensor_cores, padded) in [
         (Shape::new(131, 70, 77), 3, false, false),
         (Shape::new(131, 72, 77), 10, false, false),
         (Shape::new(131, 70, 76), 11, false, false),
         (Shape::new(131, 70, 77), 12, false, true),
+        (Shape::new(131, 72, 77), 13, false, true),
+        (Shape::new(131, 70, 76), 14, false, true),
+        (Shape::new(150, 139, 103), 15, true, true),
         (Shape::new(64, 128, 48), 4, false, false),
         (Shape::new(65, 100, 40), 5, false, false),
         (Shape::new(40, 24, 1100), 6, false, false),
@@ -808,13 +817,9 @@ fn the_warp_group_kernel_is_right_on_the_unit_or_its_model() {
         (Shape::new(150, 139, 103), 8, true, false),
         (Shape::new(97, 133, 131), 9, false, false),
     ] {
-        let seen = match padded {
-            true => lab::harness::exec::padded_shape(shape, 4),
-            false => shape,
-        };
         let d = match tensor_cores && !instruction {
-            true => big(seen),
-            false => warp_group::defines(&gpu.info, instruction, seen),
+            true => big(shape, padded),
+            false => warp_group::defines_for(units, instruction, shape, padded),
         };
         let launch = (warp_group::WARP_GROUP.launch)(shape, &d).unwrap();
         let prepared = warp_group::prepare(&gpu, &course, &d).unwrap();

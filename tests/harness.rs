@@ -227,9 +227,10 @@ pub fn spinner(_a: &[f32], _b: &[f32], c: &mut [f32], m: usize, n: usize, _k: us
 
 /// On a GPU each timed launch follows an untimed one of the same kernel on the call before's
 /// buffers (`lab::harness::lead`). Turned on here on whatever device runs the tests: every call
-/// after the first gets its lead-in, through the plain and the padded run (C's rows padded, and
-/// only K's, where the kernel writes C itself), and every C is still the product of its own
-/// call's inputs.
+/// after the first gets its lead-in, through the plain and the padded runs (C's rows padded, and
+/// only K's, where the kernel writes C itself; and A's and B's rows padded with C written where
+/// it lies by a kernel that reads the copies at their lengths), and every C is still the
+/// product of its own call's inputs.
 #[test]
 fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
     use lab::harness::device::Gpu;
@@ -246,10 +247,16 @@ fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
         for (int k = 0; k < K; k++) s += A[i * K + k] * B[k * N + j];
         C[i * N + j] = s;
     }";
+    // The same, reading A and B at rows rounded up to 4 floats: `run_padded_inputs`'s kernel.
+    let rows_of_four = NAIVE
+        .replace("A[i * K + k]", "A[i * ((K + 3) & ~3) + k]")
+        .replace("B[k * N + j]", "B[k * ((N + 3) & ~3) + j]");
     let gpu = Gpu::open(g().opts.device.as_deref()).expect("an OpenCL device");
     gpu.lead.turn_on();
     let program = Program::create_and_build_from_source(&gpu.context, NAIVE, "").unwrap();
     let kernel = Kernel::create(&program, "matmul").unwrap();
+    let program = Program::create_and_build_from_source(&gpu.context, &rows_of_four, "").unwrap();
+    let padded = Kernel::create(&program, "matmul").unwrap();
     let launch = |s: Shape| Launch {
         global: [s.n.div_ceil(4) * 4, s.m],
         local: None,
@@ -258,6 +265,7 @@ fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
         Shape::new(33, 47, 29),
         Shape::new(21, 46, 30),
         Shape::new(21, 44, 30),
+        Shape::new(33, 47, 29),
     ];
     for (round, shape) in shapes.into_iter().enumerate() {
         let before = gpu.lead.done();
@@ -265,6 +273,7 @@ fn each_call_after_the_first_runs_behind_a_lead_in_and_keeps_its_own_result() {
             let p = Problem::random(shape, 100 * round as u64 + seed);
             let out = match round {
                 0 => exec::run_guarded(&gpu, &kernel, &p, &launch(shape)).unwrap(),
+                3 => exec::run_padded_inputs(&gpu, &padded, &p, &launch(shape), 4).unwrap(),
                 _ => exec::run_padded(&gpu, &kernel, &p, &launch(shape), 4, 1).unwrap(),
             };
             let cmp = check(&p, &out.c);

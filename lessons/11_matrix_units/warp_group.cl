@@ -28,6 +28,9 @@
 //           place where a row's shift can be undone, lesson 08's padding made on chip)
 //   BR      1 where N is not a multiple of 4: B's rows likewise; each row one chunk wider, and
 //           the work-items add the row's shift when they read their fragments
+//   PADDED  1 where A and B are the host's copies with rows rounded up to 4 floats by zeros
+//           (K · 4 or N · 4 bytes not a multiple of 16, above the in-place bound): the kernel
+//           reads them at those lengths and writes C where it lies, so no copy comes back
 #ifndef WGS
 #define WGS 2
 #endif
@@ -51,6 +54,9 @@
 #endif
 #ifndef BR
 #define BR 0
+#endif
+#ifndef PADDED
+#define PADDED 0
 #endif
 #define BN (64 * WGS)
 #define THREADS (128 * WGS)
@@ -134,7 +140,14 @@ void matmul(const int M, const int N, const int K, const __global float* A,
     const int tid = get_local_id(0);
     const int wg = tid / 128, warp = (tid / 32) % 4, lane = tid % 32, g = lane / 4, t4 = lane % 4;
     const int n0 = get_group_id(0) * BN, m0 = get_group_id(1) * BM;
-    const int steps = (K + BK - 1) / BK;
+    // The lengths of A's and B's rows as the kernel reads them: the host's padded copies' where
+    // PADDED (k past K is zeros there, and read as such), else K and N. C's rows are N floats.
+#if PADDED
+    const int KS = (K + 3) & ~3, NS = (N + 3) & ~3;
+#else
+    const int KS = K, NS = N;
+#endif
+    const int steps = (KS + BK - 1) / BK;
 
     // Copy u of A: row ma + u·RA of the block, floats 4·kca … 4·kca+3 of the step, stored
     // K-major (the unit's layout); copy u of B: row rb + u·RB of the step, columns cb … cb+3.
@@ -147,10 +160,10 @@ void matmul(const int M, const int N, const int K, const __global float* A,
     const int b_dst = rb * SB + cb;
 #define SHIFT(row, len) ((int)(((size_t)(row) * (len)) & 3))
     // A's rows where they start on 16 bytes (AR = 0; with AR each copy finds its row's shift).
-    const __global float* a_src = A + (size_t)(m0 + ma) * K + 4 * kca;
+    const __global float* a_src = A + (size_t)(m0 + ma) * KS + 4 * kca;
     // B's rows s·BK + rb + u·RB: BK and RB are multiples of 4, so one shift for all of them.
     const int b_shift = BR ? SHIFT(rb, N) : 0;
-    const __global float* b_src = B + (size_t)rb * N + n0 + cb - b_shift;
+    const __global float* b_src = B + (size_t)rb * NS + n0 + cb - b_shift;
     // Bytes of a copy of B's row whose first column is `c`: columns past N are zeros.
 #define B_BYTES(c) ((c) + 4 <= N ? 16 : (c) < N ? 4 * (N - (c)) : 0)
     const bool b_in = n0 + cb - b_shift < N;
@@ -161,8 +174,8 @@ void matmul(const int M, const int N, const int K, const __global float* A,
 
     // Rows of A past M, columns of B past N and k past K are copied as zeros.
 #if KG
-#define A_KIN(s) ((s) * BK + 4 * kca < K)
-#define B_KIN(s, u) ((s) * BK + rb + (u) * RB < K)
+#define A_KIN(s) ((s) * BK + 4 * kca < KS)
+#define B_KIN(s, u) ((s) * BK + rb + (u) * RB < KS)
 #else
 #define A_KIN(s) true
 #define B_KIN(s, u) true
@@ -190,7 +203,7 @@ void matmul(const int M, const int N, const int K, const __global float* A,
         _Pragma("unroll") for (int u = 0; u < PER_A; u++) {                               \
             const bool in_ = k_ && m0 + ma + u * RA < M;                                   \
             async_copy16(as_ + a_dst + u * RA * 4,                                         \
-                         in_ ? a_src + (size_t)u * RA * K + (s) * BK : A, in_ ? 16 : 0);   \
+                         in_ ? a_src + (size_t)u * RA * KS + (s) * BK : A, in_ ? 16 : 0);  \
         }                                                                                  \
     } while (0)
 #endif
@@ -216,7 +229,7 @@ void matmul(const int M, const int N, const int K, const __global float* A,
         _Pragma("unroll") for (int u = 0; u < PER_B; u++) {                               \
             const bool in_ = b_in && B_KIN(s, u);                                          \
             async_copy16(bs_ + b_dst + u * RB * SB,                                        \
-                         in_ ? b_src + (size_t)((s) * BK + u * RB) * N : B,                \
+                         in_ ? b_src + (size_t)((s) * BK + u * RB) * NS : B,               \
                          in_ ? (BR ? B_BYTES(n0 + cb - b_shift) : 16) : 0);                \
         }                                                                                  \
         B_MORE(bs_, s);                                                                    \

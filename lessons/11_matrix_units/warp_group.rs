@@ -105,9 +105,10 @@ pub fn block_rows(compute_units: usize, shape: Shape) -> usize {
 /// The defines for a problem on a device: on the instruction, the block by shape, k-steps of 32
 /// in four stages, four k-steps of 8 summed inside the unit; on the model, one warp group of
 /// 64×64 in steps of 16 (three stages, two k-steps per sum), small enough for a CPU. KG where
-/// K is not a whole number of steps; AR and BR where K or N is not a multiple of 4.
+/// K is not a whole number of steps; where K or N is not a multiple of 4, AR and BR (ragged
+/// rows read where they lie) up to the in-place bound, PADDED (the host's copies) above it.
 pub fn defines(info: &DeviceInfo, instruction: bool, shape: Shape) -> Vec<Define> {
-    defines_for(info.compute_units as usize, instruction, shape)
+    defines_for(info.compute_units as usize, instruction, shape, !in_place(shape))
 }
 
 /// Where rows of A or B that do not start on 16 bytes are read where they lie (AR, BR), and
@@ -124,11 +125,13 @@ pub fn in_place(shape: Shape) -> bool {
     mads <= 1 << 31 || (shape.k.is_multiple_of(4) && mads <= 1 << 33)
 }
 
-fn defines_for(compute_units: usize, instruction: bool, shape: Shape) -> Vec<Define> {
-    // The shape the kernel sees: the host's padded copies' above the in-place bound.
-    let shape = match in_place(shape) {
-        true => shape,
-        false => lab::harness::exec::padded_shape(shape, 4),
+/// [`defines`] with ragged rows read from the host's padded copies (`padded`) or where they lie.
+pub fn defines_for(compute_units: usize, instruction: bool, shape: Shape, padded: bool) -> Vec<Define> {
+    // The rows the kernel reads: the host's padded copies' where it pads.
+    let ragged = !(shape.k.is_multiple_of(4) && shape.n.is_multiple_of(4));
+    let shape = match padded {
+        true => lab::harness::exec::padded_shape(shape, 4),
+        false => shape,
     };
     let (wgs, bm, bk, stages, chain) = match instruction {
         true => (2, block_rows(compute_units, shape), 32, 4, 4),
@@ -143,6 +146,7 @@ fn defines_for(compute_units: usize, instruction: bool, shape: Shape) -> Vec<Def
         Define::new("KG", u8::from(!shape.k.is_multiple_of(bk))),
         Define::new("AR", u8::from(!shape.k.is_multiple_of(4))),
         Define::new("BR", u8::from(!shape.n.is_multiple_of(4))),
+        Define::new("PADDED", u8::from(padded && ragged)),
     ]
 }
 
@@ -175,15 +179,18 @@ fn check_defines(d: &[Define]) -> Result<(), String> {
     if flag(d, "AR") && bm > 128 {
         why.push(format!("BM = {bm} with AR = 1 must be 64 or 128"));
     }
+    if flag(d, "PADDED") && (flag(d, "AR") || flag(d, "BR")) {
+        why.push("PADDED = 1 (the host's copies, rows whole chunks) with AR or BR = 1".into());
+    }
     match why.is_empty() {
         true => Ok(()),
         false => Err(why.join("; ")),
     }
 }
 
-/// The kernel as the course builds and runs it: the standard arguments, K and N padded by the
-/// host to multiples of 4 (lesson 08's zero padding, counted in the time), one-dimensional
-/// work-groups of 128 work-items per warp group.
+/// The kernel as the course builds and runs it: the standard arguments, ragged rows of A and B
+/// read where they lie or from copies the host pads to multiples of 4 (lesson 08's zero
+/// padding, counted in the time), one-dimensional work-groups of 128 work-items per warp group.
 pub static WARP_GROUP: OclLesson = OclLesson {
     kernel: "matmul",
     args: STANDARD_ARGS,
@@ -207,11 +214,11 @@ pub static WARP_GROUP: OclLesson = OclLesson {
     },
     behaviour: None,
     host: Host {
-        // The defines say whether the kernel reads ragged rows where they lie; where it does
-        // not, the host pads them (nothing to pad where K and N are multiples of 4).
-        run: |gpu, kernel, p, l, d| match flag(d, "AR") || flag(d, "BR") {
-            false => lab::harness::exec::run_padded(gpu, kernel, p, l, 4, 1),
-            true => lab::harness::exec::run_guarded(gpu, kernel, p, l),
+        // The defines say whether the kernel reads the host's padded copies of A and B (and
+        // writes C where it lies) or A and B themselves, ragged or not.
+        run: |gpu, kernel, p, l, d| match flag(d, "PADDED") {
+            true => lab::harness::exec::run_padded_inputs(gpu, kernel, p, l, 4),
+            false => lab::harness::exec::run_guarded(gpu, kernel, p, l),
         },
         prelude: Some(prelude),
         ..BUFFERS
@@ -286,31 +293,42 @@ mod tests {
         assert_eq!(rows(1024, 8192), 128);
         // A's wider staging tile where K is not a multiple of 4 leaves no room for 192 rows.
         assert_eq!(block_rows(132, Shape::new(8192, 8192, 8191)), 128);
-        assert_eq!(define(&defines_for(132, true, Shape::square(8191)), "BM"), Ok(192));
+        assert_eq!(define(&on_h200(Shape::square(8191)), "BM"), Ok(192));
+    }
+
+    /// The defines the host chooses on a device of 132 compute units with the instruction.
+    fn on_h200(shape: Shape) -> Vec<Define> {
+        defines_for(132, true, shape, !in_place(shape))
     }
 
     #[test]
     fn ragged_rows_are_read_where_they_lie_and_fit_in_local_memory() {
         // In place up to 2^31 multiply-adds, or 2^33 where only N is ragged; above, the
-        // kernel sees the host's padded copies.
-        for (shape, ar, br) in [
-            (Shape::square(1024), false, false),
-            (Shape::new(1024, 1024, 1023), true, false),
-            (Shape::new(1024, 1023, 1024), false, true),
-            (Shape::square(1023), true, true),
-            (Shape::square(2047), false, false),
-            (Shape::new(2048, 2047, 2048), false, true),
-            (Shape::new(4096, 4095, 4096), false, false),
-            (Shape::new(8192, 8192, 8191), false, false),
+        // kernel reads the host's padded copies (PADDED), and only where there is a copy.
+        for (shape, ar, br, padded) in [
+            (Shape::square(1024), false, false, false),
+            (Shape::new(1024, 1024, 1023), true, false, false),
+            (Shape::new(1024, 1023, 1024), false, true, false),
+            (Shape::square(1023), true, true, false),
+            (Shape::square(2047), false, false, true),
+            (Shape::new(2048, 2047, 2048), false, true, false),
+            (Shape::new(4096, 4095, 4096), false, false, true),
+            (Shape::new(8192, 8192, 8191), false, false, true),
+            (Shape::square(8192), false, false, false),
         ] {
-            let d = defines_for(132, true, shape);
+            let d = on_h200(shape);
             assert_eq!(flag(&d, "AR"), ar, "{shape}");
             assert_eq!(flag(&d, "BR"), br, "{shape}");
+            assert_eq!(flag(&d, "PADDED"), padded, "{shape}");
             assert_eq!(check_defines(&d), Ok(()), "{shape}");
         }
-        assert!(!flag(&defines_for(132, true, Shape::square(2047)), "KG"));
-        let mut d = defines_for(132, true, Shape::new(2048, 1024, 1023));
+        // The copies' K is a whole number of steps at 2047: no guard on k.
+        assert!(!flag(&on_h200(Shape::square(2047)), "KG"));
+        let mut d = on_h200(Shape::new(2048, 1024, 1023));
         d.push(Define::new("BM", 192));
         assert!(check_defines(&d).unwrap_err().contains("AR = 1"));
+        let mut d = on_h200(Shape::square(2047));
+        d.push(Define::new("BR", 1));
+        assert!(check_defines(&d).unwrap_err().contains("PADDED = 1"));
     }
 }

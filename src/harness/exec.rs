@@ -556,6 +556,31 @@ pub fn run_padded(
     to: usize,
     parts: usize,
 ) -> Result<RunOutput> {
+    padded(gpu, kernel, p, l, to, parts, false)
+}
+
+/// [`run_padded`] for a kernel that is told the problem's own M, N and K, reads the copies of
+/// A and B at their padded row lengths (K and N rounded up to multiples of `to`) and writes C
+/// where it lies, each element guarded: no copy of C comes back (lesson 11's warp group).
+pub fn run_padded_inputs(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    p: &Problem,
+    l: &Launch,
+    to: usize,
+) -> Result<RunOutput> {
+    padded(gpu, kernel, p, l, to, 1, true)
+}
+
+fn padded(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    p: &Problem,
+    l: &Launch,
+    to: usize,
+    parts: usize,
+    c_in_place: bool,
+) -> Result<RunOutput> {
     let s = p.shape;
     let pad = padded_shape(s, to);
     let parts = parts.max(1);
@@ -564,7 +589,11 @@ pub fn run_padded(
     }
     // Each part's K, a multiple of `to`; the last part may end in zeros.
     let ks = s.k.div_ceil(parts).div_ceil(to) * to;
-    let kernel_shape = Shape::new(s.m, pad.n, ks);
+    // The shape the kernel is told, and the length of the rows of the C it writes.
+    let (kernel_shape, c_cols) = match c_in_place {
+        true => (s, s.n),
+        false => (Shape::new(s.m, pad.n, ks), pad.n),
+    };
     let split = Launch {
         global: [l.global[0], l.global[1] * parts],
         local: l.local,
@@ -585,11 +614,11 @@ pub fn run_padded(
         true => Some(input_buffer(gpu, &vec![0.0; parts * ks * pad.n], 0)?),
         false => None,
     };
-    let poison = parts_poison(&p.poison, s.n, pad.n, parts);
+    let poison = parts_poison(&p.poison, s.n, c_cols, parts);
     let cp = GuardedC::new(gpu, &poison, 0)?;
     // Where C's rows are not lengthened and K is not split, the kernel writes C itself;
     // else into a C of its own shape, summed and copied out into C.
-    let direct = pad.n == s.n && parts == 1;
+    let direct = c_cols == s.n && parts == 1;
     let c = unsafe {
         Buffer::<f32>::create(
             &gpu.context,
@@ -605,7 +634,7 @@ pub fn run_padded(
     held.extend(ap.iter().chain(bp.iter()).map(|x| x.get()));
     settle(gpu, &held)?;
     let key = lead::Key {
-        floats: [parts * s.m * ks, parts * ks * pad.n, parts * s.m * pad.n],
+        floats: [parts * s.m * ks, parts * ks * pad.n, parts * s.m * c_cols],
         global: split.global,
     };
     let set = |a: &Buffer<f32>, b: &Buffer<f32>, c: &Buffer<f32>| {
@@ -650,9 +679,9 @@ pub fn run_padded(
     let sum = pad::Sum {
         rows: s.m,
         cols: s.n,
-        from: pad.n,
+        from: c_cols,
         parts,
-        part: s.m * pad.n,
+        part: s.m * c_cols,
     };
     if !direct {
         events.push(pad::enqueue_sum(gpu, &cp.c, &c, sum)?);
@@ -681,7 +710,7 @@ pub fn run_padded(
     let host_ms = started.elapsed().as_secs_f64() * 1e3;
     poison::remember(&out);
     let nan_from_reads = nan_from_reads(&out, &p.poison, |fill| {
-        let again = GuardedC::new(gpu, &parts_poison(fill, s.n, pad.n, parts), 0)?;
+        let again = GuardedC::new(gpu, &parts_poison(fill, s.n, c_cols, parts), 0)?;
         set_standard_args(kernel, kernel_shape, ka, kb, &again.c)?;
         launch(gpu, kernel, &split)?;
         Ok(sum_parts(&again.unkept(again.whole_back(gpu)?).0, sum))
