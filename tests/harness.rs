@@ -338,38 +338,73 @@ fn the_padding_copies_give_every_element_their_definition_gives() {
         (6, 11, 4, 18, 4),
         (2, 1030, 260, 8, 260),
     ];
-    for (rows, cols, into, out_rows, part_cols) in copies {
-        let src: Vec<f32> = (0..rows * cols).map(value).collect();
-        let poison = vec![f32::NAN; into * out_rows];
-        let (s, d) = (buffer(&src), buffer(&poison));
-        let r = pad::Rows {
-            rows,
-            cols,
-            from: cols,
-            into,
-            out_rows,
-        };
-        pad::enqueue_parts(&gpu, &s, &d, r, part_cols)
-            .unwrap()
-            .wait()
-            .unwrap();
-        let part_rows = if part_cols == 0 { out_rows } else { rows };
-        let want: Vec<f32> = (0..out_rows * into)
-            .map(|at| {
-                let (row, c) = (at / into, at % into);
-                let (z, i) = (row / part_rows, row % part_rows);
-                let col = z * part_cols + c;
-                let inside = i < rows && col < cols && (part_cols == 0 || c < part_cols);
-                if inside {
-                    src[i * cols + col]
-                } else {
-                    0.0
-                }
+    // Each copy alone, then each beside the next in one launch (A's and B's copies at once,
+    // of different sizes): both outputs whole, neither written into the other's.
+    let cases: Vec<_> = copies
+        .iter()
+        .map(|&(rows, cols, into, out_rows, part_cols)| {
+            let src: Vec<f32> = (0..rows * cols).map(value).collect();
+            let part_rows = if part_cols == 0 { out_rows } else { rows };
+            let want: Vec<f32> = (0..out_rows * into)
+                .map(|at| {
+                    let (row, c) = (at / into, at % into);
+                    let (z, i) = (row / part_rows, row % part_rows);
+                    let col = z * part_cols + c;
+                    let inside = i < rows && col < cols && (part_cols == 0 || c < part_cols);
+                    if inside {
+                        src[i * cols + col]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let r = pad::Rows {
+                rows,
+                cols,
+                from: cols,
+                into,
+                out_rows,
+            };
+            (
+                (rows, cols, into, out_rows, part_cols),
+                src,
+                r,
+                part_cols,
+                want,
+            )
+        })
+        .collect();
+    let n = cases.len();
+    let runs = (0..n)
+        .map(|i| vec![i])
+        .chain((0..n).map(|i| vec![i, (i + 1) % n]));
+    for run in runs {
+        let bufs: Vec<_> = run
+            .iter()
+            .map(|&i| {
+                let (_, src, r, _, _) = &cases[i];
+                (buffer(src), buffer(&vec![f32::NAN; r.into * r.out_rows]))
             })
             .collect();
-        let what = (rows, cols, into, out_rows, part_cols);
-        let wrong = differs(&read(&d, into * out_rows), &want);
-        assert_eq!(wrong, None, "copy {what:?}: (element, got, wanted)");
+        let copies: Vec<_> = run
+            .iter()
+            .zip(&bufs)
+            .map(|(&i, (s, d))| pad::Copy {
+                src: s,
+                dst: d,
+                rows: cases[i].2,
+                part_cols: cases[i].3,
+            })
+            .collect();
+        pad::enqueue_copies(&gpu, &copies).unwrap().wait().unwrap();
+        for (&i, (_, d)) in run.iter().zip(&bufs) {
+            let (what, _, _, _, want) = &cases[i];
+            let wrong = differs(&read(d, want.len()), want);
+            assert_eq!(
+                wrong, None,
+                "copy {what:?} of {run:?}: (element, got, wanted)"
+            );
+        }
     }
     // (rows, cols, from, parts): rows whole quads or not, one part or three.
     for (rows, cols, from, parts) in [(5, 7, 8, 1), (3, 8, 8, 3), (4, 5, 5, 2), (2, 1029, 1032, 3)]

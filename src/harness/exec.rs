@@ -661,19 +661,27 @@ fn padded(
         into,
         out_rows,
     };
-    let mut events = Vec::new();
+    // A's and B's copies in one launch.
+    let mut copies = Vec::new();
     if let Some(ap) = &ap {
-        let slices = if parts > 1 { ks } else { 0 };
-        let r = rows(s.m, s.k, s.k, ks, parts * s.m);
-        events.push(pad::enqueue_parts(gpu, &a, ap, r, slices)?);
+        copies.push(pad::Copy {
+            src: &a,
+            dst: ap,
+            rows: rows(s.m, s.k, s.k, ks, parts * s.m),
+            part_cols: if parts > 1 { ks } else { 0 },
+        });
     }
     if let Some(bp) = &bp {
-        events.push(pad::enqueue(
-            gpu,
-            &b,
-            bp,
-            rows(s.k, s.n, s.n, pad.n, parts * ks),
-        )?);
+        copies.push(pad::Copy {
+            src: &b,
+            dst: bp,
+            rows: rows(s.k, s.n, s.n, pad.n, parts * ks),
+            part_cols: 0,
+        });
+    }
+    let mut events = Vec::new();
+    if !copies.is_empty() {
+        events.push(pad::enqueue_copies(gpu, &copies)?);
     }
     events.push(enqueue(gpu, kernel, &split)?);
     let sum = pad::Sum {

@@ -23,10 +23,18 @@ use crate::harness::device::Gpu;
 /// (research/padded-11/). Indices in `size_t`: a matrix may hold more than 2^31 floats.
 const SOURCE: &str = r#"
 // Four floats per work-item: one 16-byte store where the output's rows are whole quads, four
-// scalar reads (the source's rows start anywhere), no loop.
-__kernel void copy_rows(const int rows, const int cols, const int from, const int into,
-                        const int out_rows, const int part_rows, const int part_cols,
-                        __global const float* src, __global float* dst) {
+// scalar reads (the source's rows start anywhere), no loop. Up to two copies in one launch
+// (the third index says which), so that padding A and B pays one launch's fixed cost: each
+// copy's sizes are rows, cols, from, into, out_rows, part_rows, part_cols.
+__kernel void copy_rows(const int8 first, const int8 second,
+                        __global const float* src0, __global float* dst0,
+                        __global const float* src1, __global float* dst1) {
+    const bool one = get_global_id(2) == 1;
+    const int8 n = one ? second : first;
+    const int rows = n.s0, cols = n.s1, from = n.s2, into = n.s3, out_rows = n.s4;
+    const int part_rows = n.s5, part_cols = n.s6;
+    __global const float* src = one ? src1 : src0;
+    __global float* dst = one ? dst1 : dst0;
     const size_t c = 4 * get_global_id(0);
     const size_t r = get_global_id(1);
     if (c >= (size_t)into || r >= (size_t)out_rows) return;
@@ -104,7 +112,7 @@ fn build(gpu: &Gpu) -> Result<Vec<Kernel>, String> {
 }
 
 /// The size of a copy: `rows` rows of `cols` floats read, `from` apart; `out_rows` rows of
-/// `into` floats written. [`enqueue_parts`] cuts the columns into parts.
+/// `into` floats written. [`Copy`] may cut the columns into parts.
 #[derive(Clone, Copy, Debug)]
 pub struct Rows {
     pub rows: usize,
@@ -124,46 +132,86 @@ pub struct Sum {
     pub part: usize,
 }
 
-/// Enqueues one copy behind whatever the queue holds, without waiting.
-pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Result<Event> {
-    enqueue_parts(gpu, src, dst, r, 0)
+/// One copy: `src` into `dst` at the sizes `rows`; with `part_cols` above 0, the output's rows
+/// come in parts of `rows.rows` rows, part z holding the source's columns from z·`part_cols`
+/// on, `rows.into` of them (zeros past the source's end): the source's columns cut into slices
+/// laid one under the other.
+#[derive(Clone, Copy)]
+pub struct Copy<'a> {
+    pub src: &'a Buffer<f32>,
+    pub dst: &'a Buffer<f32>,
+    pub rows: Rows,
+    pub part_cols: usize,
 }
 
-/// A copy whose output's rows come in parts of `r.rows` rows, part z holding the source's
-/// columns from z·`part_cols` on, `r.into` of them (zeros past the source's end): the
-/// source's columns cut into slices laid one under the other. `part_cols` 0: one part.
-pub fn enqueue_parts(
-    gpu: &Gpu,
-    src: &Buffer<f32>,
-    dst: &Buffer<f32>,
-    r: Rows,
-    part_cols: usize,
-) -> Result<Event> {
-    let part_rows = if part_cols == 0 {
-        r.out_rows.max(1)
-    } else {
-        r.rows.max(1)
-    };
-    let ints = [
-        r.rows, r.cols, r.from, r.into, r.out_rows, part_rows, part_cols,
-    ];
-    with_kernel(gpu, 0, r.into.div_ceil(4), r.out_rows, |k| unsafe {
-        for (i, v) in ints.iter().enumerate() {
-            let v = cl_int::try_from(*v).context("a padded matrix wider or taller than 2^31")?;
-            k.set_arg(i as u32, &v)
-                .context("setting a padding copy's sizes")?;
+/// Enqueues one copy behind whatever the queue holds, without waiting.
+pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Result<Event> {
+    enqueue_copies(
+        gpu,
+        &[Copy {
+            src,
+            dst,
+            rows: r,
+            part_cols: 0,
+        }],
+    )
+}
+
+/// Enqueues one or two copies as one launch behind whatever the queue holds, without waiting:
+/// on an H200 each launch of a copy cost several microseconds besides its bytes, a large part
+/// of a small problem's time (research/padded-inputs-11/).
+pub fn enqueue_copies(gpu: &Gpu, copies: &[Copy]) -> Result<Event> {
+    anyhow::ensure!(
+        matches!(copies.len(), 1 | 2),
+        "one launch makes one or two padding copies, not {}",
+        copies.len()
+    );
+    let sizes = |c: &Copy| -> Result<[cl_int; 8]> {
+        let r = c.rows;
+        let part_rows = match c.part_cols {
+            0 => r.out_rows.max(1),
+            _ => r.rows.max(1),
+        };
+        let mut out = [0; 8];
+        for (o, v) in out.iter_mut().zip([
+            r.rows,
+            r.cols,
+            r.from,
+            r.into,
+            r.out_rows,
+            part_rows,
+            c.part_cols,
+        ]) {
+            *o = cl_int::try_from(v).context("a padded matrix wider or taller than 2^31")?;
         }
-        k.set_arg(7, &src.get())
-            .context("setting a padding copy's source")?;
-        k.set_arg(8, &dst.get())
-            .context("setting a padding copy's destination")?;
+        Ok(out)
+    };
+    let (first, second) = (&copies[0], copies.last().unwrap_or(&copies[0]));
+    let quads = copies
+        .iter()
+        .map(|c| c.rows.into.div_ceil(4))
+        .max()
+        .unwrap_or(0);
+    let rows = copies.iter().map(|c| c.rows.out_rows).max().unwrap_or(0);
+    with_kernel(gpu, 0, [quads, rows, copies.len()], |k| unsafe {
+        k.set_arg(0, &sizes(first)?)
+            .context("setting a padding copy's sizes")?;
+        k.set_arg(1, &sizes(second)?)
+            .context("setting a padding copy's sizes")?;
+        for (i, c) in [first, second].iter().enumerate() {
+            let i = 2 + 2 * i as u32;
+            k.set_arg(i, &c.src.get())
+                .context("setting a padding copy's source")?;
+            k.set_arg(i + 1, &c.dst.get())
+                .context("setting a padding copy's destination")?;
+        }
         Ok(())
     })
 }
 
 /// Enqueues the sum of the parts behind whatever the queue holds, without waiting.
 pub fn enqueue_sum(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, s: Sum) -> Result<Event> {
-    with_kernel(gpu, 1, s.cols.div_ceil(4), s.rows, |k| unsafe {
+    with_kernel(gpu, 1, [s.cols.div_ceil(4), s.rows, 1], |k| unsafe {
         for (i, v) in [s.rows, s.cols, s.from, s.parts].iter().enumerate() {
             let v = cl_int::try_from(*v).context("a matrix wider or taller than 2^31")?;
             k.set_arg(i as u32, &v).context("setting a sum's sizes")?;
@@ -178,12 +226,11 @@ pub fn enqueue_sum(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, s: Sum) -> R
 }
 
 /// Sets kernel `which`'s arguments by `set` and enqueues it over `quads` groups of four
-/// columns and `rows` rows, under the lock.
+/// columns, `rows` rows and `count` matrices, under the lock.
 fn with_kernel(
     gpu: &Gpu,
     which: usize,
-    quads: usize,
-    rows: usize,
+    [quads, rows, count]: [usize; 3],
     set: impl FnOnce(&Kernel) -> Result<()>,
 ) -> Result<Event> {
     let mut built = gpu
@@ -197,10 +244,12 @@ fn with_kernel(
     let k = &kernels[which];
     set(k)?;
     let (global, local) = grid(gpu, quads, rows);
+    let global = [global[0], global[1], count.max(1)];
+    let local = [local[0], local[1], 1];
     unsafe {
         gpu.queue.enqueue_nd_range_kernel(
             k.get(),
-            2,
+            3,
             std::ptr::null(),
             global.as_ptr(),
             local.as_ptr(),
