@@ -112,17 +112,15 @@ pub fn defines(info: &DeviceInfo, instruction: bool, shape: Shape) -> Vec<Define
 }
 
 /// Where rows of A or B that do not start on 16 bytes are read where they lie (AR, BR), and
-/// where the host pads them (lesson 08's copies, counted in the time): in place up to 2^31
-/// multiply-adds, where the copies' fixed cost is a large part of the call (1023³: 38.0
-/// TFLOP/s in place against 32.7 padded), padded above (2047³: 59.7 against 65.9; 8191³: 64.7
-/// against 91.9, where A's unshifting pass and its wider tile cost a third;
-/// research/ragged-11/). Where only N is ragged, B alone is read in place, whose shift costs
-/// one add per fragment, and C is written where it lies: in place up to 2^33 (2048×2047×2048:
-/// 73.2 against 67.7), padded above (4096×4095×4096: 79.0 against 81.8;
-/// research/ragged-n-11/). NVIDIA H200.
+/// where the host pads them (lesson 08's copies of A and B in one launch, counted in the time;
+/// the kernel reads them at their padded lengths and writes C where it lies): in place up to
+/// 2^31 multiply-adds, where the copies' fixed cost is a large part of the call (1024×1024×1023:
+/// 42.3 TFLOP/s in place against 36.9 padded; 1024×1023×1024: 39.6 against 38.1), padded above
+/// (2048×2047×2048: 74.6 against 71.1 in place; 2047³: 74.7 against 59.7; 8191³: 98.3 against
+/// 64.7, where A's unshifting pass and its wider tile cost a third). NVIDIA H200,
+/// research/padded-inputs-11/ and research/ragged-11/.
 pub fn in_place(shape: Shape) -> bool {
-    let mads = shape.m * shape.n * shape.k;
-    mads <= 1 << 31 || (shape.k.is_multiple_of(4) && mads <= 1 << 33)
+    shape.m * shape.n * shape.k <= 1 << 31
 }
 
 /// [`defines`] with ragged rows read from the host's padded copies (`padded`) or where they lie.
@@ -303,15 +301,15 @@ mod tests {
 
     #[test]
     fn ragged_rows_are_read_where_they_lie_and_fit_in_local_memory() {
-        // In place up to 2^31 multiply-adds, or 2^33 where only N is ragged; above, the
-        // kernel reads the host's padded copies (PADDED), and only where there is a copy.
+        // In place up to 2^31 multiply-adds; above, the kernel reads the host's padded copies
+        // (PADDED), and only where there is a copy.
         for (shape, ar, br, padded) in [
             (Shape::square(1024), false, false, false),
             (Shape::new(1024, 1024, 1023), true, false, false),
             (Shape::new(1024, 1023, 1024), false, true, false),
             (Shape::square(1023), true, true, false),
             (Shape::square(2047), false, false, true),
-            (Shape::new(2048, 2047, 2048), false, true, false),
+            (Shape::new(2048, 2047, 2048), false, false, true),
             (Shape::new(4096, 4095, 4096), false, false, true),
             (Shape::new(8192, 8192, 8191), false, false, true),
             (Shape::square(8192), false, false, false),
