@@ -414,7 +414,9 @@ fn unoptimised(
     let options = format!("{} {UNOPTIMISED}", opts.build_options(ocl));
     let options = options.trim_start();
     progress(format!("building {} unoptimised", paths::display(file)));
-    let prepared = match Prepared::build(gpu, ocl, file, text, defines, options) {
+    // The prelude too: lesson 11's `async_copy16` is the prelude's.
+    let source = internal_inline(&ocl.source(gpu, text));
+    let prepared = match Prepared::build_as(gpu, ocl, file, &source, defines, options) {
         Ok(p) => p,
         Err(e) => {
             verdict.notes.push(format!(
@@ -485,6 +487,65 @@ pub(super) fn first_wrong(
 
 /// The build option of [`unoptimised`].
 const UNOPTIMISED: &str = "-cl-opt-disable";
+
+/// `text` (the prelude and the kernel) with every `inline` of its code that has no storage
+/// class before it made `static inline`, on the same line. OpenCL C's `inline` is C99's: a definition for inlining only, and
+/// a call the compiler does not inline needs an external definition nobody wrote. Unoptimised,
+/// nothing is inlined, and NVIDIA's compiler then fails ("Unresolved extern function"), so the
+/// unoptimised run could not check lesson 11 on an H200 (research/grading-h100/, call 10).
+/// `static` changes only the function's linkage, which no kernel can observe, and defines no
+/// name that a kernel could test (as `-D inline=` would).
+fn internal_inline(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let (mut i, mut from) = (0, 0);
+    let mut last_word: &str = "";
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(b.len(), |n| i + n + 4);
+            }
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q && b[i] != b'\n' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let word = &text[start..i];
+                if word == "inline" && !matches!(last_word, "static" | "extern") {
+                    out.push_str(&text[from..start]);
+                    out.push_str("static ");
+                    from = start;
+                }
+                last_word = word;
+            }
+            c if c.is_ascii_digit() => {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.')
+                {
+                    i += 1;
+                }
+                last_word = "";
+            }
+            c => {
+                if !c.is_ascii_whitespace() {
+                    last_word = "";
+                }
+                i += 1;
+            }
+        }
+    }
+    out.push_str(&text[from.min(text.len())..]);
+    out
+}
 
 /// The course's reference answer for `lesson`, built as the code under test is (the same
 /// prelude, defines and build options), to be timed beside it.
@@ -609,6 +670,25 @@ pub fn timing_launch(ocl: &OclLesson, asked: Shape, defines: &[Define]) -> Resul
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_inline_without_a_storage_class_becomes_static_on_its_line() {
+        let text = "// inline in a comment\ninline float f(float x) { return x; }\n\
+                    static inline int g(void) { return 1; }\nextern inline int e(void);\n\
+                    float inline h(void) { return 2.0f; } /* inline\n inline */ int inlined;\n\
+                    #define INL inline\nconstant char* s = \"inline\";\n";
+        let out = super::internal_inline(text);
+        assert_eq!(
+            out,
+            "// inline in a comment\nstatic inline float f(float x) { return x; }\n\
+             static inline int g(void) { return 1; }\nextern inline int e(void);\n\
+             float static inline h(void) { return 2.0f; } /* inline\n inline */ int inlined;\n\
+             #define INL static inline\nconstant char* s = \"inline\";\n"
+        );
+        assert_eq!(out.lines().count(), text.lines().count());
+        let plain = "__kernel void k(__global float* c) { c[0] = 1.0f; }\n";
+        assert_eq!(super::internal_inline(plain), plain);
+    }
+
     use super::*;
     use crate::harness::child::Scratch;
     use crate::harness::paths::Course;
