@@ -489,8 +489,9 @@ pub(super) fn first_wrong(
 const UNOPTIMISED: &str = "-cl-opt-disable";
 
 /// `text` (the prelude and the kernel) with every `inline` of its code that has no storage
-/// class before it made `static inline`, on the same line. OpenCL C's `inline` is C99's: a definition for inlining only, and
-/// a call the compiler does not inline needs an external definition nobody wrote. Unoptimised,
+/// class before it made `static inline`, on the same line. OpenCL C's `inline` is C99's: a
+/// definition for inlining only, and a call the compiler does not inline needs an external
+/// definition nobody wrote. Unoptimised,
 /// nothing is inlined, and NVIDIA's compiler then fails ("Unresolved extern function"), so the
 /// unoptimised run could not check lesson 11 on an H200 (research/grading-h100/, call 10).
 /// `static` changes only the function's linkage, which no kernel can observe, and defines no
@@ -670,13 +671,17 @@ pub fn timing_launch(ocl: &OclLesson, asked: Shape, defines: &[Define]) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::harness::child::Scratch;
+    use crate::harness::paths::Course;
+
     #[test]
     fn every_inline_without_a_storage_class_becomes_static_on_its_line() {
         let text = "// inline in a comment\ninline float f(float x) { return x; }\n\
                     static inline int g(void) { return 1; }\nextern inline int e(void);\n\
                     float inline h(void) { return 2.0f; } /* inline\n inline */ int inlined;\n\
                     #define INL inline\nconstant char* s = \"inline\";\n";
-        let out = super::internal_inline(text);
+        let out = internal_inline(text);
         assert_eq!(
             out,
             "// inline in a comment\nstatic inline float f(float x) { return x; }\n\
@@ -686,12 +691,8 @@ mod tests {
         );
         assert_eq!(out.lines().count(), text.lines().count());
         let plain = "__kernel void k(__global float* c) { c[0] = 1.0f; }\n";
-        assert_eq!(super::internal_inline(plain), plain);
+        assert_eq!(internal_inline(plain), plain);
     }
-
-    use super::*;
-    use crate::harness::child::Scratch;
-    use crate::harness::paths::Course;
 
     /// One verdict builds the student's kernel once per define set it grades, once more
     /// unoptimised with the device's own set ([`unoptimised`]), and the reference once to time

@@ -144,19 +144,6 @@ pub struct Copy<'a> {
     pub part_cols: usize,
 }
 
-/// Enqueues one copy behind whatever the queue holds, without waiting.
-pub fn enqueue(gpu: &Gpu, src: &Buffer<f32>, dst: &Buffer<f32>, r: Rows) -> Result<Event> {
-    enqueue_copies(
-        gpu,
-        &[Copy {
-            src,
-            dst,
-            rows: r,
-            part_cols: 0,
-        }],
-    )
-}
-
 /// Enqueues one or two copies as one launch behind whatever the queue holds, without waiting:
 /// on an H200 each launch of a copy cost several microseconds besides its bytes, a large part
 /// of a small problem's time (research/padded-inputs-11/).
@@ -186,7 +173,7 @@ pub fn enqueue_copies(gpu: &Gpu, copies: &[Copy]) -> Result<Event> {
         }
         Ok(out)
     };
-    let (first, second) = (&copies[0], copies.last().unwrap_or(&copies[0]));
+    let (first, second) = (&copies[0], &copies[copies.len() - 1]);
     let quads = copies
         .iter()
         .map(|c| c.rows.into.div_ceil(4))
