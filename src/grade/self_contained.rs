@@ -126,9 +126,10 @@ fn code_only(source: &str, nested: bool) -> String {
             }
             newlines(start, i, &mut out);
             out.push(' ');
-        } else if nested && c == b'r' && matches!(next, Some(b'"') | Some(b'#')) && raw_start(b, i)
-        {
-            // A raw string r"…" or r#"…"#: no escapes, ends at the quote and as many #.
+        } else if nested && c == b'r' && raw_quote(b, i) && raw_start(b, i) {
+            // A raw string r"…" or r#"…"# (br, cr): no escapes, ends at the quote and as many
+            // #. Not a raw identifier (r#name), which is code: taken for a string, it would
+            // blank what follows up to the next "# and hide it from the check.
             let start = i;
             i += 1;
             let mut hashes = 0;
@@ -175,10 +176,17 @@ fn code_only(source: &str, nested: bool) -> String {
     out
 }
 
-/// Whether the `r` at `i` starts a raw string rather than ending a name (`for` then `"`).
+/// Whether the `r` at `i` is followed by any number of `#` and then a quote: a raw string's
+/// opening, where `r#name` is a raw identifier.
+fn raw_quote(b: &[u8], i: usize) -> bool {
+    b[i + 1..].iter().find(|&&x| x != b'#') == Some(&b'"')
+}
+
+/// Whether the `r` at `i` starts a raw string rather than ending a name (`for` then `"`):
+/// alone, or after the `b` of a byte string or the `c` of a C string.
 fn raw_start(b: &[u8], i: usize) -> bool {
     let before = if i > 0 { b[i - 1] } else { b' ' };
-    let before = if before == b'b' && i > 1 {
+    let before = if matches!(before, b'b' | b'c') && i > 1 {
         b[i - 2]
     } else {
         before
@@ -430,6 +438,16 @@ mod tests {
                 "Command",
             ),
             ("unsafe { std::arch::asm!(\"xchg rbx, rbx\") }", 1, "asm"),
+            // A raw identifier is a name, not a raw string's opening: what follows it up to
+            // a later quote and hash is code, seen.
+            (
+                "const r#hidden: u8 = 0;\ninclude!(\"/srv/solutions/03b_cpu_packed.rs\");\n// \"#",
+                2,
+                "include",
+            ),
+            ("fn f() { r#include!(\"x\"); }", 1, "include"),
+            // A raw C string ends at its quote and hash, escapes or not.
+            ("let s = cr#\"a\\\"#; include!(\"x\"); // \"", 1, "include"),
         ] {
             assert_eq!(found(rust(src)), Some((line, word.to_string())), "{src}");
         }
