@@ -89,6 +89,15 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "sums_k_in_capped_parts",
+        Edge,
+        // Right wherever K is at most 900: every grading also checks Ks past 1,024.
+        File("sums_k_in_capped_parts"),
+        FailKind::Wrong,
+        &["`matmul`", "expected", "got", "K="],
+    ),
+    Case::rejects(
+        L,
         "adds_into_nan",
         Uninitialised,
         File("adds_into_nan"),
@@ -151,6 +160,15 @@ pub mod cases {
         File("includes_the_solution"),
         FailKind::NotSelfContained,
         &["line 2", "`include`", "another file"],
+    ),
+    Case::rejects(
+        L,
+        "an_include_behind_a_raw_identifier",
+        Cheat,
+        // `r#name` is a name, not a raw string's opening: the include after it is seen.
+        File("an_include_behind_a_raw_identifier"),
+        FailKind::NotSelfContained,
+        &["line 4", "`include`", "another file"],
     ),
     Case::rejects(
         L,
