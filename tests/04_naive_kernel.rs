@@ -47,6 +47,21 @@ pub mod cases {
         FailKind::Unwritten,
         &["never written", "still holds the value C held there before the call"],
     ),
+    // C's index held in a float: exact up to 2^24 elements, so wrong only where C has more
+    // (every grading checks one such C, over a K of 8 to 12: grade::shapes::thin).
+    Case::rejects_any(
+        L,
+        "index_held_in_a_float",
+        Edge,
+        Mutant(&[(
+            "C[row * N + col] = acc;",
+            "C[(int)((float)row * (float)N + (float)col)] = acc;",
+        )]),
+        // Rounded to the nearest float, an index lands on a neighbour: one never written,
+        // another written twice, the last past C's end.
+        &[FailKind::Unwritten, FailKind::Wrong, FailKind::OutOfBounds],
+        &["M=4"],
+    ),
     Case::rejects(
         L,
         "wrong_index",

@@ -253,6 +253,34 @@ pub mod cases {
         FailKind::Wrong,
         &["expected", "got"],
     ),
+    // Wrong only past some K: every define set, each of the tuner's combinations among them,
+    // is also checked at thin shapes with K from 1,025 to 8,192 (grade::shapes::thin).
+    Case::rejects(
+        L,
+        "k_steps_capped",
+        Edge,
+        Mutant(&[(
+            "const int steps = (K + TSK - 1) / TSK;",
+            "const int steps = (min(K, 2048) + TSK - 1) / TSK;",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got", "K="],
+    ),
+    Case::rejects(
+        L,
+        "one_combination_drops_a_step_at_long_k",
+        Edge,
+        // One k-step of the tuner's choices (TSK = 32) loses its last step once K is long.
+        Mutant(&[(
+            "const int steps = (K + TSK - 1) / TSK;",
+            "int steps = (K + TSK - 1) / TSK;
+#if TSK == 32
+    if (steps > 24) steps -= 1;
+#endif",
+        )]),
+        FailKind::Wrong,
+        &["TSK=32", "expected", "got"],
+    ),
     Case::rejects(
         L,
         "b_vector_loads_when_n_is_ragged",

@@ -184,6 +184,17 @@ fn grade_into(
                     if n >= small_from {
                         s.retain(|x| x.m * x.n * x.k <= KNOB_SHAPE_MADS);
                     }
+                    // Every set, every knob combination among them, also at the deep thin
+                    // shapes: a combination that drops its last k-steps past some K is wrong
+                    // there, and they cost little.
+                    if n > 0 {
+                        for thin in &super::shapes::thin(secret)[..2] {
+                            let deep = timing_launch(ocl, *thin, set)?.0;
+                            if !s.contains(&deep) {
+                                s.push(deep);
+                            }
+                        }
+                    }
                     s
                 }
                 Err(why) => {

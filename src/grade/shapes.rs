@@ -9,7 +9,12 @@
 //! - the asked size itself (the scoreboard's, the lesson program's, `--size`);
 //! - a power-of-two cube near it;
 //! - a shape whose every side is a multiple of 256, near it and drawn for this grading;
-//! - a C of more than 2^20 elements over a short K (cheap: the work is M·N·K).
+//! - a C of more than 2^20 elements over a short K (cheap: the work is M·N·K);
+//! - a C of more than 2^24 elements (an index held in a `float` is exact below) over a K of
+//!   eight to twelve;
+//! - two thin Cs over a K past every lesson's blocking and split (one K from 1,025 to 4,096,
+//!   one from 4,097 to 8,192): a kernel that drops, caps or wraps its k-steps past some K
+//!   multiplies few elements there.
 
 use crate::harness::matrix::{Rng, Shape};
 
@@ -40,13 +45,29 @@ pub fn around_asked(asked: Shape, secret: u64) -> Vec<Shape> {
     let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
     // 1,025 × 1,025 is just past 2^20 elements; K of a tile or two.
     let wide = Shape::new(pick(1025, 1160), pick(1025, 1160), pick(5, 40));
+    let [deep, deeper, vast] = thin(secret);
     let mut all = Vec::new();
-    for s in [asked, cube, round, wide] {
+    for s in [asked, cube, round, wide, vast, deep, deeper] {
         if !all.contains(&s) {
             all.push(s);
         }
     }
     all
+}
+
+/// The thin shapes of [`around_asked`], drawn from `secret`: two deep ones (a few rows and
+/// columns, K from 1,025 to 4,096 and from 4,097 to 8,192) and a vast one (4,097 to 4,160
+/// rows and columns, past 2^24 elements of C, K from 8 to 12: below, the per-element allowance
+/// is tighter than lesson 11's three TF32 products give). The deep ones cost a few million
+/// multiply-adds, so that every knob combination can afford them ([`crate::grade::ocl`]); the
+/// vast one, up to 210 million, is checked with the device's own defines.
+pub fn thin(secret: u64) -> [Shape; 3] {
+    let mut rng = Rng::new(secret ^ 0x7417_D33B);
+    let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
+    let deep = Shape::new(pick(2, 24), pick(2, 24), pick(1025, 4096));
+    let deeper = Shape::new(pick(2, 24), pick(2, 24), pick(4097, 8192));
+    let vast = Shape::new(pick(4097, 4160), pick(4097, 4160), pick(8, 12));
+    [deep, deeper, vast]
 }
 
 /// The power of two nearest to the geometric mean of a shape's sides (at least 16).
@@ -244,6 +265,16 @@ mod tests {
                 all.iter().any(|s| s.m * s.n > 1 << 20 && s.k <= 40),
                 "{all:?}"
             );
+            assert!(
+                all.iter().any(|s| s.m * s.n > 1 << 24 && s.k <= 12),
+                "{all:?}"
+            );
+            for ks in [1025..=4096, 4097..=8192] {
+                assert!(
+                    all.iter().any(|s| ks.contains(&s.k) && s.m * s.n <= 576),
+                    "{all:?}"
+                );
+            }
         }
         // An asked size that is already round is checked once, and beside a round rectangle.
         for secret in 0..16 {
