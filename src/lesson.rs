@@ -372,12 +372,14 @@ pub type PreludeFn = fn(&Gpu) -> Prelude;
 /// numbers), then the kernel's own text, numbered from its line 1 as the simulator's
 /// `input.cl`.
 fn with_prelude(prelude: Option<PreludeFn>, gpu: &Gpu, text: &str) -> String {
+    // The work-group ids every build's kernel sees (the simulator's first group is one drawn).
+    let groups = crate::harness::groups::block(gpu);
     match prelude {
         Some(prelude) => format!(
-            "#line 1 \"{PRELUDE_FILE}\"\n{}\n#line 1 \"input.cl\"\n{text}",
+            "{groups}#line 1 \"{PRELUDE_FILE}\"\n{}\n#line 1 \"input.cl\"\n{text}",
             prelude(gpu).source
         ),
-        None => text.to_string(),
+        None => format!("{groups}#line 1 \"input.cl\"\n{text}"),
     }
 }
 

@@ -184,8 +184,8 @@ fn work_groups(launch: &crate::harness::exec::Launch) -> Result<Option<usize>, S
     Ok(whole.then(|| (0..2).map(|d| launch.global[d] / local[d]).product()))
 }
 
-/// The multiply-adds the simulator runs at `shape` in quick mode: the first and the last of
-/// its `groups` work-groups, each an equal share.
+/// The multiply-adds the simulator runs at `shape` in quick mode: two of its `groups`
+/// work-groups (the last and one drawn), each an equal share.
 fn simulated_mads(shape: Shape, groups: usize) -> f64 {
     groups.min(2) as f64 * (shape.m * shape.n * shape.k) as f64 / groups.max(1) as f64
 }

@@ -42,7 +42,8 @@ pub enum Look {
     Metrics(usize, Shape),
     /// The technique's counts at the size this grading was asked for, with the device's own
     /// defines (the request's `opts.defines` carry them all) and the launch the device runs,
-    /// of which the simulator runs the first and the last work-group (Oclgrind's quick mode):
+    /// of which the simulator runs two work-groups, the last and one drawn (Oclgrind's quick
+    /// mode and `harness::groups`):
     /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
     /// after it, at a few work-groups of the tiles this device or another kind of device
     /// takes, with its defines ([`super::kinds`]), every one run: the third field says which.
@@ -58,8 +59,8 @@ pub enum Look {
     /// unoptimised then): at the small problem of its tiles drawn for this grading
     /// ([`super::looks`]), every work-group run, so that the defines every run on this device
     /// uses are asked whatever was drawn among the declared sets. The last field: every
-    /// work-group runs (`true`), or, at the size this grading was asked for, the first and
-    /// the last (Oclgrind's quick mode), so that a kernel keyed on the problem's size or its
+    /// work-group runs (`true`), or, at the size this grading was asked for, the last and one
+    /// drawn (Oclgrind's quick mode and `harness::groups`), so that a kernel keyed on the problem's size or its
     /// number of work-groups is asked at the size every user's run has. Uninitialised values
     /// with these defines are asked by the device's run of the kernel built unoptimised.
     Own(Shape, bool),

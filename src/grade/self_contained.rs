@@ -36,6 +36,7 @@ const ASKS: &str = "asks which compiler, device or OpenCL version builds the ker
 const LINKS: &str =
     "links in code from a library or assembly, which the grader would time as yours";
 const STARTS: &str = "starts another program, whose work the grader would time as yours";
+const IDS: &str = "replaces the work-group ids the course hands every kernel: the same ids on every device and in every check (src/harness/groups.rs); use get_group_id and get_global_id as they are";
 const RENAMES: &str = "gives the lines that follow another file's name or number: the grader's checks say where they found something by your file's lines, and tell your code from the course's by them";
 
 /// Names that look like a compiler's own but are the OpenCL C language: address spaces,
@@ -277,6 +278,25 @@ pub fn opencl(source: &str) -> Option<Refused> {
                 why: INCLUDES,
             });
         }
+        // The ids every build hands the kernel (harness::groups): neither undefined nor
+        // defined again, which would give the kernel the simulator's own ids back.
+        if matches!(name.as_str(), "undef" | "define") {
+            let after = directive.trim_start()[name.len()..].trim_start();
+            let target: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if matches!(
+                target.as_str(),
+                "get_group_id" | "get_global_id" | "get_global_linear_id"
+            ) {
+                return Some(Refused {
+                    line: n + 1,
+                    word: format!("#{name} {target}"),
+                    why: IDS,
+                });
+            }
+        }
         // `#line 1 "other.cl"`, and the preprocessor's own spelling of it, `# 1 "other.cl"`.
         if name == "line" || name.starts_with(|c: char| c.is_ascii_digit()) {
             return Some(Refused {
@@ -395,6 +415,12 @@ mod tests {
             ("y;\n#def\\\nine X 1\ny = __FILE__;", 4, "__FILE__"),
             ("x;\n#line 1 \"prelude.cl\"\ny;", 2, "#line"),
             ("x;\n\n  # 7 \"input.cl\"", 3, "#7"),
+            ("#undef get_group_id\n", 1, "#undef get_group_id"),
+            (
+                "x;\n# define  get_global_id(d) get_global_id(d)\n",
+                2,
+                "#define get_global_id",
+            ),
         ] {
             assert_eq!(found(opencl(src)), Some((line, word.to_string())), "{src}");
         }
@@ -402,7 +428,7 @@ mod tests {
 
     #[test]
     fn the_opencl_language_comments_strings_and_own_defines_pass() {
-        let src = "// __NV_CL_C_VERSION in a comment, #include too\n/* cl_khr_fp64\n__FILE__ */\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#ifndef TS\n#define TS 16\n#endif\n__kernel __attribute__((reqd_work_group_size(TS, TS, 1)))\nvoid matmul(__global const float* A, __local float* t, __constant float* c) {\n  printf(\"__FILE__ cl_x #include\\n\"); char q = '_';\n  const int l = __LINE__;\n}\n";
+        let src = "// __NV_CL_C_VERSION in a comment, #include too\n/* cl_khr_fp64\n__FILE__ */\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#ifndef TS\n#define TS 16\n#endif\n__kernel __attribute__((reqd_work_group_size(TS, TS, 1)))\nvoid matmul(__global const float* A, __local float* t, __constant float* c) {\n  printf(\"__FILE__ cl_x #include\\n\"); char q = '_';\n  const int l = __LINE__;\n}\n#define ROW get_global_id(1)\n#ifdef get_group_id\n#endif\n";
         assert_eq!(opencl(src), None);
     }
 

@@ -98,7 +98,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let exact = stand_in.map_or(ocl.host.exact, |s| s.exact);
         let p = Problem::random(probe.shape, matrix::secret_seed());
         // At the asked size, the call a timed one is (C poisoned, guard zones), of which only
-        // the first and the last work-group run and write C.
+        // the last work-group and one drawn (src/harness/groups.rs) run and write C.
         let mut right = match look {
             Look::Asked(..) => {
                 // A numeric poison (random numbers or an earlier C, as the timed calls draw
@@ -199,7 +199,7 @@ fn simulate(
         // is no stand-in: races, accesses outside every buffer, barriers. Not uninitialised
         // values, whose checker needs the unoptimised build and costs four times the rest of
         // the run: the device's run of the kernel built unoptimised asks that (`super::ocl`).
-        // At the asked size the first and the last work-group (quick mode), without the
+        // At the asked size the last work-group and one drawn (quick mode), without the
         // address reader (the same build of the same defines is read at the small problem).
         Look::Own(_, every_group) => {
             let o = oclgrind::Options {
@@ -435,7 +435,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             own_missing.unwrap_or_else(|| "no problem of whole work-groups of its tiles".into())
         )),
     }
-    // And at the size this grading was asked for, the first and the last work-group as the
+    // And at the size this grading was asked for, the last work-group and one drawn as the
     // counts' look there: a kernel keyed on the problem's size or on how many work-groups it
     // has (a barrier kept only below some count) is asked where every user's run is.
     let at_asked = (asked.iter()).find(|a| a.own && !a.every_group && !counts_ask);
@@ -788,7 +788,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 let groups = match a.groups {
                     1 => "its one work-group run".to_string(),
                     g if ran == g => format!("every one of its {g} work-groups run"),
-                    g => format!("{ran} of its {g} work-groups run, the first and the last, and counted for all"),
+                    g => format!("{ran} of its {g} work-groups run, the last and one drawn for this grading, and counted for all"),
                 };
                 let at = format!(
                     "counted under the simulator at {}, {} ({groups})",

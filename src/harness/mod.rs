@@ -13,6 +13,7 @@ pub mod cpu_spin;
 pub mod cpu_watch;
 pub mod device;
 pub mod exec;
+pub mod groups;
 pub mod lead;
 pub mod matrix;
 pub mod oclgrind;
