@@ -2,15 +2,16 @@
 //! first and last work-groups (Oclgrind's quick mode) and judges the rest by them: a kernel
 //! that keyed its technique, or a read past a buffer, on "not the first group" would show the
 //! simulator its good groups only. So every build of a lesson's kernel, on every device,
-//! begins with the same few lines: `get_group_id` and `get_global_id` through functions that
-//! swap group 0 of each dimension with one other group (and `get_global_linear_id`, OpenCL
-//! 2.0's, from them). On a device the swap is the identity
-//! (a constant the compiler folds away); under the simulator the other group is drawn for the
-//! build, so the first group the simulator runs is, as the kernel sees it, a group no kernel
-//! can know in advance (never the last, which keeps the edges' partial tiles). A swap of two
-//! whole work-groups changes nothing for a kernel whose groups are independent, as every
-//! lesson's are. The constant's name begins with two underscores, which a lesson's file may
-//! not write ([`crate::grade`]'s self-contained check).
+//! begins with the same few lines: `get_group_id` and `get_global_id` (and OpenCL 2.0's
+//! `get_global_linear_id`, from them) through macros that swap group 0 of each dimension with
+//! one other group. On a device the swap is the identity (a constant the compiler folds
+//! away); under the simulator the other group is drawn for the build, so the first group the
+//! simulator runs is, as the kernel sees it, one no kernel can know in advance (never the last
+//! in any dimension: the last group's partial tiles stay checked). A swap of two whole
+//! work-groups changes nothing for a kernel whose groups are independent, as every lesson's
+//! are. The constant's name begins with two underscores, which a lesson's file may not write,
+//! and the file may not define or undefine the ids' names ([`crate::grade`]'s self-contained
+//! check).
 
 use crate::harness::device::Gpu;
 
