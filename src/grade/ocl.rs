@@ -168,31 +168,25 @@ fn grade_into(
                 Ok(mut s) => {
                     // With the device's own defines, one more shape drawn for this grading
                     // alone (a kernel right only at the lesson's published shapes fails it),
-                    // then the asked size and the round shapes near it, as the lesson
-                    // accepts them (whole tiles where it needs them).
-                    if n == 0 {
-                        s.push(drawn_case(ocl, set, secret)?);
-                        for asked in
+                    // then the asked size and the round and thin shapes near it; with every
+                    // other set, each knob combination among them, its small shapes and the
+                    // deep thin ones (a combination that drops its last k-steps past some K
+                    // is wrong there, and they cost little). All as the lesson accepts them
+                    // (whole tiles where it needs them).
+                    let near = match n {
+                        0 => {
+                            s.push(drawn_case(ocl, set, secret)?);
                             super::shapes::around_asked(opts.asked(gpu.info.is_gpu()), secret)
-                        {
-                            let shape = timing_launch(ocl, asked, set)?.0;
-                            if !s.contains(&shape) {
-                                s.push(shape);
-                            }
                         }
-                    }
+                        _ => super::shapes::thin(secret)[..2].to_vec(),
+                    };
                     if n >= small_from {
                         s.retain(|x| x.m * x.n * x.k <= KNOB_SHAPE_MADS);
                     }
-                    // Every set, every knob combination among them, also at the deep thin
-                    // shapes: a combination that drops its last k-steps past some K is wrong
-                    // there, and they cost little.
-                    if n > 0 {
-                        for thin in &super::shapes::thin(secret)[..2] {
-                            let deep = timing_launch(ocl, *thin, set)?.0;
-                            if !s.contains(&deep) {
-                                s.push(deep);
-                            }
+                    for x in near {
+                        let shape = timing_launch(ocl, x, set)?.0;
+                        if !s.contains(&shape) {
+                            s.push(shape);
                         }
                     }
                     s

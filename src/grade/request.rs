@@ -40,29 +40,29 @@ pub enum Look {
     /// a shape drawn for this grading ([`super::shapes::whole_tiles_near`]) in place of its
     /// declared one.
     Metrics(usize, Shape),
-    /// The technique's counts at the size this grading was asked for, with the device's own
-    /// defines (the request's `opts.defines` carry them all) and the launch the device runs,
-    /// of which the simulator runs two work-groups, the last and one drawn (Oclgrind's quick
-    /// mode and `harness::groups`):
-    /// the call a user's run makes, which no kernel can tell from a timed one. Or, numbered
-    /// after it, at a few work-groups of the tiles this device or another kind of device
-    /// takes, with its defines ([`super::kinds`]), every one run: the third field says which.
-    /// Counts, in the build the device makes but for one ([`super::counts::unoptimised_count`]),
-    /// and with the device's own defines (the last field) the sanitizer's questions but
-    /// uninitialised values: races, barriers, accesses outside every buffer. Where these looks run, they ask what [`Look::Own`] asks
-    /// elsewhere; another kind's defines are asked about barriers and accesses.
+    /// The technique's counts at the size this grading was asked for, with the device's own defines
+    /// (the request's `opts.defines` carry them all) and the launch the device runs, of which the
+    /// simulator runs two work-groups, the last and one drawn (Oclgrind's quick mode and
+    /// `harness::groups`): the call a user's run makes, which no kernel can tell from a timed one.
+    /// Or, numbered after it, at a few work-groups of the tiles this device or another kind of
+    /// device takes, with its defines ([`super::kinds`]), every one run: the third field says
+    /// which. Counts, in the build the device makes but for one
+    /// ([`super::counts::unoptimised_count`]), and with the device's own defines (the last field)
+    /// the sanitizer's questions but uninitialised values: races, barriers, accesses outside every
+    /// buffer. Where these looks run, they ask what [`Look::Own`] asks elsewhere; another kind's
+    /// defines are asked about barriers and accesses.
     Asked(usize, Shape, bool, bool),
-    /// The sanitizer (races, reads and writes outside every buffer, barriers) with the
-    /// device's own defines (the request's `opts.defines` carry them all), where the
-    /// technique's counts do not ask it ([`Look::Asked`]: the device run failed, the lesson
-    /// has no technique, or the sanitizer runs a stand-in for part of the kernel, built
-    /// unoptimised then): at the small problem of its tiles drawn for this grading
-    /// ([`super::looks`]), every work-group run, so that the defines every run on this device
-    /// uses are asked whatever was drawn among the declared sets. The last field: every
-    /// work-group runs (`true`), or, at the size this grading was asked for, the last and one
-    /// drawn (Oclgrind's quick mode and `harness::groups`), so that a kernel keyed on the problem's size or its
-    /// number of work-groups is asked at the size every user's run has. Uninitialised values
-    /// with these defines are asked by the device's run of the kernel built unoptimised.
+    /// The sanitizer (races, reads and writes outside every buffer, barriers) with the device's own
+    /// defines (the request's `opts.defines` carry them all), where the technique's counts do not
+    /// ask it ([`Look::Asked`]: the device run failed, the lesson has no technique, or the
+    /// sanitizer runs a stand-in for part of the kernel, built unoptimised then): at the small
+    /// problem of its tiles drawn for this grading ([`super::looks`]), every work-group run, so
+    /// that the defines every run on this device uses are asked whatever was drawn among the
+    /// declared sets. The last field: every work-group runs (`true`), or, at the size this grading
+    /// was asked for, the last and one drawn (Oclgrind's quick mode and `harness::groups`), so that
+    /// a kernel keyed on the problem's size or its number of work-groups is asked at the size every
+    /// user's run has. Uninitialised values with these defines are asked by the device's run of the
+    /// kernel built unoptimised.
     Own(Shape, bool),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the
