@@ -43,6 +43,8 @@ static LOOP_ORDER: CpuCheck = CpuCheck::Caches {
     bad: (&lab::ladder::l01_cpu_naive::LESSON, "matmul"),
     what: "loop order",
     hint: "something in your innermost loop walks down a column (a stride of n or k floats): make the innermost loop run along a row of B and of C, as i-k-j does.",
+    // Rows of B a multiple of 2 KiB apart: a walk down a column misses at every step.
+    confirm: Some(Shape::new(8, 1024, 1024)),
 };
 
 /// Blocking shows in the last-level misses: without it every row of A streams all of B (4 MB,
@@ -56,6 +58,8 @@ static BLOCKING: CpuCheck = CpuCheck::Caches {
     bad: (&LESSON, "matmul_ikj"),
     what: "cache blocking",
     hint: "keep a block of B (the book's 128×128 floats, 64 KiB) in cache while every row of A uses it: loop over blocks of k and j outside, and run the i-k-j loop inside one block. Blocks as large as B, or no blocks, do not reuse it.",
+    // Blocking gains a fraction, not many times, over i-k-j: nothing to confirm by speed.
+    confirm: None,
 };
 
 /// i-k-j: B[p][j] loaded, C[i][j] loaded and stored for each multiply-add, A[i][p] in a

@@ -277,6 +277,10 @@ pub enum CpuCheck {
         what: &'static str,
         /// What to do when the check fails.
         hint: &'static str,
+        /// Where the technique makes a difference of many times in speed: the shape about
+        /// which the simulator's verdict is confirmed on ordinary calls, timed beside `good`
+        /// and `bad` (`crate::grade` `confirm`); `None`: not confirmed.
+        confirm: Option<Shape>,
     },
     /// The work is shared among threads: in the best of `tries` calls on a pool of `pool`
     /// threads, the busiest thread did at most `max_share` of the call's CPU time.

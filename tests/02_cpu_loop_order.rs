@@ -187,6 +187,25 @@ pub mod cases {
         FailKind::Technique,
         &["loop order", "`matmul_ikj`", "drawn at grading time"],
     ),
+    // The technique only where the code sees it is measured, by valgrind's name in its
+    // environment or by the sizes the cache checks draw from: the simulator sees it, and the
+    // same walk is timed beside the course's on ordinary calls at a size drawn apart.
+    Case::rejects(
+        L,
+        "loop_order_only_under_valgrind",
+        Cheat,
+        File("loop_order_only_under_valgrind"),
+        FailKind::Technique,
+        &["`matmul_ikj`", "without the simulator", "drawn at grading time"],
+    ),
+    Case::rejects(
+        L,
+        "loop_order_only_near_the_checked_sizes",
+        Cheat,
+        File("loop_order_only_near_the_checked_sizes"),
+        FailKind::Technique,
+        &["`matmul_ikj`", "without the simulator", "drawn at grading time"],
+    ),
     // A row whose first element already holds a number is taken for one computed before, and
     // skipped: C holds numbers before many checked calls (random ones, or an earlier product).
     Case::rejects(

@@ -28,6 +28,26 @@ pub fn run(
     opts: &Options,
     notes: &mut Notes,
 ) -> Result<(), Failure> {
+    let mut peers = None;
+    let checked = run_checks(cpu, built, opts, &mut peers, notes);
+    if let Some(p) = peers {
+        p.finish();
+    }
+    checked?;
+    if !cpu.not_checked.is_empty() {
+        notes.say(format!("not checked: {}", cpu.not_checked));
+    }
+    Ok(())
+}
+
+/// [`run`]'s checks in their order, the first failure ending them.
+fn run_checks(
+    cpu: &CpuLesson,
+    built: &Built,
+    opts: &Options,
+    peers: &mut Option<super::confirm::Peers>,
+    notes: &mut Notes,
+) -> Result<(), Failure> {
     for (function, check) in cpu.checks {
         match check {
             CpuCheck::Threads {
@@ -46,19 +66,30 @@ pub fn run(
                 bad,
                 what,
                 hint,
+                confirm,
             } => {
                 let refs = References {
                     good: *good,
                     bad: *bad,
                 };
-                caches_check(
+                let seen = caches_check(
                     built, function, *level, *shape, *caches, refs, what, hint, opts, notes,
-                )?
+                )?;
+                if let (true, Some(around)) = (seen, confirm) {
+                    super::confirm::technique(
+                        built,
+                        function,
+                        *around,
+                        (*good, *bad),
+                        what,
+                        hint,
+                        opts,
+                        peers,
+                        notes,
+                    )?
+                }
             }
         }
-    }
-    if !cpu.not_checked.is_empty() {
-        notes.say(format!("not checked: {}", cpu.not_checked));
     }
     Ok(())
 }
@@ -270,14 +301,14 @@ fn caches_check(
     hint: &str,
     opts: &Options,
     notes: &mut Notes,
-) -> Result<(), Failure> {
+) -> Result<bool, Failure> {
     let version = match cpu_crate::valgrind() {
         Ok(v) => v,
         Err(why) => {
             notes.not_checked(Part::Technique, format!(
                 "not checked: the {what} of `{function}` (it is measured with valgrind's simulated caches, and {why}); your result is checked, the technique is not"
             ));
-            return Ok(());
+            return Ok(false);
         }
     };
     if let Some(f) = client_requests(built, function, what, refs.good.0, opts) {
@@ -315,7 +346,7 @@ fn caches_check(
                 Part::Technique,
                 format!("not checked: the {what} of `{function}`: {why}"),
             );
-            return Ok(());
+            return Ok(false);
         }
         Simulated::Failed(called, _) => return Err(failed(called, function, drawn, opts)),
     };
@@ -330,7 +361,7 @@ fn caches_check(
                 Part::Technique,
                 format!("not checked: the {what} of `{function}`: {why}"),
             );
-            return Ok(());
+            return Ok(false);
         }
     };
     let level_name = match level {
@@ -345,7 +376,7 @@ fn caches_check(
                 refs.good.1,
                 refs.bad.1
             ));
-            Ok(())
+            Ok(true)
         }
         Judgement::DoesNot { value, threshold } => Err(Failure::new(
             FailKind::Technique,
@@ -361,7 +392,7 @@ fn caches_check(
             notes.not_checked(Part::Technique, format!(
                 "not checked: the {what} of `{function}`: on this build the course's own references are too close to tell apart ({good:.4} and {bad:.4} misses per multiply-add)"
             ));
-            Ok(())
+            Ok(false)
         }
     }
 }

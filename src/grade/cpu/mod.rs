@@ -21,6 +21,7 @@ use crate::lesson::{CpuLesson, Lesson};
 use super::{CaseReport, FailKind, Failure, Notes, Options, Part, Progress, Verdict};
 
 mod checks;
+mod confirm;
 pub mod honest;
 pub mod policy;
 mod spin;
