@@ -53,6 +53,17 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// The names the simulator counts this unit's model by (each call of one is the unit's
+    /// work): names a student's kernel may not write, nor paste together, so that the count
+    /// is the model's alone. The model's own helpers that make those calls are among them.
+    pub fn counted_by(self) -> &'static [&'static str] {
+        match self {
+            Unit::Fp32 => &[],
+            Unit::MatrixTf32 => &["convert_float_rtz", "mma_element"],
+            Unit::MatrixInt8 => &["mad24"],
+        }
+    }
+
     /// This unit's ceiling for the lesson's FP32 work, GFLOP/s, on a device whose measured
     /// peaks are `peak`: the FP32 peak (a CPU's: its FP32 ceiling) for the FP32 lanes; for the
     /// matrix unit, its measured TF32 rate over the three products each multiply-add of the

@@ -411,6 +411,24 @@ pub mod cases {
 
     pub const CASES: &[Case] = &[
     // Accuracy: what the unit's TF32 and its truncating sum do to C.
+    // The model's own helper called beside the unit, on the kernel's fragments: its count
+    // would be the kernel's and not the unit's. The names the model is counted by cannot be
+    // written in a kernel of this lesson.
+    Case::rejects(
+        L,
+        "calls_the_model_s_helper_itself",
+        Cheat,
+        Mutant(&[(
+            THREE,
+            "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    acc[i][j] += d;
+                    acc[i][j].x += 0.0f * mma_element(scratch, scratch, 0.0f);",
+        )]),
+        FailKind::NotSelfContained,
+        &["mma_element", "counts the unit's work by", "line"],
+    ),
     Case::rejects(
         L,
         "plain_tf32",

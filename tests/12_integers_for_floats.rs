@@ -174,6 +174,21 @@ pub mod cases {
     const BALANCED: &str = "        if (t > (pk - 1) / 2) t -= pk;\n        v[k] = t;";
 
     pub const CASES: &[Case] = &[
+        // The name the INT8 model is counted by, pasted together so that it is never written:
+        // a count forged beside the unit's is refused before it runs.
+        Case::rejects(
+            L,
+            "pastes_the_model_s_counted_name",
+            Cheat,
+            Mutant(&[(
+                "for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
+                "for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
+#define LAB_PASTE(a, b) a##b
+            acc[0][0].x = LAB_PASTE(mad, 24)(0, 0, acc[0][0].x);",
+            )]),
+            FailKind::NotSelfContained,
+            &["##", "pastes tokens into a name"],
+        ),
         // The scaling: its bound, and whether it is used at all.
         Case::rejects(
             L,

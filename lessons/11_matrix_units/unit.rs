@@ -150,7 +150,7 @@ pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
     counts
         .ops
         .iter()
-        .filter(|(name, _)| name.contains("convert_float_rtz"))
+        .filter(|(name, _)| name.contains(lab::lesson::Unit::MatrixTf32.counted_by()[0]))
         .map(|(_, n)| 8 * n)
         .sum()
 }

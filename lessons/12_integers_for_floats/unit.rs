@@ -98,7 +98,7 @@ pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
     counts
         .ops
         .iter()
-        .filter(|(name, _)| name.contains("mad24"))
+        .filter(|(name, _)| name.contains(lab::lesson::Unit::MatrixInt8.counted_by()[0]))
         .map(|(_, n)| *n)
         .sum()
 }

@@ -98,7 +98,7 @@ fn grade_into(
             program::cl_std_option(version)
         ));
     }
-    if let Some(refused) = super::self_contained::opencl(&text) {
+    if let Some(refused) = super::self_contained::opencl(&text, lesson.unit.counted_by()) {
         verdict.failure = Some(Failure::new(
             FailKind::NotSelfContained,
             refused.message(&paths::display(file)),

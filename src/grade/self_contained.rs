@@ -37,6 +37,8 @@ const LINKS: &str =
     "links in code from a library or assembly, which the grader would time as yours";
 const STARTS: &str = "starts another program, whose work the grader would time as yours";
 const IDS: &str = "replaces the work-group ids the course hands every kernel: the same ids on every device and in every check (src/harness/groups.rs); use get_group_id and get_global_id as they are";
+const COUNTED: &str = "is what the simulator counts the unit's work by: only the unit's own functions (mma_tf32, mma_s8) may call it, or the count would be yours and not the unit's";
+const PASTES: &str = "pastes tokens into a name: in a lesson whose unit is counted by the names its model calls, the names of your kernel must be written as they are";
 const RENAMES: &str = "gives the lines that follow another file's name or number: the grader's checks say where they found something by your file's lines, and tell your code from the course's by them";
 
 /// Names that look like a compiler's own but are the OpenCL C language: address spaces,
@@ -237,8 +239,10 @@ fn words(code: &str) -> impl Iterator<Item = (usize, String)> + '_ {
     })
 }
 
-/// Why an OpenCL kernel's source is refused, if it is.
-pub fn opencl(source: &str) -> Option<Refused> {
+/// Why an OpenCL kernel's source is refused, if it is. `counted`: the names the simulator
+/// counts the lesson's unit by ([`crate::lesson::Unit::counted_by`]), which the kernel may
+/// neither write nor form by pasting tokens (`##`).
+pub fn opencl(source: &str, counted: &[&str]) -> Option<Refused> {
     // The preprocessor's own view: lines spliced at a backslash before a newline, `??=` and
     // `%:` spelled `#` (trigraph and digraph). Splicing keeps the line count with a newline
     // after the spliced line.
@@ -319,8 +323,22 @@ pub fn opencl(source: &str) -> Option<Refused> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let found = words(&code)
-        .find_map(|(line, word)| opencl_word(&word).map(|why| Refused { line, word, why }));
+    if !counted.is_empty() {
+        if let Some(n) = code.lines().position(|l| l.contains("##")) {
+            return Some(Refused {
+                line: n + 1,
+                word: "##".into(),
+                why: PASTES,
+            });
+        }
+    }
+    let found = words(&code).find_map(|(line, word)| {
+        let why = match counted.contains(&word.as_str()) {
+            true => Some(COUNTED),
+            false => opencl_word(&word),
+        };
+        why.map(|why| Refused { line, word, why })
+    });
     found
 }
 
@@ -422,14 +440,74 @@ mod tests {
                 "#define get_global_id",
             ),
         ] {
-            assert_eq!(found(opencl(src)), Some((line, word.to_string())), "{src}");
+            assert_eq!(
+                found(opencl(src, &[])),
+                Some((line, word.to_string())),
+                "{src}"
+            );
         }
+    }
+
+    /// The names a unit's model is counted by, written or pasted together, in a lesson with
+    /// such a unit; the same kernels pass in a lesson without one, and a comment or a
+    /// string naming them passes in both.
+    #[test]
+    fn a_unit_s_counted_names_are_refused_where_it_is_counted_by_them() {
+        let counted = crate::lesson::Unit::MatrixTf32.counted_by();
+        for (src, line, word) in [
+            (
+                "float x = 1.0f;
+float y = convert_float_rtz((double)x);",
+                2,
+                "convert_float_rtz",
+            ),
+            (
+                "x;
+y;
+acc.x = mma_element(ar, bc, acc.x);",
+                3,
+                "mma_element",
+            ),
+            (
+                "#define CAT(a, b) a##b
+float y = CAT(convert_float, _rtz)(d);",
+                1,
+                "##",
+            ),
+            (
+                "float y = convert_float\
+_rtz(d);",
+                1,
+                "convert_float_rtz",
+            ),
+        ] {
+            assert_eq!(
+                found(opencl(src, counted)),
+                Some((line, word.to_string())),
+                "{src}"
+            );
+            assert_ne!(
+                found(opencl(src, &[])).map(|f| f.1),
+                Some(word.to_string()),
+                "{src}"
+            );
+        }
+        let int8 = crate::lesson::Unit::MatrixInt8.counted_by();
+        assert_eq!(
+            found(opencl("d.x = mad24(a, b, d.x);", int8)),
+            Some((1, "mad24".to_string()))
+        );
+        let quiet = "// convert_float_rtz and ## in a comment
+const char* s = \"mad24 ##\";
+d = mma_tf32(a, b, d, scratch);";
+        assert_eq!(opencl(quiet, counted), None);
+        assert_eq!(opencl(quiet, int8), None);
     }
 
     #[test]
     fn the_opencl_language_comments_strings_and_own_defines_pass() {
         let src = "// __NV_CL_C_VERSION in a comment, #include too\n/* cl_khr_fp64\n__FILE__ */\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#ifndef TS\n#define TS 16\n#endif\n__kernel __attribute__((reqd_work_group_size(TS, TS, 1)))\nvoid matmul(__global const float* A, __local float* t, __constant float* c) {\n  printf(\"__FILE__ cl_x #include\\n\"); char q = '_';\n  const int l = __LINE__;\n}\n#define ROW get_global_id(1)\n#ifdef get_group_id\n#endif\n";
-        assert_eq!(opencl(src), None);
+        assert_eq!(opencl(src, &[]), None);
     }
 
     #[test]

@@ -323,13 +323,14 @@ fn accepts<'a>(ocl: &'a OclLesson, probe: &Probe) -> impl Fn(Shape) -> bool + 'a
 /// they find into the verdict: a finding fails the lesson, a technique the counts do not
 /// show fails it, and what could not be checked becomes a note.
 pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options, v: &mut Verdict) {
-    // Nothing to look at: the file is not there, not started, does not build, or this
-    // device cannot run the lesson at all.
+    // Nothing to look at: the file is not there, not started, refused as not the code it
+    // shows, does not build, or this device cannot run the lesson at all.
     if matches!(
         v.kind(),
         Some(
             FailKind::NotStarted
                 | FailKind::Missing
+                | FailKind::NotSelfContained
                 | FailKind::Build
                 | FailKind::Signature
                 | FailKind::Setup
