@@ -272,6 +272,9 @@ pub enum Level {
     Last,
 }
 
+/// One of the course's own functions: (lesson, function), built from solutions/.
+pub type CourseFn = (&'static Lesson, &'static str);
+
 /// A behavioural check of a CPU function.
 pub enum CpuCheck {
     /// Cache misses per multiply-add under valgrind's simulated caches, judged between two
@@ -300,6 +303,10 @@ pub enum CpuCheck {
         pool: usize,
         tries: usize,
         max_share: f64,
+        /// The course's functions (lesson, function) with threads and on one thread, about
+        /// which the check is confirmed on ordinary calls at the timed size (`crate::grade`
+        /// `confirm`); `None`: not confirmed.
+        confirm: Option<(CourseFn, CourseFn)>,
     },
 }
 

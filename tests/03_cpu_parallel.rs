@@ -211,6 +211,33 @@ pub mod cases {
         FailKind::Technique,
         &["`matmul_parallel`'s threads wait by spinning", "spin lock"],
     ),
+    // Threads only where something tells the code it is watched: the thread check's pool,
+    // its size, or work a second thread repeats for show. Each is confirmed where the code
+    // runs as timed, beside the course's rows on rayon and its i-k-j on one thread.
+    Case::rejects(
+        L,
+        "threads_only_for_large_problems",
+        Decoy,
+        File("threads_only_for_large_problems"),
+        FailKind::Technique,
+        &["outside the thread check", "`matmul_ikj`"],
+    ),
+    Case::rejects(
+        L,
+        "threads_only_in_a_pool_larger_than_the_cores",
+        Decoy,
+        File("threads_only_in_a_pool_larger_than_the_cores"),
+        FailKind::Technique,
+        &["outside the thread check", "`matmul_ikj`"],
+    ),
+    Case::rejects(
+        L,
+        "second_thread_repeats_the_product",
+        Decoy,
+        File("second_thread_repeats_the_product"),
+        FailKind::Technique,
+        &["outside the thread check", "`matmul_ikj`"],
+    ),
     // One thread, and a forged report of threads sharing the work written where an earlier
     // driver wrote its own: the threads are measured from outside the student's process.
     Case::rejects(

@@ -40,6 +40,9 @@ pub fn run(
     Ok(())
 }
 
+/// What to do when threads seen sharing the work are not seen making it faster.
+const THREADS_HINT: &str = "hand rows of C to rayon (`c.par_chunks_mut(n)`) and compute each row once, on the thread it was handed to, whatever the pool, the size or the cores the process sees; no thread should wait by spinning while another computes.";
+
 /// [`run`]'s checks in their order, the first failure ending them.
 fn run_checks(
     cpu: &CpuLesson,
@@ -55,9 +58,31 @@ fn run_checks(
                 pool,
                 tries,
                 max_share,
-            } => threads(
-                built, function, *shape, *pool, *tries, *max_share, opts, notes,
-            )?,
+                confirm,
+            } => {
+                let unjudged = notes.unchecked.len();
+                threads(
+                    built, function, *shape, *pool, *tries, *max_share, opts, notes,
+                )?;
+                // Confirmed where the thread check judged: where it could not (no core to
+                // spare), the verdict already says the threads are unchecked, and a busy
+                // machine would leave the confirmation little to go on.
+                let judged = notes.unchecked.len() == unjudged;
+                if let (true, Some(refs)) = (judged, confirm) {
+                    let secret = crate::harness::rng::secret_seed();
+                    super::confirm::technique(
+                        built,
+                        function,
+                        &super::confirm::THREADS,
+                        super::confirm::for_threads(opts.timed_shape.or(opts.time), secret),
+                        *refs,
+                        ("work shared among threads", THREADS_HINT),
+                        opts,
+                        peers,
+                        notes,
+                    )?
+                }
+            }
             CpuCheck::Caches {
                 level,
                 shape,
@@ -76,13 +101,17 @@ fn run_checks(
                     built, function, *level, *shape, *caches, refs, what, hint, opts, notes,
                 )?;
                 if let (true, Some(around)) = (seen, confirm) {
+                    let secret = crate::harness::rng::secret_seed();
                     super::confirm::technique(
                         built,
                         function,
-                        *around,
+                        &super::confirm::CACHES,
+                        (
+                            super::confirm::drawn(*around, secret),
+                            "drawn at grading time",
+                        ),
                         (*good, *bad),
-                        what,
-                        hint,
+                        (what, hint),
                         opts,
                         peers,
                         notes,

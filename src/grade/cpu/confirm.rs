@@ -1,14 +1,16 @@
-//! A technique the cache simulator saw, confirmed where the code runs as it is timed.
+//! A technique an instrument saw, confirmed where the code runs as it is timed.
 //!
-//! Valgrind cannot be hidden from the code it runs: its build leaves out AVX-512, its preload
-//! shows in the process's maps, it runs fifty times slower. Code can walk memory well under it
-//! and badly everywhere else, and the simulator's verdict alone would call it done. So the
-//! verdict is confirmed on ordinary calls: the student's function, the course's function with
-//! the technique and the course's function without it, each served by its own driver in the
-//! timed build, called in turn on fresh problems of a shape drawn now, where the technique
-//! makes a difference of many times on any machine. The student's code must run nearer the
-//! one with the technique than the one without. Where the two references are too close on
-//! this machine to tell, the verdict says so.
+//! An instrument cannot be hidden from the code it watches. Valgrind's build leaves out
+//! AVX-512, its preload shows in the process's maps, it runs fifty times slower; the thread
+//! check runs its own pool of threads at a shape of its own, and its spin check pins the
+//! process to one core. Code can do the technique only while watched, and the instrument's
+//! verdict alone would call it done. So the verdict is confirmed on ordinary calls: the
+//! student's function, the course's function with the technique and the course's function
+//! without it, each served by its own driver exactly as the timed calls are (the timed build,
+//! rayon's own pool, no core pinned), called in turn on the same fresh problems, where the
+//! technique makes a clear difference in speed. The student's code must run nearer the one
+//! with the technique than the one without. Where the two references are too close on this
+//! machine to tell (other work on its cores), the verdict says so.
 
 use crate::harness::cpu_crate::Driver;
 use crate::harness::matrix::Shape;
@@ -18,20 +20,83 @@ use crate::lesson::Lesson;
 use super::super::{FailKind, Failure, Notes, Options, Part};
 use super::{builder, outcome, start};
 
-/// Calls of the student's code and of the course's with the technique; the fastest of each
-/// decides (a call slowed by the machine's other work only makes a time longer, never
-/// shorter). The course's code without the technique, tens of times slower, is called once:
-/// a slow call of it only moves the line toward it, and code without the technique stays
-/// beyond the line all the same.
-const ROUNDS: usize = 2;
+/// How one instrument's verdict is confirmed. Calls of the student's code and of the
+/// course's with the technique are made `rounds` times, the fastest of each deciding (a call
+/// slowed by the machine's other work only makes a time longer, never shorter). The course's
+/// code without the technique is called once: a slow call of it only moves the line toward
+/// it, and code without the technique stays beyond the line all the same.
+pub struct Judge {
+    /// The instrument, as the verdict names it: "the cache simulator".
+    pub seen_by: &'static str,
+    /// The calls that are not the instrument's: "without the simulator".
+    pub unwatched: &'static str,
+    /// The course's function without the technique, in a few words: "on one thread".
+    pub bad_is: &'static str,
+    /// The part of the verdict left unchecked where the references are too close.
+    pub part: Part,
+    pub rounds: usize,
+    /// The least ratio between the course's functions without and with the technique
+    /// (`gap`) at which the student's time can be told from either.
+    pub min_gap: f64,
+    /// The line: the time without the technique divided by `min(gap, cap) ^ from_bad`.
+    pub from_bad: f64,
+    pub cap: f64,
+}
 
-/// The least ratio between the course's functions without and with the technique at which
-/// the student's time can be told from either: the line between them is two thirds of the
-/// way from the one with the technique (by ratio), so that honest code in another style,
-/// slower than the course's by a few times, stays on its side.
-const MIN_GAP: f64 = 8.0;
+/// The cache simulator's loop order, confirmed where a column walk costs tens of times more:
+/// the line two thirds of the way from the course's code with the technique (by ratio), so
+/// that honest code in another style, slower than the course's by a few times, stays on its
+/// side.
+pub const CACHES: Judge = Judge {
+    seen_by: "the cache simulator",
+    unwatched: "without the simulator",
+    bad_is: "which walks down the columns of B",
+    part: Part::Technique,
+    rounds: 2,
+    min_gap: 8.0,
+    from_bad: 1.0 / 3.0,
+    cap: f64::INFINITY,
+};
 
-/// The shape of the confirmation, drawn now from `around`: M and K grown by up to a half,
+/// The thread check's sharing of the work, confirmed against the course's one-thread i-k-j
+/// and its rows on rayon's pool: where those differ by half again or more (two cores with
+/// nothing else to run), the student's code must be faster than the one-thread code by the
+/// square root of that gap, and by √2 at most however many cores the machine has, so that
+/// code on two threads of a large machine still passes. Work done twice, threads spinning
+/// beside one that computes, threads only where the thread check runs: each runs at the
+/// one-thread code's speed here.
+pub const THREADS: Judge = Judge {
+    seen_by: "the thread check",
+    unwatched: "outside the thread check",
+    bad_is: "on one thread",
+    part: Part::Threads,
+    rounds: 3,
+    min_gap: 1.5,
+    from_bad: 0.5,
+    cap: 2.0,
+};
+
+impl Judge {
+    /// The most the student's code may take, from the references' times.
+    fn line(&self, good: f64, bad: f64) -> f64 {
+        bad / (bad / good).min(self.cap).powf(self.from_bad)
+    }
+}
+
+/// The shape of the thread check's confirmation: the size asked to be timed where it is one
+/// of a few tens of milliseconds or more on one core (the calls the verdict is about), else
+/// one drawn now with every side from 320 to 831 (no threshold of size or side a kernel could
+/// keep its threads for: the timed sizes of a scoreboard lie on both sides of it).
+pub fn for_threads(asked: Option<Shape>, secret: u64) -> (Shape, &'static str) {
+    if let Some(s) = asked.filter(|s| (1 << 25..=1 << 30).contains(&(s.m * s.n * s.k))) {
+        return (s, "the size asked for");
+    }
+    let mut rng = Rng::new(secret ^ 0x7EAD5);
+    let mut side = || 320 + (rng.next_u64() % 512) as usize;
+    (Shape::new(side(), side(), side()), "drawn at grading time")
+}
+
+/// The shape of the cache simulator's confirmation, drawn now from `around`: M and K grown by up to a half,
 /// N once or twice its declared value. N stays a multiple of 1,024 floats when the declared
 /// one is: rows of B 4 KiB apart fall on one set of the first-level cache and on few of the
 /// others, so a walk down a column misses at every step, where at other strides the
@@ -71,7 +136,7 @@ fn time_three(
     good: &mut Driver,
     bad: &mut Driver,
     function: &str,
-    shape: Shape,
+    (shape, rounds): (Shape, usize),
     secret: u64,
     opts: &Options,
 ) -> Result<Result<Times, String>, Failure> {
@@ -81,7 +146,7 @@ fn time_three(
         good: f64::INFINITY,
         bad: f64::INFINITY,
     };
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         let seed = secret ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // Each round in another order: a machine that grows busier slows all three alike.
         for turn in 0..3 {
@@ -128,30 +193,30 @@ impl Peers {
     }
 }
 
-/// Confirms on ordinary calls what the cache simulator saw of `function`'s `what`: `good`
-/// and `bad` are the course's functions with and without it, served by `peers` (started
-/// here when it holds none, or others).
+/// Confirms on ordinary calls at `shape` (`drawn` says how it was chosen) what `judge`'s
+/// instrument saw of `function`'s `what`: `good` and `bad` are the course's functions with
+/// and without it, served by `peers` (started here when it holds none, or others).
 #[allow(clippy::too_many_arguments)]
 pub fn technique(
     built: &crate::harness::cpu_crate::Built,
     function: &str,
-    around: Shape,
+    judge: &Judge,
+    (shape, drawn): (Shape, &str),
     (good, bad): (
         (&'static Lesson, &'static str),
         (&'static Lesson, &'static str),
     ),
-    what: &str,
-    hint: &str,
+    (what, hint): (&str, &str),
     opts: &Options,
     peers: &mut Option<Peers>,
     notes: &mut Notes,
 ) -> Result<(), Failure> {
     let secret = crate::harness::rng::secret_seed();
-    let shape = drawn(around, secret);
+    let seen_by = judge.seen_by;
     let unconfirmed = |notes: &mut Notes, why: String| {
         notes.not_checked(
-            Part::Technique,
-            format!("not confirmed where it runs as timed: the {what} of `{function}` (the cache simulator saw it): {why}"),
+            judge.part,
+            format!("not confirmed where it runs as timed: the {what} in `{function}` ({seen_by} saw it): {why}"),
         );
     };
     let of = [good.0.key, good.1, bad.0.key, bad.1];
@@ -179,50 +244,73 @@ pub fn technique(
         return Ok(());
     };
     let mut mine = start(built, function, 0)?;
-    let timed = time_three(
-        &mut mine,
-        &mut p.good,
-        &mut p.bad,
-        function,
-        shape,
-        secret,
-        opts,
-    );
-    drop(mine.finish());
-    let t = match timed? {
-        Ok(t) => t,
-        Err(why) => {
-            if let Some(p) = peers.take() {
-                p.finish();
+    // A finding against the student is measured twice, on new problems: a burst of other
+    // work on the machine during one measurement's calls of the student's code alone would
+    // otherwise read as code without the technique. Code without it is as slow both times.
+    let mut judged = Ok(None);
+    for attempt in 0..2u64 {
+        let timed = time_three(
+            &mut mine,
+            &mut p.good,
+            &mut p.bad,
+            function,
+            (shape, judge.rounds + attempt as usize),
+            secret ^ attempt.wrapping_mul(0xA5A5_5A5A_0F0F),
+            opts,
+        );
+        let t = match timed {
+            Ok(Ok(t)) => t,
+            Ok(Err(why)) => {
+                judged = Err(format!("a course function failed at {shape}: {why}"));
+                break;
             }
-            unconfirmed(notes, format!("a course function failed at {shape}: {why}"));
+            Err(f) => {
+                drop(mine.finish());
+                return Err(f);
+            }
+        };
+        let gap = t.bad / t.good;
+        // A NaN (a reference that took no time) is too close to tell, too.
+        if gap.is_nan() || gap < judge.min_gap {
+            judged = Err(format!(
+                "at {shape} ({drawn}) the course's `{}` took {:.1} ms and its `{}` {:.1} ms, too close on this machine to tell",
+                good.1, t.good, bad.1, t.bad
+            ));
+            break;
+        }
+        let line = judge.line(t.good, t.bad);
+        let passed = t.student <= line;
+        judged = Ok(Some((t, line)));
+        if passed {
+            break;
+        }
+    }
+    drop(mine.finish());
+    let (t, line) = match judged {
+        Ok(Some(j)) => j,
+        Ok(None) => return Ok(()),
+        Err(why) => {
+            if why.starts_with("a course function failed") {
+                if let Some(p) = peers.take() {
+                    p.finish();
+                }
+            }
+            unconfirmed(notes, why);
             return Ok(());
         }
     };
-    let gap = t.bad / t.good;
-    // A NaN (a reference that took no time) is too close to tell, too.
-    if gap.is_nan() || gap < MIN_GAP {
-        unconfirmed(
-            notes,
-            format!(
-                "at {shape} (drawn at grading time) the course's `{}` took {:.1} ms and its `{}` {:.1} ms, too close on this machine to tell",
-                good.1, t.good, bad.1, t.bad
-            ),
-        );
-        return Ok(());
-    }
-    let line = t.good * gap.powf(2.0 / 3.0);
+    let unwatched = judge.unwatched;
     if t.student > line {
         return Err(Failure::new(
             FailKind::Technique,
             format!(
-                "the cache simulator saw the {what} of your `{function}`, but run the way it is timed, without the simulator, at {shape} (drawn at grading time), it took {:.1} ms: the course's `{}` took {:.1} ms and its `{}`, which lacks the {what}, {:.1} ms, and the line between them is {line:.1} ms. Your code runs as code without the {what} does where it is not under valgrind: it must compute the same way whenever it is called.\nHint: {hint}",
-                t.student, good.1, t.good, bad.1, t.bad
+                "{seen_by} saw the {what} in your `{function}`, but run the way it is timed, {unwatched}, at {shape} ({drawn}), it took {:.1} ms: the course's `{}` took {:.1} ms and its `{}`, {}, {:.1} ms, and the line between them is {line:.1} ms (measured twice, on new problems each time). Your code runs as code without the {what} does {unwatched}: it must compute the same way whenever it is called.\nHint: {hint}",
+                t.student, good.1, t.good, bad.1, judge.bad_is, t.bad
             ),
         ));
     }
     notes.say(format!(
-        "technique confirmed where it runs as timed: `{function}` took {:.1} ms at {shape} (drawn at grading time), the course's `{}` {:.1} ms and its `{}` {:.1} ms",
+        "technique confirmed where it runs as timed: `{function}` took {:.1} ms at {shape} ({drawn}), the course's `{}` {:.1} ms and its `{}` {:.1} ms",
         t.student, good.1, t.good, bad.1, t.bad
     ));
     Ok(())
