@@ -196,24 +196,31 @@ pub static MATRIX: OclLesson = OclLesson {
             .or_else(|| Some(by_shape(ctx.info, shape)))
     }),
     // Every block shape the tuner or by_shape may pick on this device, whole and with K split
-    // (the kernel compiles its parts' offsets for any SPLIT_K above 1; the count is the
-    // host's), graded at the small shapes each time.
+    // into every count of parts by_shape may ask for (2 to 16), graded at the small and deep
+    // thin shapes each time: a kernel whose part index is right for four parts and wrong for
+    // five fails on every grading, not on the day a problem's shape asks for five. Elsewhere,
+    // where nothing splits K, the device's own blocks in the most parts (a part index taken
+    // modulo any smaller count goes wrong there), so that a file graded at home is graded for
+    // the class's GPU too.
     knobs: Some(|info| {
+        let with_parts = |d: &[(&str, &str)], parts: usize| {
+            let mut d = lab::lesson::defines(d);
+            d.push(lab::harness::program::Define {
+                name: "SPLIT_K".into(),
+                value: parts.to_string(),
+            });
+            d
+        };
         if nvidia(info) {
-            let split = [("SPLIT_K", "4")];
             [GPU_DEFINES, GPU_SMALL_DEFINES]
                 .iter()
                 .flat_map(|d| {
-                    let whole = lab::lesson::defines(d);
-                    let parts = lab::lesson::with_overrides(
-                        whole.clone(),
-                        &lab::lesson::defines(&split),
-                    );
-                    [whole, parts]
+                    std::iter::once(lab::lesson::defines(d))
+                        .chain((2..=MAX_PARTS).map(move |p| with_parts(d, p)))
                 })
                 .collect()
         } else {
-            Vec::new()
+            vec![with_parts(CPU_DEFINES, MAX_PARTS)]
         }
     }),
     any_size: true,

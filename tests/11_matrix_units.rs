@@ -286,8 +286,12 @@ fn a_tuned_winner_serves_the_shapes_near_the_one_it_was_tuned_at() {
         &[
             row(flat, &small),
             row(Shape::square(4096), &defines(GPU_SMALL_DEFINES)),
-            // Outside the space the grader checks (K in 16 parts): never taken.
-            row(Shape::new(1024, 8192, 8192), &split(GPU_DEFINES, "16")),
+            // Outside the space the grader checks (the big blocks in three stages): never
+            // taken.
+            row(
+                Shape::new(1024, 8192, 8192),
+                &lab::lesson::with_overrides(defines(GPU_DEFINES), &defines(&[("STAGES", "3")])),
+            ),
         ],
     )
     .unwrap();
@@ -365,25 +369,32 @@ fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
         assert_eq!(by_shape(&gpu, shape), want, "{shape}");
     }
     // The tuner's space the grader checks holds every block shape the host may pick, whole
-    // and split, each legal.
+    // and in every count of parts, each legal.
     let knobs = (ocl.knobs.unwrap())(&gpu);
     for d in [GPU_DEFINES, GPU_SMALL_DEFINES] {
-        for d in [defines(d), split(d, "4")] {
+        let parts = (2..=16).map(|p| split(d, &p.to_string()));
+        for d in std::iter::once(defines(d)).chain(parts) {
             assert!(knobs.contains(&d), "{d:?} is graded");
             (ocl.check_defines)(&d).unwrap();
         }
     }
-    // A device without tensor cores keeps the model's one shape, and nothing more is graded.
+    assert_eq!(knobs.len(), 2 * 16);
+    // A device without tensor cores keeps the model's one shape, graded besides in the most
+    // parts the host of a GPU asks for.
     let cpu = lab::harness::device::DeviceInfo {
         vendor: "The pocl project".into(),
         kind: "CPU".into(),
         ..gpu
     };
-    assert!((ocl.knobs.unwrap())(&cpu).is_empty());
+    let own = by_shape(&cpu, Shape::new(64, 64, 64));
     assert_eq!(
-        by_shape(&cpu, Shape::new(1024, 1024, 1024)),
-        by_shape(&cpu, Shape::new(64, 64, 64))
+        (ocl.knobs.unwrap())(&cpu),
+        vec![lab::lesson::with_overrides(
+            own.clone(),
+            &defines(&[("SPLIT_K", "16")])
+        )]
     );
+    assert_eq!(by_shape(&cpu, Shape::new(1024, 1024, 1024)), own);
     assert_eq!(
         by_shape(&cpu, Shape::new(64, 64, 65536)),
         by_shape(&cpu, Shape::new(64, 64, 64))
@@ -500,6 +511,19 @@ pub mod cases {
         )]),
         &[FailKind::Unwritten, FailKind::Wrong],
         &["SPLIT_K=3"],
+    ),
+    // The part index wrapped at eight parts: right in the lesson's own split sets (three
+    // parts) and wrong in the most parts a GPU's host asks for, graded on every device.
+    Case::rejects_any(
+        L,
+        "part_index_wraps_at_eight",
+        WrongResult,
+        Mutant(&[(
+            "    const int z = get_group_id(1) / blocks_m, m0 = (get_group_id(1) % blocks_m) * BM;",
+            "    const int z = (get_group_id(1) / blocks_m) % 8, m0 = (get_group_id(1) % blocks_m) * BM;",
+        )]),
+        &[FailKind::Unwritten, FailKind::Wrong],
+        &["SPLIT_K=16"],
     ),
     // Barriers and buffers.
     Case::rejects(
