@@ -115,6 +115,12 @@ pub mod cases {
     ),
     // std::thread::scope over bands of rows instead of rayon.
     Case::accepts(L, "scoped_threads", File("scoped_threads")),
+    // Rows on threads in the i-j-k order: slower than the one-thread i-k-j, and right.
+    Case::accepts(
+        L,
+        "rows_on_threads_in_i_j_k_order",
+        File("rows_on_threads_in_i_j_k_order"),
+    ),
     // Rows handed out two at a time, each pair with its own i-k-j loops.
     Case::accepts(
         L,

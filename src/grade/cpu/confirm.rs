@@ -41,6 +41,10 @@ pub struct Judge {
     /// The line: the time without the technique divided by `min(gap, cap) ^ from_bad`.
     pub from_bad: f64,
     pub cap: f64,
+    /// Code slower than the course's without the technique by more than this many times is
+    /// slow for some other reason, and speed tells nothing of the technique (`None`: such
+    /// code is judged as all other code).
+    pub slower_tells_nothing: Option<f64>,
 }
 
 /// The cache simulator's loop order, confirmed where a column walk costs tens of times more:
@@ -56,6 +60,7 @@ pub const CACHES: Judge = Judge {
     min_gap: 8.0,
     from_bad: 1.0 / 3.0,
     cap: f64::INFINITY,
+    slower_tells_nothing: None,
 };
 
 /// The thread check's sharing of the work, confirmed against the course's one-thread i-k-j
@@ -74,6 +79,10 @@ pub const THREADS: Judge = Judge {
     min_gap: 1.5,
     from_bad: 0.5,
     cap: 2.0,
+    // Rows on threads in another loop order (i-j-k) are right and share their work, and run
+    // slower than the one-thread i-k-j: not confirmed, rather than taken for code without
+    // threads. The decoys above run at the one-thread i-k-j's speed (1.0 to 1.2 times it).
+    slower_tells_nothing: Some(1.5),
 };
 
 impl Judge {
@@ -300,6 +309,16 @@ pub fn technique(
         }
     };
     let unwatched = judge.unwatched;
+    if let Some(x) = judge.slower_tells_nothing.filter(|x| t.student > x * t.bad) {
+        unconfirmed(
+            notes,
+            format!(
+                "at {shape} ({drawn}) it took {:.1} ms, more than {x} times the course's `{}` ({:.1} ms; its `{}` {:.1} ms): code that slow is slow for another reason, and its speed cannot tell whether its threads share the work where it runs as timed",
+                t.student, bad.1, t.bad, good.1, t.good
+            ),
+        );
+        return Ok(());
+    }
     if t.student > line {
         return Err(Failure::new(
             FailKind::Technique,
