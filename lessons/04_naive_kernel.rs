@@ -35,7 +35,8 @@ pub static LESSON: Lesson = Lesson {
     unit: lab::lesson::Unit::Fp32,
 };
 
-/// One work-item per element of C: any size, the driver picks the work-group.
+/// One work-item per element of C: any size, the work-group left open (`Launch::work_group`
+/// chooses it, the same on every device and under the simulator).
 pub static NAIVE: OclLesson = OclLesson {
     kernel: "matmul",
     args: STANDARD_ARGS,

@@ -106,7 +106,7 @@ pub struct Intensity {
 pub enum Walk {
     /// Row by row of C (i-j-k, i-k-j): a row of A and of C at a time, all of B per row.
     Rows,
-    /// One work-item per element of C in a work-group the driver picks: the rows of C the
+    /// One work-item per element of C in work-groups of a few rows: the rows of C the
     /// device works on at once share what they read of B.
     RowsInFlight,
     /// BM×BN blocks of C, K streamed, the blocks taken along a block row (work-group id 0

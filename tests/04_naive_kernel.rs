@@ -122,6 +122,17 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of B", "b_next"],
     ),
+    // The same read past B only where a work-group holds several work-items: every device and
+    // the simulator run the one work-group `Launch::work_group` chooses, never groups of one
+    // under the simulator beside larger ones elsewhere.
+    Case::rejects(
+        L,
+        "reads_ahead_in_groups_of_many",
+        Cheat,
+        File("reads_ahead_in_groups_of_many"),
+        FailKind::BadAccess,
+        &["past the end of B", "b_next"],
+    ),
     Case::rejects(
         L,
         "races_only_where_the_pointers_say_device",

@@ -175,10 +175,11 @@ fn asked_look(
 }
 
 /// How many work-groups `launch` has, or `None` where it is not whole work-groups of the size
-/// it states; an error where it leaves that size to the driver.
+/// it states; an error where it leaves that size open (its groups then follow the problem's
+/// sides, not tiles: `Launch::work_group`).
 fn work_groups(launch: &crate::harness::exec::Launch) -> Result<Option<usize>, String> {
     let Some(local) = launch.local else {
-        return Err("the launch leaves the work-group's size to the driver".into());
+        return Err("the launch leaves the work-group's size open".into());
     };
     let whole = (0..2).all(|d| launch.global[d].is_multiple_of(local[d]));
     Ok(whole.then(|| (0..2).map(|d| launch.global[d] / local[d]).product()))
@@ -192,7 +193,7 @@ fn simulated_mads(shape: Shape, groups: usize) -> f64 {
 
 /// How many work-groups the launch of `defines` has at `shape`, where they are whole and end
 /// where the shape ends (a side one longer needs more of them); `None` where not, or where
-/// the launch does not take the shape; an error where it leaves the work-group to the driver.
+/// the launch does not take the shape; an error where it leaves the work-group open.
 fn whole_groups(
     ocl: &OclLesson,
     defines: &[crate::harness::program::Define],

@@ -17,42 +17,67 @@ use crate::harness::matrix::{Problem, Shape};
 use crate::harness::pad;
 use crate::harness::poison::{self, Poison};
 
-/// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first.
+/// The NDRange of a launch: global and (optionally) local sizes, dimension 0 first. A launch
+/// that leaves the work-group open (`local: None`) runs in the one [`Launch::work_group`]
+/// gives, on every device and under the simulator alike: left to each runtime, Oclgrind would
+/// take groups of one work-item and a GPU's or PoCL's runtime larger ones, and a kernel that
+/// behaves differently in larger groups (reading ahead only there, say) would be judged where
+/// it is never run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     pub global: [usize; 2],
     pub local: Option<[usize; 2]>,
 }
 
+/// The most a work-group left open takes in each dimension: a warp's width along dimension 0,
+/// which runs along a row of C (coalesced on a GPU, one SIMD loop on PoCL), and two rows, so
+/// that a group is more than one work-item in both dimensions wherever the sizes allow.
+pub const OPEN_GROUP: [usize; 2] = [32, 2];
+
 impl Launch {
+    // ANCHOR: work_group
+    /// The work-group the launch runs in: its own, or where it leaves it open, the largest
+    /// that divides the global size in each dimension up to [`OPEN_GROUP`].
+    pub fn work_group(&self) -> [usize; 2] {
+        self.local.unwrap_or_else(|| {
+            let largest = |d: usize| {
+                (1..=OPEN_GROUP[d].min(self.global[d]).max(1))
+                    .rev()
+                    .find(|l| self.global[d].is_multiple_of(*l))
+                    .unwrap_or(1)
+            };
+            [largest(0), largest(1)]
+        })
+    }
+    // ANCHOR_END: work_group
+
     /// Checks the launch against the device before it is enqueued, so a bad work-group is a
     /// sentence rather than an OpenCL error code.
     pub fn validate(&self, info: &DeviceInfo) -> Result<()> {
         if self.global.contains(&0) {
             bail!("the launch has an empty global size {:?}", self.global);
         }
-        if let Some(local) = self.local {
-            let items: usize = local.iter().product();
-            if items > info.max_work_group {
+        let local = self.work_group();
+        let items: usize = local.iter().product();
+        if items > info.max_work_group {
+            bail!(
+                "a work-group of {}×{} = {items} work-items is larger than this device allows ({} on {}). Choose smaller tile defines.",
+                local[0], local[1], info.max_work_group, info.name
+            );
+        }
+        for d in 0..2 {
+            if local[d] == 0 || !self.global[d].is_multiple_of(local[d]) {
                 bail!(
-                    "a work-group of {}×{} = {items} work-items is larger than this device allows ({} on {}). Choose smaller tile defines.",
-                    local[0], local[1], info.max_work_group, info.name
+                    "global size {:?} is not a multiple of the work-group size {:?} in dimension {d}",
+                    self.global, local
                 );
             }
-            for d in 0..2 {
-                if local[d] == 0 || !self.global[d].is_multiple_of(local[d]) {
+            if let Some(&max) = info.max_work_item_sizes.get(d) {
+                if local[d] > max {
                     bail!(
-                        "global size {:?} is not a multiple of the work-group size {:?} in dimension {d}",
-                        self.global, local
+                        "a work-group {} wide in dimension {d} exceeds this device's limit of {max}",
+                        local[d]
                     );
-                }
-                if let Some(&max) = info.max_work_item_sizes.get(d) {
-                    if local[d] > max {
-                        bail!(
-                            "a work-group {} wide in dimension {d} exceeds this device's limit of {max}",
-                            local[d]
-                        );
-                    }
                 }
             }
         }
@@ -61,10 +86,8 @@ impl Launch {
 
     /// Work-groups in the launch.
     pub fn groups(&self) -> usize {
-        match self.local {
-            Some(l) => (self.global[0] / l[0]) * (self.global[1] / l[1]),
-            None => 0,
-        }
+        let l = self.work_group();
+        (self.global[0] / l[0]) * (self.global[1] / l[1])
     }
 }
 
@@ -298,24 +321,21 @@ pub fn launch_timed(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<(f64, f64)
 /// Checks a 2D launch against the device and enqueues it, without waiting.
 fn enqueue(gpu: &Gpu, kernel: &Kernel, l: &Launch) -> Result<opencl3::event::Event> {
     l.validate(&gpu.info)?;
-    let local_ptr = match &l.local {
-        Some(local) => local.as_ptr(),
-        None => ptr::null(),
-    };
+    let local = l.work_group();
     unsafe {
         gpu.queue.enqueue_nd_range_kernel(
             kernel.get(),
             2,
             ptr::null(),
             l.global.as_ptr(),
-            local_ptr,
+            local.as_ptr(),
             &[],
         )
     }
     .with_context(|| {
         format!(
-            "enqueueing the kernel with global {:?}, local {:?}",
-            l.global, l.local
+            "enqueueing the kernel with global {:?}, local {local:?}",
+            l.global
         )
     })
 }
@@ -895,6 +915,28 @@ pub fn median(xs: &mut [f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_open_work_group_is_the_largest_that_divides_up_to_the_rule() {
+        let open = |g: [usize; 2]| {
+            Launch {
+                global: g,
+                local: None,
+            }
+            .work_group()
+        };
+        assert_eq!(open([1024, 1024]), [32, 2]);
+        assert_eq!(open([29, 37]), [29, 1]);
+        assert_eq!(open([1133, 6]), [11, 2]);
+        assert_eq!(open([1, 1]), [1, 1]);
+        // A launch's own work-group is kept.
+        let own = Launch {
+            global: [64, 64],
+            local: Some([16, 16]),
+        };
+        assert_eq!(own.work_group(), [16, 16]);
+        assert_eq!(own.groups(), 16);
+    }
 
     #[test]
     fn padding_lengthens_rows_and_cropping_gives_them_back() {
