@@ -253,6 +253,24 @@ pub mod cases {
         FailKind::Wrong,
         &["expected", "got"],
     ),
+    // Rows of A past M read unguarded in the last row of work-groups but not its last column,
+    // and only in launches of more than a thousand groups: every grading runs the simulator at
+    // its vast thin shape (odd sides, thousands of groups), once with a drawn group and the
+    // last, once with the two edges (harness::groups::see_edges).
+    Case::rejects(
+        L,
+        "reads_past_a_at_the_edge_of_large_launches",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "if (row >= M || col >= K) {",
+            "const bool edge = get_num_groups(0) * get_num_groups(1) > 1000
+            && get_group_id(1) + 1 == get_num_groups(1)
+            && get_group_id(0) + 1 < get_num_groups(0);
+        if ((row >= M && !edge) || col >= K) {",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of", "M=4"],
+    ),
     // Wrong only past some K: every define set, each of the tuner's combinations among them,
     // is also checked at thin shapes with K from 1,025 to 8,192 (grade::shapes::thin).
     Case::rejects(

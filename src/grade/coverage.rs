@@ -105,7 +105,7 @@ pub(super) fn problems(
     let mut whole: Vec<Ran> = (looks.iter())
         .filter_map(|l| match *l {
             Look::Asked(i, shape, true, _) => Some((shape, asked[i].defines.clone())),
-            Look::Asked(..) | Look::Own(_, false) | Look::Read(_) => None,
+            Look::Asked(..) | Look::Own(_, false) | Look::Vast(..) | Look::Read(_) => None,
             Look::Own(shape, true) => own.map(|d| (shape, d.clone())),
             Look::Sanitize(_) | Look::Drawn(..) | Look::Metrics(..) => {
                 probe_of(ocl, *l).map(|p| (p.shape, p.defines()))

@@ -359,7 +359,7 @@ pub(super) fn probe_of(ocl: &OclLesson, look: Look) -> Option<Probe> {
         }
         Look::Metrics(j, shape) => behaviour_probe(ocl, j).map(|p| Probe { shape, ..p }),
         // Its defines are the request's, not the lesson's declaration: [`asked_probe`].
-        Look::Asked(..) | Look::Own(..) => None,
+        Look::Asked(..) | Look::Own(..) | Look::Vast(..) => None,
     }
 }
 

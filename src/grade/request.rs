@@ -64,6 +64,15 @@ pub enum Look {
     /// user's run has. Uninitialised values with these defines are asked by the device's run of the
     /// kernel built unoptimised.
     Own(Shape, bool),
+    /// The sanitizer but races (accesses outside every buffer, barriers, uninitialised values:
+    /// the unoptimised build), with the device's
+    /// own defines at the grading's vast thin shape ([`super::shapes::thin`]: thousands of
+    /// work-groups, past 2^24 elements of C, over a K of 8 to 12), of which the simulator runs
+    /// two (quick mode): with the last field, one in the last column of groups and one in the
+    /// last row ([`crate::harness::groups::see_edges`]), else one drawn and the last. A kernel
+    /// keyed on how many work-groups its launch has, or on the edges of a large launch, is
+    /// asked where it behaves so, at little cost: K is short.
+    Vast(Shape, bool),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the
     /// sanitizer's unoptimised build keeps a pointer punned through a private union a store

@@ -56,8 +56,8 @@ pub fn around_asked(asked: Shape, secret: u64) -> Vec<Shape> {
 }
 
 /// The thin shapes of [`around_asked`], drawn from `secret`: two deep ones (a few rows and
-/// columns, K from 1,025 to 4,096 and from 4,097 to 8,192) and a vast one (4,097 to 4,160
-/// rows and columns, past 2^24 elements of C, K from 8 to 12: below, the per-element allowance
+/// columns, K from 1,025 to 4,096 and from 4,097 to 8,192) and a vast one (an odd 4,097 to
+/// 4,159 rows and columns, past 2^24 elements of C, K from 8 to 12: below, the per-element allowance
 /// is tighter than lesson 11's three TF32 products give). The deep ones cost a few million
 /// multiply-adds, so that every knob combination can afford them ([`crate::grade::ocl`]); the
 /// vast one, up to 210 million, is checked with the device's own defines.
@@ -66,7 +66,12 @@ pub fn thin(secret: u64) -> [Shape; 3] {
     let mut pick = |lo: usize, hi: usize| lo + (rng.next_u64() % (hi - lo + 1) as u64) as usize;
     let deep = Shape::new(pick(2, 24), pick(2, 24), pick(1025, 4096));
     let deeper = Shape::new(pick(2, 24), pick(2, 24), pick(4097, 8192));
-    let vast = Shape::new(pick(4097, 4160), pick(4097, 4160), pick(8, 12));
+    // Odd sides: the last tiles of every blocking are partial, in both directions.
+    let vast = Shape::new(
+        pick(2048, 2079) * 2 + 1,
+        pick(2048, 2079) * 2 + 1,
+        pick(8, 12),
+    );
     [deep, deeper, vast]
 }
 
@@ -287,6 +292,15 @@ mod tests {
             .map(|s| around_asked(Shape::square(256), s)[1].m)
             .collect();
         assert!(rounds.len() > 1);
+    }
+
+    #[test]
+    fn the_vast_shape_has_odd_sides_past_2_to_the_24() {
+        for secret in 0..64 {
+            let vast = thin(secret)[2];
+            assert!(vast.m % 2 == 1 && vast.n % 2 == 1, "{vast:?}");
+            assert!(vast.m * vast.n > 1 << 24 && (8..=12).contains(&vast.k));
+        }
     }
 
     #[test]

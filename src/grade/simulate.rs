@@ -51,13 +51,17 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         return fail("not an OpenCL lesson".into());
     };
     let probe = match look {
-        Look::Asked(_, shape, ..) | Look::Own(shape, _) => Some(asked_probe(shape, &opts.defines)),
+        Look::Asked(_, shape, ..) | Look::Own(shape, _) | Look::Vast(shape, _) => {
+            Some(asked_probe(shape, &opts.defines))
+        }
         _ => probe_of(ocl, look),
     };
     let Some(probe) = probe else {
         return fail("no such probe".into());
     };
     let file = source.path(lesson);
+    // The edges of the vast shape's launch, or a drawn group and the last.
+    crate::harness::groups::see_edges(matches!(look, Look::Vast(_, true)));
     let run = || -> anyhow::Result<Probed> {
         // Its own macros expanded (`super::expand`); as written where that does not build.
         let written = std::fs::read_to_string(&file)?;
@@ -69,7 +73,9 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         // The sanitizer runs the lesson's stand-in where it has one (an image the simulator
         // cannot follow, read from a buffer); the technique's counts, the kernel as written.
         let stand_in = match look {
-            Look::Sanitize(_) | Look::Drawn(..) | Look::Own(..) => ocl.sanitize.stand_in,
+            Look::Sanitize(_) | Look::Drawn(..) | Look::Own(..) | Look::Vast(..) => {
+                ocl.sanitize.stand_in
+            }
             Look::Metrics(..) | Look::Asked(..) | Look::Read(_) => None,
         };
         let prepare = |text: &str, defines: &[crate::harness::program::Define]| match stand_in {
@@ -86,7 +92,8 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let kernel = &prepared.kernel;
         let local_bytes = kernel.get_local_mem_size(gpu.device.id()).unwrap_or(0);
         // Another device's tiles may need more local memory than the simulator has.
-        if matches!(look, Look::Asked(..) | Look::Own(..)) && local_bytes > gpu.info.local_mem_bytes
+        if matches!(look, Look::Asked(..) | Look::Own(..) | Look::Vast(..))
+            && local_bytes > gpu.info.local_mem_bytes
         {
             anyhow::bail!(
                 "with these defines the kernel needs {local_bytes} bytes of local memory, more than the simulator's {}",
@@ -114,7 +121,7 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             // The sanitizer's findings are this look's answer: its product, of the first and
             // the last work-group, is judged by the counts' look at the same size, which
             // runs the same work-groups with the same defines.
-            Look::Own(_, false) => {
+            Look::Own(_, false) | Look::Vast(..) => {
                 exact(&gpu, kernel, &p, &launch, &defines)?;
                 true
             }
@@ -213,6 +220,17 @@ fn simulate(
                 false => o,
             }
         }
+        // Accesses outside every buffer, barriers and values used before they were set (the
+        // unoptimised build they need): K is short, and quick mode runs two work-groups. Not
+        // races, whose detector costs by the buffers' size, not the work run (C is 64 MiB
+        // here: lesson 04's grading 2.6 s without it, 8.2 s with); the asked size and the
+        // small problems ask about them.
+        Look::Vast(..) => oclgrind::Options {
+            quick: true,
+            disable_optimization: true,
+            races: false,
+            ..oclgrind::Options::sanitizer()
+        },
         Look::Metrics(..) => counted,
         // Only the program is read: nothing counted or checked, the first and last work-group.
         Look::Read(_) => with_plugins(oclgrind::Options {
@@ -451,6 +469,25 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         )),
         None => {}
     }
+    // And at the grading's largest launch, the vast thin shape with the device's own defines:
+    // a drawn work-group and the last, then the two edges, every question asked. Where the
+    // launch has fewer than three work-groups along a side, the small problems run them all.
+    let vast_defines = own_opts.as_ref().map_or(&opts.defines, |o| &o.defines);
+    let vast = super::shapes::thin(secret.rotate_left(11))[2];
+    let vast_launch = super::ocl::timing_launch(ocl, vast, vast_defines).ok();
+    let per_side = |l: &crate::harness::exec::Launch, d: usize| l.global[d] / l.work_group()[d];
+    if let Some((shape, l)) = &vast_launch {
+        if (0..2).all(|d| per_side(l, d) >= 3) {
+            looks.push(Look::Vast(*shape, false));
+            looks.push(Look::Vast(*shape, true));
+        }
+    }
+    // What quick mode simulates there: two of the launch's work-groups.
+    let vast_mads = |s: Shape| {
+        vast_launch
+            .as_ref()
+            .map_or(0.0, |(_, l)| 2.0 * mads(s) / l.groups().max(1) as f64)
+    };
     let sanitized = looks.len();
     let counted = if v.passed() { behaviour_probes } else { &[] };
     let asked = match counted.is_empty() {
@@ -558,12 +595,13 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
             Look::Own(shape, true) => own_cost * mads(shape),
             Look::Own(_, false) => own_cost * at_asked_mads,
+            Look::Vast(shape, _) => SANITIZER * vast_mads(shape),
         }
     };
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
     let look_opts = |look: Look| match look {
         Look::Asked(i, ..) => &asked_opts[i],
-        Look::Own(..) => own_opts.as_ref().unwrap_or(opts),
+        Look::Own(..) | Look::Vast(..) => own_opts.as_ref().unwrap_or(opts),
         _ => opts,
     };
     let run_look = |look: Look, unoptimised: bool| {
@@ -608,7 +646,9 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let mut runs = runs.into_iter();
     for look in &looks[..sanitized] {
         let probe = &match *look {
-            Look::Own(shape, _) => asked_probe(shape, &look_opts(*look).defines),
+            Look::Own(shape, _) | Look::Vast(shape, _) => {
+                asked_probe(shape, &look_opts(*look).defines)
+            }
             _ => probe_of(ocl, *look).expect("a look of a declared probe"),
         };
         let run = match runs.next().expect("one run per look") {
