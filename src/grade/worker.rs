@@ -95,8 +95,16 @@ fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict
     let mut step = String::from("starting");
     let mut verdict: Option<Verdict> = None;
     let started = Instant::now();
+    // `LAB_TRACE`: each new step on stderr with the seconds since the worker started, to see
+    // where a grading's time goes.
+    let trace = std::env::var_os("LAB_TRACE").is_some();
     let ended = super::request::spawn(&request, &[], &[], child::KEEP, |ev| match ev {
-        Event::Step(s) => step = s,
+        Event::Step(s) => {
+            if trace && s != step {
+                eprintln!("[{:7.2} s] {s}", started.elapsed().as_secs_f64());
+            }
+            step = s
+        }
         Event::Done(v) => verdict = Some(*v),
     })
     .map_err(|e| setup(format!("{e:#}")))?;
