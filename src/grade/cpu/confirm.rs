@@ -45,6 +45,11 @@ pub struct Judge {
     /// slow for some other reason, and speed tells nothing of the technique (`None`: such
     /// code is judged as all other code).
     pub slower_tells_nothing: Option<f64>,
+    /// The student's own code without the technique, where it can be run so (threads: in a
+    /// pool of one), bounds it too where it is faster than the course's: serial code better
+    /// than the course's one-thread i-k-j must not pass for code whose threads share the work.
+    /// The references' times are then scaled by the student's serial code's lead.
+    pub own_alone: Option<usize>,
 }
 
 /// The cache simulator's loop order, confirmed where a column walk costs tens of times more:
@@ -61,6 +66,7 @@ pub const CACHES: Judge = Judge {
     from_bad: 1.0 / 3.0,
     cap: f64::INFINITY,
     slower_tells_nothing: None,
+    own_alone: None,
 };
 
 /// The thread check's sharing of the work, confirmed against the course's one-thread i-k-j
@@ -83,6 +89,7 @@ pub const THREADS: Judge = Judge {
     // slower than the one-thread i-k-j: not confirmed, rather than taken for code without
     // threads. The decoys above run at the one-thread i-k-j's speed (1.0 to 1.2 times it).
     slower_tells_nothing: Some(1.5),
+    own_alone: Some(1),
 };
 
 impl Judge {
@@ -137,13 +144,40 @@ struct Times {
     student: f64,
     good: f64,
     bad: f64,
+    /// The student's own code without the technique (`Judge::own_alone`), if measured.
+    alone: f64,
 }
 
-/// Times the three codes in turn on the same fresh problems, the student's C checked at each.
+impl Times {
+    /// The most the student's code may take. Where its own serial code is ahead of the
+    /// course's, the references are scaled by that lead, so that the line lies where the
+    /// student's code with the technique would be.
+    fn line(&self, judge: &Judge) -> f64 {
+        match self.alone < self.bad {
+            true => judge.line(self.good * self.alone / self.bad, self.alone),
+            false => judge.line(self.good, self.bad),
+        }
+    }
+
+    /// What the verdict says of the student's own serial code, where it set the line.
+    fn alone_said(&self, function: &str) -> String {
+        match self.alone < self.bad {
+            true => format!(
+                " Your `{function}` in a pool of one thread took {:.1} ms, less than the course's code without the technique, so the line is drawn from it.",
+                self.alone
+            ),
+            false => String::new(),
+        }
+    }
+}
+
+/// Times the three codes (four, with the student's alone) in turn on the same fresh problems,
+/// the student's C checked at each.
 fn time_three(
     student: &mut Driver,
     good: &mut Driver,
     bad: &mut Driver,
+    mut alone: Option<&mut Driver>,
     function: &str,
     (shape, rounds): (Shape, usize),
     secret: u64,
@@ -154,12 +188,17 @@ fn time_three(
         student: f64::INFINITY,
         good: f64::INFINITY,
         bad: f64::INFINITY,
+        alone: f64::INFINITY,
     };
+    let codes = if alone.is_some() { 4 } else { 3 };
     for round in 0..rounds {
         let seed = secret ^ (round as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         // Each round in another order: a machine that grows busier slows all three alike.
-        for turn in 0..3 {
-            let which = (turn + round) % 3;
+        for turn in 0..codes {
+            let which = (turn + round) % codes;
+            // The course's code without the technique is slow, and a slow call of it only
+            // moves the line toward it: once. The student's alone is the line where it is
+            // ahead, and a slow call would move the line away: every round, as the student's.
             if which == 2 && round > 0 {
                 continue;
             }
@@ -169,6 +208,15 @@ fn time_three(
                     let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
                     super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
                     t.student = t.student.min(r.ms);
+                }
+                3 => {
+                    let Some(alone) = alone.as_deref_mut() else {
+                        continue;
+                    };
+                    let (p, called) = alone.call(shape, seed, limit, false);
+                    let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+                    super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
+                    t.alone = t.alone.min(r.ms);
                 }
                 which => {
                     let (driver, slot) = match which {
@@ -253,6 +301,16 @@ pub fn technique(
         return Ok(());
     };
     let mut mine = start(built, function, 0)?;
+    let mut alone = match judge.own_alone {
+        Some(threads) => match start(built, function, threads) {
+            Ok(d) => Some(d),
+            Err(f) => {
+                drop(mine.finish());
+                return Err(f);
+            }
+        },
+        None => None,
+    };
     // A finding against the student is measured twice, on new problems: a burst of other
     // work on the machine during one measurement's calls of the student's code alone would
     // otherwise read as code without the technique. Code without it is as slow both times.
@@ -262,6 +320,7 @@ pub fn technique(
             &mut mine,
             &mut p.good,
             &mut p.bad,
+            alone.as_mut(),
             function,
             (shape, judge.rounds + attempt as usize),
             secret ^ attempt.wrapping_mul(0xA5A5_5A5A_0F0F),
@@ -275,6 +334,7 @@ pub fn technique(
             }
             Err(f) => {
                 drop(mine.finish());
+                drop(alone.map(Driver::finish));
                 return Err(f);
             }
         };
@@ -287,7 +347,7 @@ pub fn technique(
             ));
             break;
         }
-        let line = judge.line(t.good, t.bad);
+        let line = t.line(judge);
         let passed = t.student <= line;
         judged = Ok(Some((t, line)));
         if passed {
@@ -295,6 +355,7 @@ pub fn technique(
         }
     }
     drop(mine.finish());
+    drop(alone.map(Driver::finish));
     let (t, line) = match judged {
         Ok(Some(j)) => j,
         Ok(None) => return Ok(()),
@@ -323,14 +384,22 @@ pub fn technique(
         return Err(Failure::new(
             FailKind::Technique,
             format!(
-                "{seen_by} saw the {what} in your `{function}`, but run the way it is timed, {unwatched}, at {shape} ({drawn}), it took {:.1} ms: the course's `{}` took {:.1} ms and its `{}`, {}, {:.1} ms, and the line between them is {line:.1} ms (measured twice, on new problems each time). Your code runs as code without the {what} does {unwatched}: it must compute the same way whenever it is called.\nHint: {hint}",
-                t.student, good.1, t.good, bad.1, judge.bad_is, t.bad
+                "{seen_by} saw the {what} in your `{function}`, but run the way it is timed, {unwatched}, at {shape} ({drawn}), it took {:.1} ms: the course's `{}` took {:.1} ms and its `{}`, {}, {:.1} ms, and the line between them is {line:.1} ms (measured twice, on new problems each time).{} Your code runs as code without the {what} does {unwatched}: it must compute the same way whenever it is called.\nHint: {hint}",
+                t.student, good.1, t.good, bad.1, judge.bad_is, t.bad, t.alone_said(function)
             ),
         ));
     }
     notes.say(format!(
-        "technique confirmed where it runs as timed: `{function}` took {:.1} ms at {shape} ({drawn}), the course's `{}` {:.1} ms and its `{}` {:.1} ms",
-        t.student, good.1, t.good, bad.1, t.bad
+        "technique confirmed where it runs as timed: `{function}` took {:.1} ms at {shape} ({drawn}), the course's `{}` {:.1} ms and its `{}` {:.1} ms{}",
+        t.student,
+        good.1,
+        t.good,
+        bad.1,
+        t.bad,
+        match t.alone.is_finite() {
+            true => format!(", `{function}` in a pool of one thread {:.1} ms", t.alone),
+            false => String::new(),
+        }
     ));
     Ok(())
 }
