@@ -174,10 +174,8 @@ impl Times {
 /// Times the three codes (four, with the student's alone) in turn on the same fresh problems,
 /// the student's C checked at each.
 fn time_three(
-    student: &mut Driver,
-    good: &mut Driver,
-    bad: &mut Driver,
-    mut alone: Option<&mut Driver>,
+    (student, mut alone): (&mut Driver, Option<&mut Driver>),
+    (good, bad): (&mut Driver, &mut Driver),
     function: &str,
     (shape, rounds): (Shape, usize),
     secret: u64,
@@ -317,10 +315,8 @@ pub fn technique(
     let mut judged = Ok(None);
     for attempt in 0..2u64 {
         let timed = time_three(
-            &mut mine,
-            &mut p.good,
-            &mut p.bad,
-            alone.as_mut(),
+            (&mut mine, alone.as_mut()),
+            (&mut p.good, &mut p.bad),
             function,
             (shape, judge.rounds + attempt as usize),
             secret ^ attempt.wrapping_mul(0xA5A5_5A5A_0F0F),
