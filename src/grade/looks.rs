@@ -136,6 +136,20 @@ pub(super) fn asked_looks(
     looks
 }
 
+/// The options with the device's own defines, resolved as the device run resolves them.
+pub(super) fn own_options(ocl: &OclLesson, opts: &Options) -> Option<Options> {
+    let gpu = Gpu::open(opts.device.as_deref()).ok()?;
+    let ctx = crate::lesson::Ctx {
+        info: &gpu.info,
+        course: &opts.course,
+    };
+    let defines = crate::prepared::defines(ocl, &ctx, None, &opts.defines).ok()?;
+    Some(Options {
+        defines,
+        ..opts.clone()
+    })
+}
+
 /// The asked size's look, with the device's own `defines` (those the device run used and
 /// the timing uses).
 fn asked_look(

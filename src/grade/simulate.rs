@@ -220,11 +220,8 @@ fn simulate(
                 false => o,
             }
         }
-        // Accesses outside every buffer, barriers and values used before they were set (the
-        // unoptimised build they need): K is short, and quick mode runs two work-groups. Not
-        // races, whose detector costs by the buffers' size, not the work run (C is 64 MiB
-        // here: lesson 04's grading 2.6 s without it, 8.2 s with); the asked size and the
-        // small problems ask about them.
+        // Bounds, barriers, uninitialised values (K is short); not races, whose detector costs
+        // by the buffers' size (C is 64 MiB: lesson 04's grading 2.6 s without, 8.2 s with).
         Look::Vast(..) => oclgrind::Options {
             quick: true,
             disable_optimization: true,
@@ -469,23 +466,12 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         )),
         None => {}
     }
-    // And at the grading's largest launch, the vast thin shape with the device's own defines:
-    // a drawn work-group and the last, then the two edges, every question asked. Where the
-    // launch has fewer than three work-groups along a side, the small problems run them all.
-    // (The device's own defines as the asked size's look has them, else as the device run
-    // resolved them.)
-    let vast_opts = own_opts.clone().or_else(|| {
-        let gpu = Gpu::open(opts.device.as_deref()).ok()?;
-        let ctx = crate::lesson::Ctx {
-            info: &gpu.info,
-            course: &opts.course,
-        };
-        let defines = crate::prepared::defines(ocl, &ctx, None, &opts.defines).ok()?;
-        Some(Options {
-            defines,
-            ..opts.clone()
-        })
-    });
+    // And the grading's largest launch (the vast thin shape), own defines: a drawn group and
+    // the last, then the two edges.
+    // (The device's own defines as the asked size's look has them, else resolved here.)
+    let vast_opts = own_opts
+        .clone()
+        .or_else(|| super::looks::own_options(ocl, opts));
     let vast = super::shapes::thin(secret.rotate_left(11))[2];
     let vast_launch = (vast_opts.as_ref())
         .map(|o| super::ocl::timing_launch(ocl, vast, &o.defines).map_err(|e| format!("{e:#}")))
@@ -1007,55 +993,5 @@ fn answer_runs(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every lesson with a technique to count offers the simulator at least two define sets,
-    /// each legal, at a shape of its own that the launch takes, and shapes to draw near it for
-    /// both looks, whatever the seed: no grading falls back to a declared shape or defines.
-    #[test]
-    fn every_technique_has_define_sets_to_draw_from() {
-        for lesson in crate::ladder::ALL {
-            let Some(ocl) = lesson.ocl() else { continue };
-            let Some(b) = &ocl.behaviour else { continue };
-            let name = lesson.name();
-            assert!(b.probes.len() >= 2, "{name}: one define set only");
-            let declared: Vec<Shape> = (ocl.sanitize.probes.iter())
-                .chain(b.probes)
-                .map(|p| p.shape)
-                .collect();
-            for (j, p) in b.probes.iter().enumerate() {
-                let d = p.defines();
-                (ocl.check_defines)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
-                (ocl.launch)(p.shape, &d).unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert!(
-                    b.probes[..j].iter().all(|q| q.defines != p.defines),
-                    "{name}: a define set twice"
-                );
-                // Two k-steps at least in the shortest K the sanitizer's shape may be drawn
-                // with (half the declared one), so that a race between one step's reads and
-                // the next step's copies into a buffer they share can show there.
-                let step = (b.k_step)(&d).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let least = p.shape.k - p.shape.k / 2;
-                assert!(
-                    least.div_ceil(step.max(1)) >= 2,
-                    "{name}: K may be drawn as {least}, one k-step of {step}, near {}",
-                    describe(p)
-                );
-                for secret in 0..32 {
-                    let valid = accepts(ocl, p);
-                    let s =
-                        super::super::shapes::whole_tiles_near(p.shape, &declared, secret, &valid)
-                            .unwrap_or_else(|| panic!("{name}: no shape near {}", describe(p)));
-                    assert!(valid(s) && !declared.contains(&s), "{name}: {s}");
-                    assert!(
-                        super::super::shapes::near_probe(p.shape, &declared, secret, &valid)
-                            .is_some(),
-                        "{name}: no sanitizer shape near {}",
-                        describe(p)
-                    );
-                }
-            }
-        }
-    }
-}
+#[path = "simulate_tests.rs"]
+mod tests;
