@@ -423,10 +423,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let counts_ask = v.passed() && !behaviour_probes.is_empty();
     let own =
         (asked.iter()).find(|a| a.own && a.every_group && (!counts_ask || !own_optimised(lesson)));
-    let own_opts = asked.iter().find(|a| a.own).map(|a| Options {
-        defines: a.defines.clone(),
-        ..opts.clone()
-    });
+    // The device's own defines: as the asked size's looks have them, else resolved here (a
+    // lesson whose looks do not count them still runs the largest launch with them, below).
+    let own_opts = (asked.iter().find(|a| a.own))
+        .map(|a| Options {
+            defines: a.defines.clone(),
+            ..opts.clone()
+        })
+        .or_else(|| super::looks::own_options(ocl, opts));
     let own_shape = own.map(|a| {
         super::looks::sanitized_shape(ocl, &a.defines, secret.rotate_left(53)).unwrap_or(a.shape)
     });
@@ -468,12 +472,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     // And the grading's largest launch (the vast thin shape), own defines: a drawn group and
     // the last, then the two edges.
-    // (The device's own defines as the asked size's look has them, else resolved here.)
-    let vast_opts = own_opts
-        .clone()
-        .or_else(|| super::looks::own_options(ocl, opts));
     let vast = super::shapes::thin(secret.rotate_left(11))[2];
-    let vast_launch = (vast_opts.as_ref())
+    let vast_launch = (own_opts.as_ref())
         .map(|o| super::ocl::timing_launch(ocl, vast, &o.defines).map_err(|e| format!("{e:#}")))
         .unwrap_or_else(|| Err("the device's own defines could not be resolved".into()));
     match &vast_launch {
@@ -608,8 +608,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
     let look_opts = |look: Look| match look {
         Look::Asked(i, ..) => &asked_opts[i],
-        Look::Own(..) => own_opts.as_ref().unwrap_or(opts),
-        Look::Vast(..) => vast_opts.as_ref().unwrap_or(opts),
+        Look::Own(..) | Look::Vast(..) => own_opts.as_ref().unwrap_or(opts),
         _ => opts,
     };
     let run_look = |look: Look, unoptimised: bool| {

@@ -201,20 +201,17 @@ fn time_three(
                 continue;
             }
             match which {
-                0 => {
-                    let (p, called) = student.call(shape, seed, limit, false);
-                    let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
-                    super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
-                    t.student = t.student.min(r.ms);
-                }
-                3 => {
-                    let Some(alone) = alone.as_deref_mut() else {
-                        continue;
+                // The student's code, in its pool or alone: its C checked.
+                0 | 3 => {
+                    let (driver, slot) = match (which, alone.as_deref_mut()) {
+                        (0, _) => (&mut *student, &mut t.student),
+                        (_, Some(alone)) => (alone, &mut t.alone),
+                        (_, None) => continue,
                     };
-                    let (p, called) = alone.call(shape, seed, limit, false);
+                    let (p, called) = driver.call(shape, seed, limit, false);
                     let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
                     super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
-                    t.alone = t.alone.min(r.ms);
+                    *slot = slot.min(r.ms);
                 }
                 which => {
                     let (driver, slot) = match which {
