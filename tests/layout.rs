@@ -261,11 +261,16 @@ fn code(text: &str) -> String {
     while let Some(i) = rest.find("#[cfg(test)]") {
         out.push_str(&rest[..i]);
         let after = &rest[i..];
-        // The item the attribute is on, up to its matching closing brace.
+        // The item the attribute is on, up to its matching closing brace, or to its `;`
+        // where it has no body (`mod tests;`, read from a file of its own).
         let Some(open) = after.find('{') else {
             rest = "";
             break;
         };
+        if let Some(semi) = after.find(';').filter(|&s| s < open) {
+            rest = &after[semi + 1..];
+            continue;
+        }
         let mut depth = 0usize;
         let mut end = after.len();
         for (j, c) in after[open..].char_indices() {
@@ -523,6 +528,8 @@ fn import_graph(package: &Package) -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>
         .iter()
         .flat_map(|s| rust_files(&root.join(s)))
         .collect();
+    let tests: BTreeSet<PathBuf> = files.iter().flat_map(|f| test_files(f)).collect();
+    let files = files.into_iter().filter(|f| !tests.contains(f));
     let modules: Vec<(PathBuf, Vec<String>)> = files
         .into_iter()
         .map(|f| {
@@ -547,6 +554,48 @@ fn import_graph(package: &Package) -> Vec<(PathBuf, Vec<String>, Vec<Vec<String>
             })
             .collect();
         out.push((file.clone(), module.clone(), targets));
+    }
+    out
+}
+
+/// The files a source file reads as unit-test modules (`#[cfg(test)] mod tests;`, with or
+/// without `#[path = "..."]`): test code, which may reach any floor, like an inline one.
+fn test_files(file: &Path) -> Vec<PathBuf> {
+    test_files_in(&std::fs::read_to_string(file).unwrap(), file)
+}
+
+fn test_files_in(text: &str, file: &Path) -> Vec<PathBuf> {
+    let dir = file.parent().unwrap();
+    let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+    // `mod x;` in a.rs is a/x.rs; in mod.rs, lib.rs or main.rs it is x.rs beside it.
+    let own_dir = match stem.as_str() {
+        "mod" | "lib" | "main" => dir.to_path_buf(),
+        _ => dir.join(&stem),
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("#[cfg(test)]") {
+        let mut rest = text[i + "#[cfg(test)]".len()..].trim_start();
+        let mut path = None;
+        while let Some(attr) = rest.strip_prefix("#[") {
+            let Some(end) = attr.find(']') else { break };
+            let inner = &attr[..end];
+            if let Some(p) = inner.strip_prefix("path").map(str::trim) {
+                path = p
+                    .strip_prefix('=')
+                    .map(|q| q.trim().trim_matches('"').to_string());
+            }
+            rest = attr[end + 1..].trim_start();
+        }
+        let Some(decl) = rest.strip_prefix("mod ") else {
+            continue;
+        };
+        let Some(name) = decl.split(';').next().filter(|n| !n.contains('{')) else {
+            continue;
+        };
+        out.push(match path {
+            Some(p) => dir.join(p),
+            None => own_dir.join(format!("{}.rs", name.trim())),
+        });
     }
     out
 }
@@ -807,6 +856,25 @@ fn the_import_check_sees_imports_and_circles() {
         ),
         [m("run")]
     );
+    // A test module read from a file ends at its `;`: what follows is code.
+    assert_eq!(
+        imports_of(
+            "#[cfg(test)]\n#[path = \"t.rs\"]\nmod t;\nuse crate::run;\nfn f() {}",
+            &m("grade")
+        ),
+        [m("run")]
+    );
+    // Such a file is test code; a module of its own under the attribute is not.
+    let f = Path::new("/p/src/grade/simulate.rs");
+    assert_eq!(
+        test_files_in("#[cfg(test)]\n#[path = \"s_tests.rs\"]\nmod tests;", f),
+        [PathBuf::from("/p/src/grade/s_tests.rs")]
+    );
+    assert_eq!(
+        test_files_in("#[cfg(test)]\nmod tests;", f),
+        [PathBuf::from("/p/src/grade/simulate/tests.rs")]
+    );
+    assert!(test_files_in("#[cfg(test)]\nmod t { use crate::x; }\nmod real;", f).is_empty());
     let e = |pairs: &[(&str, &str)]| -> BTreeSet<(String, String)> {
         pairs
             .iter()
