@@ -190,6 +190,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         unordered: None,
         accuracy: None,
         kernels: &[],
+        compiled: None,
     },
     sized: None,
     knobs: None,

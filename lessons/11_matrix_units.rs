@@ -173,6 +173,7 @@ pub static MATRIX: OclLesson = OclLesson {
         prelude: Some(unit::prelude),
         unordered: Some(unit::unordered),
         accuracy: Some(|p, out, failed| unit::accuracy(p, &out.c, failed)),
+        compiled: Some(compiled),
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner
@@ -200,8 +201,9 @@ pub static MATRIX: OclLesson = OclLesson {
     // thin shapes each time: a kernel whose part index is right for four parts and wrong for
     // five fails on every grading, not on the day a problem's shape asks for five. Elsewhere,
     // where nothing splits K, the device's own blocks in the most parts (a part index taken
-    // modulo any smaller count goes wrong there), so that a file graded at home is graded for
-    // the class's GPU too.
+    // modulo any smaller count goes wrong there) and in five (no power of two), so that a file
+    // graded at home is graded for the class's GPU too. The counts cost runs, not builds
+    // (`compiled`).
     knobs: Some(|info| {
         let with_parts = |d: &[(&str, &str)], parts: usize| {
             let mut d = lab::lesson::defines(d);
@@ -220,7 +222,7 @@ pub static MATRIX: OclLesson = OclLesson {
                 })
                 .collect()
         } else {
-            vec![with_parts(CPU_DEFINES, MAX_PARTS)]
+            vec![with_parts(CPU_DEFINES, MAX_PARTS), with_parts(CPU_DEFINES, 5)]
         }
     }),
     any_size: true,
@@ -324,6 +326,22 @@ const PROBE_DEFINES: &[(&str, &str)] = &[
     ("WN", "8"),
     ("STAGES", "2"),
 ];
+
+/// What the compiler sees of a knob set: the count of parts of K (SPLIT_K) is the host's, the
+/// grid's height; the kernel is told only that K is split (K_IN_PARTS), so one build serves
+/// every count (a GPU's grading builds each block shape twice, not once per count) and no
+/// kernel can key on a count it is built for.
+fn compiled(d: &[lab::harness::program::Define]) -> Vec<lab::harness::program::Define> {
+    let split = split_k(d).is_ok_and(|parts| parts > 1);
+    let mut out: Vec<_> = (d.iter())
+        .filter(|x| x.name != "SPLIT_K" && x.name != "K_IN_PARTS")
+        .cloned()
+        .collect();
+    if split {
+        out.push(lab::harness::program::Define::new("K_IN_PARTS", 1));
+    }
+    out
+}
 
 /// How many parts K is split into: SPLIT_K where the defines name it, else 1.
 fn split_k(d: &[lab::harness::program::Define]) -> Result<usize, String> {

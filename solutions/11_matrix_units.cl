@@ -26,8 +26,9 @@
 #ifndef STAGES
 #define STAGES 3
 #endif
-#ifndef SPLIT_K
-#define SPLIT_K 1
+// Set by the host where it splits K into parts (how many is the host's, not the kernel's).
+#ifndef K_IN_PARTS
+#define K_IN_PARTS 0
 #endif
 
 // How many k-steps may still be in flight when step t's tiles are needed (a number, for PTX).
@@ -155,11 +156,12 @@ void matmul(const int M, const int N, const int K,
     const int warp = tid / 32, lane = tid % 32;
     const int g = lane / 4, t4 = lane % 4;
     const int n0 = get_group_id(0) * BN;
-#if SPLIT_K > 1
-    // K split by the host (for problems too small to fill the device): the grid holds SPLIT_K
-    // problems of this shape one under the other, part z's A, B and C after part z-1's, and
-    // the host sums the parts' C. Compiled only then: the same lines in every kernel cost the
-    // unsplit loop 5 to 7 % on an H200 (research/splitk-11/).
+#if K_IN_PARTS
+    // K split by the host (for problems too small to fill the device): the grid holds one
+    // problem of this shape per part, one under the other, part z's A, B and C after part
+    // z-1's, and the host sums the parts' C. One build serves every count of parts. Compiled
+    // only where K is split: the same lines in every kernel cost the unsplit loop 5 to 7 % on
+    // an H200 (research/splitk-11/).
     const int blocks_m = (M + BM - 1) / BM;
     const int z = get_group_id(1) / blocks_m, m0 = (get_group_id(1) % blocks_m) * BM;
 #else
@@ -170,7 +172,7 @@ void matmul(const int M, const int N, const int K,
     const int steps = (K + BK - 1) / BK;
     Copies cp;
     plan_copies(&cp, M, K, N, m0, n0, tid);
-#if SPLIT_K > 1
+#if K_IN_PARTS
     // The part's A and B, as offsets: moving the pointers instead cost the loop 18 % at 1024³.
     cp.a_src += z * M * K;
     cp.b_src += z * K * N;
@@ -255,7 +257,7 @@ void matmul(const int M, const int N, const int K,
         async_commit();
     }
 
-#if SPLIT_K > 1
+#if K_IN_PARTS
     C += (size_t)z * M * N;
 #endif
 

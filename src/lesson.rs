@@ -354,6 +354,10 @@ pub struct Host {
     /// the program is built, so that a file lacking one fails there, naming it; the prepared
     /// program holds them by name ([`Kernels::get`]). Empty: the lesson's kernel alone.
     pub kernels: &'static [Signature],
+    /// What of a knob set the compiler sees; the rest is the host's alone, read by `run` from
+    /// the set (lesson 11's count of parts of K: the kernel is told only that K is split, so
+    /// one build serves every count, and every count is still run). `None`: every define.
+    pub compiled: Option<CompiledFn>,
 }
 
 /// Source put before a lesson's kernel on a device, and the line every report shows about it.
@@ -412,6 +416,9 @@ pub const PRELUDE_FILE: &str = "prelude.cl";
 /// not good enough (or `out.found` names what made it wrong). `failed` says whether the result
 /// already failed the per-element allowance (the message then explains it better than the
 /// generic one, or `None` keeps the generic one).
+/// What of a knob set the compiler sees ([`Host::compiled`]).
+pub type CompiledFn = fn(&[Define]) -> Vec<Define>;
+
 pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &RunOutput, bool) -> Option<String>;
 
 /// Plain buffers for A, B and C, copied to and from the device.
@@ -423,6 +430,7 @@ pub const BUFFERS: Host = Host {
     unordered: None,
     accuracy: None,
     kernels: &[],
+    compiled: None,
 };
 
 /// One run of a kernel under the simulator: a size and the defines it is built with (small
@@ -605,6 +613,15 @@ impl OclLesson {
     /// The prelude on this device, if there is one.
     pub fn prelude(&self, gpu: &Gpu) -> Option<Prelude> {
         self.host.prelude.map(|p| p(gpu))
+    }
+
+    /// The defines the compiler sees for a knob set ([`Host::compiled`]): two sets that give
+    /// the same are one build.
+    pub fn compiled(&self, defines: &[Define]) -> Vec<Define> {
+        match self.host.compiled {
+            Some(f) => f(defines),
+            None => defines.to_vec(),
+        }
     }
 
     /// The lesson's own kernel, by name and arguments.

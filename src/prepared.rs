@@ -123,8 +123,9 @@ impl Prepared {
         defines: &[Define],
         options: &str,
     ) -> Result<Prepared> {
-        count(file, defines, options);
-        let program = program::build_source(gpu, file, source, defines, options)?;
+        let compiled = ocl.compiled(defines);
+        count(file, &compiled, options);
+        let program = program::build_source(gpu, file, source, &compiled, options)?;
         let kernel = Kernels::create(&program, file, main, ocl.host.kernels)?;
         Ok(Prepared {
             file: file.to_path_buf(),

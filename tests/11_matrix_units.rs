@@ -379,20 +379,33 @@ fn blocks_follow_the_problems_shape_and_every_choice_is_graded() {
         }
     }
     assert_eq!(knobs.len(), 2 * 16);
+    // The count of parts is the host's: the compiler sees each block shape whole or split,
+    // four builds for the 32 combinations, and never the count.
+    let mut compiled: Vec<String> = (knobs.iter())
+        .map(|d| lab::harness::program::options(&ocl.compiled(d), ""))
+        .collect();
+    assert!(
+        compiled.iter().all(|o| !o.contains("SPLIT_K")),
+        "{compiled:?}"
+    );
+    compiled.sort();
+    compiled.dedup();
+    assert_eq!(compiled.len(), 4, "{compiled:?}");
+    let mut in_parts = defines(GPU_DEFINES);
+    in_parts.push(lab::harness::program::Define::new("K_IN_PARTS", 1));
+    assert_eq!(ocl.compiled(&split(GPU_DEFINES, "16")), in_parts);
     // A device without tensor cores keeps the model's one shape, graded besides in the most
-    // parts the host of a GPU asks for.
+    // parts the host of a GPU asks for, and in five (no power of two).
     let cpu = lab::harness::device::DeviceInfo {
         vendor: "The pocl project".into(),
         kind: "CPU".into(),
         ..gpu
     };
     let own = by_shape(&cpu, Shape::new(64, 64, 64));
+    let in_parts = |p: &str| lab::lesson::with_overrides(own.clone(), &defines(&[("SPLIT_K", p)]));
     assert_eq!(
         (ocl.knobs.unwrap())(&cpu),
-        vec![lab::lesson::with_overrides(
-            own.clone(),
-            &defines(&[("SPLIT_K", "16")])
-        )]
+        vec![in_parts("16"), in_parts("5")]
     );
     assert_eq!(by_shape(&cpu, Shape::new(1024, 1024, 1024)), own);
     assert_eq!(

@@ -2,6 +2,7 @@
 //! guarded, judge it, then time it if asked.
 
 use std::path::Path;
+use std::rc::Rc;
 
 use anyhow::{Context as _, Result};
 
@@ -155,6 +156,17 @@ fn grade_into(
     let mut own = None;
     let mut own_small = Vec::new();
     let mut built: Vec<Option<Result<Prepared>>> = Vec::new();
+    // Sets the compiler sees alike are one build (lesson 11's counts of parts of K): each set
+    // runs on the program of the first set built the same way.
+    let options = opts.build_options(ocl);
+    let keys: Vec<String> = (sets.iter())
+        .map(|d| program::options(&ocl.compiled(d), &options))
+        .collect();
+    let first_alike = |n: usize| keys.iter().position(|k| *k == keys[n]).unwrap_or(n);
+    let mut kept: Vec<Option<Rc<Prepared>>> = Vec::new();
+    kept.resize_with(sets.len(), || None);
+    // Which sets a batch of builds has covered (the first is built alone).
+    let mut batched = vec![false; sets.len()];
     // The asked size as the lesson takes it: its C is checked whole, every element, where
     // larger products are checked at thousands of drawn points (a kernel wrong in one element
     // at the size its student runs fails every time, not on the days a point lands on it),
@@ -203,10 +215,12 @@ fn grade_into(
             program::line(set)
         };
         progress(format!("building {} {with}", paths::display(file)));
-        let prepared = match built.get_mut(n).and_then(Option::take) {
-            Some(p) => p?,
-            None => Prepared::build(&gpu, ocl, file, &text, set, &opts.build_options(ocl))?,
+        let prepared = match (kept[first_alike(n)].clone(), built.get_mut(n)) {
+            (Some(p), _) => p,
+            (None, Some(b)) if b.is_some() => Rc::new(b.take().expect("checked")?),
+            (None, _) => Rc::new(Prepared::build(&gpu, ocl, file, &text, set, &options)?),
         };
+        kept[n] = Some(prepared.clone());
         let kernel = &prepared.kernel;
         if n == 0 {
             own_small = (shapes.iter())
@@ -289,30 +303,28 @@ fn grade_into(
         // building more), side by side on the host's cores: the lesson's fixed sets, then
         // every combination the tuner may choose.
         let next = n + 1;
-        if next < sets.len() && built.get(next).is_none_or(Option::is_none) {
+        if next < sets.len() && !batched[next] {
             let end = if next < small_from {
                 small_from.min(sets.len())
             } else {
                 sets.len()
             };
+            batched[next..end].fill(true);
+            // Only the first of the sets built alike.
+            let first: Vec<usize> = (next..end).filter(|&i| first_alike(i) == i).collect();
             progress(format!(
-                "building {} with {} more define sets",
+                "building {} with {} more define sets ({} builds)",
                 paths::display(file),
-                end - next
+                end - next,
+                first.len()
             ));
             built.resize_with(sets.len(), || None);
-            for (i, p) in build_all(
-                &gpu,
-                ocl,
-                file,
-                &text,
-                &sets[next..end],
-                &opts.build_options(ocl),
-            )
-            .into_iter()
-            .enumerate()
+            let to_build: Vec<Vec<Define>> = first.iter().map(|&i| sets[i].clone()).collect();
+            for (i, p) in first
+                .into_iter()
+                .zip(build_all(&gpu, ocl, file, &text, &to_build, &options))
             {
-                built[next + i] = Some(p);
+                built[i] = Some(p);
             }
         }
     }
@@ -699,13 +711,20 @@ mod tests {
         assert_eq!(internal_inline(plain), plain);
     }
 
-    /// One verdict builds the student's kernel once per define set it grades, once more
-    /// unoptimised with the device's own set ([`unoptimised`]), and the reference once to time
-    /// beside it: the checks, the timing and the comparison all run the same builds.
+    /// One verdict builds the student's kernel once per define set it grades (sets the
+    /// compiler sees alike, lesson 11's counts of parts, once for all), once more unoptimised
+    /// with the device's own set ([`unoptimised`]), and the reference once to time beside it:
+    /// the checks, the timing and the comparison all run the same builds.
     #[test]
     fn one_verdict_builds_each_define_set_once() {
+        for key in ["06", "11"] {
+            builds_each_define_set_once(key);
+        }
+    }
+
+    fn builds_each_define_set_once(key: &str) {
         let course = Course::from_env();
-        let lesson = crate::ladder::get("06");
+        let lesson = crate::ladder::get(key);
         let ocl = lesson.ocl().unwrap();
         let dir = Scratch::new("builds").unwrap();
         let file = dir.dir.join(lesson.file_name());
@@ -722,10 +741,32 @@ mod tests {
             "timed beside the reference"
         );
         let builds = crate::prepared::builds_of(&file);
+        // The sets graded: the device's own, the fixed ones, the tuner's.
+        let gpu = Gpu::open(None).unwrap();
+        let ctx = Ctx {
+            info: &gpu.info,
+            course: &opts.course,
+        };
+        let own = prepared::defines(ocl, &ctx, None, &[]).unwrap();
+        let sets: Vec<Vec<Define>> = std::iter::once(own.clone())
+            .chain(
+                ocl.define_sets
+                    .iter()
+                    .map(|d| with_overrides(own.clone(), &crate::lesson::defines(d))),
+            )
+            .chain(ocl.knobs.map_or(vec![], |k| k(&gpu.info)))
+            .map(|d| ocl.compiled(&with_overrides(own.clone(), &d)))
+            .collect();
+        let mut alike = sets.clone();
+        alike.sort_by_key(|d| program::options(d, ""));
+        alike.dedup();
+        if key == "11" {
+            assert!(alike.len() < sets.len(), "counts of parts built alike");
+        }
         assert_eq!(
             builds.len(),
-            2 + ocl.define_sets.len(),
-            "one build per define set, and the own set's unoptimised: {builds:?}"
+            1 + alike.len(),
+            "one build per define set the compiler sees, and the own set's unoptimised: {builds:?}"
         );
         assert!(builds.iter().all(|(_, n)| *n == 1), "{builds:?}");
         let unoptimised: Vec<_> = (builds.iter())

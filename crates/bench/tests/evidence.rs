@@ -78,7 +78,7 @@ fn grading_options(key: &str) -> String {
         course: &edge.course,
     };
     let defines = lab::prepared::defines(ocl, &ctx, None, &[]).unwrap();
-    program::options(&defines, ocl.build_options)
+    program::options(&ocl.compiled(&defines), ocl.build_options)
 }
 
 #[test]

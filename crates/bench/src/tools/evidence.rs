@@ -162,7 +162,7 @@ fn one(
         .with_context(|| format!("reading the kernel file {}", paths::display(&file)))?;
     let prepared = Prepared::build(gpu, ocl, &file, &text, &defines, extra.trim())?;
     let prog = &prepared.program;
-    let opts = program::options(&defines, extra.trim());
+    let opts = program::options(&ocl.compiled(&defines), extra.trim());
     let name = lesson.name();
     let starter = if lab::grade::is_starter(&text) {
         " (still the starter: its TODO regions are not done)"
