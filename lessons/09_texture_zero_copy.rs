@@ -190,6 +190,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         unordered: None,
         accuracy: None,
         kernels: &[],
+        own_look: None,
         compiled: None,
     },
     sized: None,

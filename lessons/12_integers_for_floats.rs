@@ -165,6 +165,10 @@ pub static INTEGERS: OclLesson = OclLesson {
             (out.found.clone()).or_else(|| unit::accuracy(p, &out.c, failed))
         }),
         kernels: host::FURTHER,
+        // One block of the device's own per plane, over two k-steps: every work-group of the
+        // six kernels runs, and the products' cost is what padding any smaller problem to
+        // whole blocks costs.
+        own_look: Some(|d| Ok(Shape::new(define(d, "BM")?, define(d, "BN")?, 2 * define(d, "BK")?))),
         ..BUFFERS
     },
     sized: None,

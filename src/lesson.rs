@@ -354,6 +354,11 @@ pub struct Host {
     /// the program is built, so that a file lacking one fails there, naming it; the prepared
     /// program holds them by name ([`Kernels::get`]). Empty: the lesson's kernel alone.
     pub kernels: &'static [Signature],
+    /// For a lesson of several kernels, whose work-groups differ from one kernel to the next:
+    /// the problem its technique is counted at with the device's own defines, every work-group
+    /// of every kernel run (the simulator draws one near it, no larger, for each grading).
+    /// `None`: the looks follow the lesson's one kernel's tiles ([`crate::grade`]'s looks).
+    pub own_look: Option<OwnLookFn>,
     /// What of a knob set the compiler sees; the rest is the host's alone, read by `run` from
     /// the set (lesson 11's count of parts of K: the kernel is told only that K is split, so
     /// one build serves every count, and every count is still run). `None`: every define.
@@ -416,6 +421,10 @@ pub const PRELUDE_FILE: &str = "prelude.cl";
 /// not good enough (or `out.found` names what made it wrong). `failed` says whether the result
 /// already failed the per-element allowance (the message then explains it better than the
 /// generic one, or `None` keeps the generic one).
+/// The problem a lesson of several kernels is counted at with a device's own defines
+/// ([`Host::own_look`]).
+pub type OwnLookFn = fn(&[Define]) -> Result<Shape, String>;
+
 /// What of a knob set the compiler sees ([`Host::compiled`]).
 pub type CompiledFn = fn(&[Define]) -> Vec<Define>;
 
@@ -430,6 +439,7 @@ pub const BUFFERS: Host = Host {
     unordered: None,
     accuracy: None,
     kernels: &[],
+    own_look: None,
     compiled: None,
 };
 

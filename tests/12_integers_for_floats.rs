@@ -381,6 +381,37 @@ pub mod cases {
             FailKind::Technique,
             &["INT8 unit did 0.00", "mma_s8", "Hint"],
         ),
+        // The same, only with the warps and stages a CPU takes (the device's own defines
+        // there, none of the lesson's declared sets): the unit's products everywhere else.
+        Case::rejects(
+            L,
+            "products_on_the_lanes_only_with_this_devices_defines",
+            Decoy,
+            Mutant(&[(
+                "            for (int i = 0; i < MI; i++)
+                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
+                "            for (int i = 0; i < MI; i++)
+                for (int j = 0; j < NI; j++) {
+#if STAGES == 2 && WM == 32
+                    const __local char* a8 = (const __local char*)as;
+                    const __local char* b8 = (const __local char*)bs;
+                    const int r = i * 16 + g, c = j * 8 + 2 * t4;
+                    for (int k = kk * 32; k < kk * 32 + 32; k++) {
+                        const int a0 = a8[r * SROW + k], a1 = a8[(r + 8) * SROW + k];
+                        const int b0 = b8[c * SROW + k], b1 = b8[(c + 1) * SROW + k];
+                        acc[i][j] += (int4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+#else
+                    acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
+#endif
+                }",
+            )]),
+            FailKind::Technique,
+            &[
+                "INT8 unit did 0.00",
+                "with the defines the lesson takes on this device",
+            ],
+        ),
         // Correct in another style.
         Case::accepts(
             L,

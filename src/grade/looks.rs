@@ -60,11 +60,10 @@ pub(super) fn asked_looks(
     notes: &mut Vec<String>,
     own_missing: &mut Option<String>,
 ) -> Vec<AskedLook> {
-    if !ocl.host.kernels.is_empty() {
+    let several = !ocl.host.kernels.is_empty();
+    if several {
         let why = "the lesson runs several kernels per multiplication, whose work-groups differ";
-        notes.push(format!("the technique was not counted at the asked size nor with other devices' defines: {why}; its declared define sets are counted whole"));
-        *own_missing = Some(why.into());
-        return Vec::new();
+        notes.push(format!("the technique was not counted at the asked size nor with other devices' defines: {why}; its declared define sets and this device's own are counted whole"));
     }
     let gpu = match Gpu::open(opts.device.as_deref()) {
         Ok(g) => g,
@@ -90,6 +89,18 @@ pub(super) fn asked_looks(
     let own = crate::prepared::defines(ocl, &ctx, None, &opts.defines);
     if let Err(why) = &own {
         *own_missing = Some(why.clone());
+    }
+    if several {
+        return match own.and_then(|d| several_look(ocl, d)) {
+            Ok(a) => vec![a],
+            Err(why) => {
+                notes.push(format!(
+                    "the technique was not counted with the defines the lesson takes on this device: {why}"
+                ));
+                *own_missing = Some(why);
+                Vec::new()
+            }
+        };
     }
     match own
         .clone()
@@ -317,6 +328,36 @@ fn small_look(
         every_group: true,
         mads,
         at: format!("with the defines the lesson takes on {label}"),
+        own: true,
+    })
+}
+
+/// The look with the device's own `defines` of a lesson of several kernels: a problem drawn
+/// for this grading near the one the lesson names ([`crate::lesson::Host::own_look`]), no
+/// larger in any side, every work-group of every kernel run (no count is scaled from some
+/// groups to all: the kernels' groups differ).
+fn several_look(
+    ocl: &OclLesson,
+    defines: Vec<crate::harness::program::Define>,
+) -> Result<AskedLook, String> {
+    let Some(base) = ocl.host.own_look else {
+        return Err("the lesson names no problem to count it at".into());
+    };
+    let base = base(&defines)?;
+    let valid = |s: Shape| {
+        s.m <= base.m && s.n <= base.n && s.k <= base.k && (ocl.launch)(s, &defines).is_ok()
+    };
+    let seed = crate::harness::matrix::secret_seed().rotate_left(41);
+    let shape = super::shapes::whole_tiles_near(base, &[], seed, valid)
+        .or_else(|| valid(base).then_some(base))
+        .ok_or_else(|| format!("its launch takes no problem near {base}"))?;
+    Ok(AskedLook {
+        shape,
+        defines,
+        groups: 0,
+        every_group: true,
+        mads: (shape.m * shape.n * shape.k) as f64,
+        at: "with the defines the lesson takes on this device".into(),
         own: true,
     })
 }

@@ -834,6 +834,8 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 };
                 let probe = asked_probe(shape, &a.defines);
                 let groups = match a.groups {
+                    // A lesson of several kernels ([`super::looks`]).
+                    0 => "every work-group of each of its kernels run".to_string(),
                     1 => "its one work-group run".to_string(),
                     g if ran == g => format!("every one of its {g} work-groups run"),
                     g => format!("{ran} of its {g} work-groups run, the last and one drawn for this grading, and counted for all"),
@@ -843,7 +845,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     describe(&probe),
                     a.at
                 );
-                (probe, a.groups as f64 / ran as f64, at)
+                (probe, a.groups.max(1) as f64 / ran.max(1) as f64, at)
             }
             _ => {
                 let probe = probe_of(ocl, look).expect("a look of a declared set");
