@@ -46,7 +46,8 @@ pub struct Judge {
     /// code is judged as all other code).
     pub slower_tells_nothing: Option<f64>,
     /// The student's own code without the technique, where it can be run so (threads: in a
-    /// pool of one), bounds it too where it is faster than the course's: serial code better
+    /// pool of one, its process on one core), bounds it too where it is faster than the
+    /// course's: serial code better
     /// than the course's one-thread i-k-j must not pass for code whose threads share the work.
     /// The references' times are then scaled by the student's serial code's lead.
     pub own_alone: Option<usize>,
@@ -300,9 +301,25 @@ pub fn technique(
         return Ok(());
     };
     let mut mine = start(built, function, 0)?;
+    // The student's code alone: in a pool of `threads` rayon threads, and its process pinned
+    // to one core, so that code starting threads of its own (`std::thread::scope`) runs on
+    // one core too. Where it cannot be pinned there is no such bound (a right file over
+    // scoped threads, measured "alone" on every core, was once held to its own parallel time).
     let mut alone = match judge.own_alone {
         Some(threads) => match start(built, function, threads) {
-            Ok(d) => Some(d),
+            Ok(mut d) => {
+                let pinned = d
+                    .pid()
+                    .and_then(crate::harness::cpu_spin::pin_to_one_core)
+                    .is_some();
+                match pinned {
+                    true => Some(d),
+                    false => {
+                        drop(d.finish());
+                        None
+                    }
+                }
+            }
             Err(f) => {
                 drop(mine.finish());
                 return Err(f);
