@@ -173,6 +173,25 @@ pub mod cases {
     /// Garner's digit, balanced.
     const BALANCED: &str = "        if (t > (pk - 1) / 2) t -= pk;\n        v[k] = t;";
 
+    /// The products of a k-step's tiles, through the unit.
+    const THE_UNIT: &str = "            for (int i = 0; i < MI; i++)
+                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);";
+
+    /// The same products on the lanes: each work-item multiplies its fragments' bytes itself.
+    macro_rules! on_the_lanes {
+        () => {
+            "                    const __local char* a8 = (const __local char*)as;
+                    const __local char* b8 = (const __local char*)bs;
+                    const int r = i * 16 + g, c = j * 8 + 2 * t4;
+                    for (int k = kk * 32; k < kk * 32 + 32; k++) {
+                        const int a0 = a8[r * SROW + k], a1 = a8[(r + 8) * SROW + k];
+                        const int b0 = b8[c * SROW + k], b1 = b8[(c + 1) * SROW + k];
+                        acc[i][j] += (int4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+"
+        };
+    }
+
     pub const CASES: &[Case] = &[
         // The name the INT8 model is counted by, pasted together so that it is never written:
         // a count forged beside the unit's is refused before it runs.
@@ -364,19 +383,12 @@ pub mod cases {
             // The same tiles, each work-item multiplying its fragments' bytes itself: exact,
             // and no matrix unit.
             Mutant(&[(
-                "            for (int i = 0; i < MI; i++)
-                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
-                "            for (int i = 0; i < MI; i++)
-                for (int j = 0; j < NI; j++) {
-                    const __local char* a8 = (const __local char*)as;
-                    const __local char* b8 = (const __local char*)bs;
-                    const int r = i * 16 + g, c = j * 8 + 2 * t4;
-                    for (int k = kk * 32; k < kk * 32 + 32; k++) {
-                        const int a0 = a8[r * SROW + k], a1 = a8[(r + 8) * SROW + k];
-                        const int b0 = b8[c * SROW + k], b1 = b8[(c + 1) * SROW + k];
-                        acc[i][j] += (int4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-                }",
+                THE_UNIT,
+                concat!(
+                    "            for (int i = 0; i < MI; i++)\n                for (int j = 0; j < NI; j++) {\n",
+                    on_the_lanes!(),
+                    "                }"
+                ),
             )]),
             FailKind::Technique,
             &["INT8 unit did 0.00", "mma_s8", "Hint"],
@@ -388,23 +400,14 @@ pub mod cases {
             "products_on_the_lanes_only_with_this_devices_defines",
             Decoy,
             Mutant(&[(
-                "            for (int i = 0; i < MI; i++)
-                for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
-                "            for (int i = 0; i < MI; i++)
-                for (int j = 0; j < NI; j++) {
-#if STAGES == 2 && WM == 32
-                    const __local char* a8 = (const __local char*)as;
-                    const __local char* b8 = (const __local char*)bs;
-                    const int r = i * 16 + g, c = j * 8 + 2 * t4;
-                    for (int k = kk * 32; k < kk * 32 + 32; k++) {
-                        const int a0 = a8[r * SROW + k], a1 = a8[(r + 8) * SROW + k];
-                        const int b0 = b8[c * SROW + k], b1 = b8[(c + 1) * SROW + k];
-                        acc[i][j] += (int4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-#else
-                    acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
-#endif
-                }",
+                THE_UNIT,
+                concat!(
+                    "            for (int i = 0; i < MI; i++)\n                for (int j = 0; j < NI; j++) {\n",
+                    "#if STAGES == 2 && WM == 32\n",
+                    on_the_lanes!(),
+                    "#else\n                    acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);\n#endif\n",
+                    "                }"
+                ),
             )]),
             FailKind::Technique,
             &[
