@@ -192,6 +192,7 @@ pub static TEXTURE: OclLesson = OclLesson {
         kernels: &[],
         own_look: None,
         compiled: None,
+        counterfactual: None,
     },
     sized: None,
     knobs: None,

@@ -174,6 +174,7 @@ pub static MATRIX: OclLesson = OclLesson {
         unordered: Some(unit::unordered),
         accuracy: Some(|p, out, failed| unit::accuracy(p, &out.c, failed)),
         compiled: Some(compiled),
+        counterfactual: Some(unit::scaled),
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner

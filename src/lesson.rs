@@ -363,6 +363,12 @@ pub struct Host {
     /// the set (lesson 11's count of parts of K: the kernel is told only that K is split, so
     /// one build serves every count, and every count is still run). `None`: every define.
     pub compiled: Option<CompiledFn>,
+    /// Where the lesson's unit is a model in OpenCL C (the device has no such unit): the same
+    /// prelude with the unit's products all made 1/64 larger, every other line alike. A
+    /// kernel whose products go through the unit gives a C 1/64 larger built with it; one
+    /// that computes C elsewhere and calls the unit for show (on zeros, or dropping what it
+    /// returns) gives the same C. `None` (from the function): the unit is the device's own.
+    pub counterfactual: Option<CounterfactualFn>,
 }
 
 /// Source put before a lesson's kernel on a device, and the line every report shows about it.
@@ -403,13 +409,17 @@ pub type PreludeFn = fn(&Gpu) -> Prelude;
 /// numbers), then the kernel's own text, numbered from its line 1 as the simulator's
 /// `input.cl`.
 fn with_prelude(prelude: Option<PreludeFn>, gpu: &Gpu, text: &str) -> String {
+    placed(prelude.map(|p| p(gpu).source), gpu, text)
+}
+
+/// [`with_prelude`] with the prelude's source given.
+fn placed(prelude: Option<String>, gpu: &Gpu, text: &str) -> String {
     // The work-group ids every build's kernel sees (the simulator's first group is one drawn).
     let groups = crate::harness::groups::block(gpu);
     match prelude {
-        Some(prelude) => format!(
-            "{groups}#line 1 \"{PRELUDE_FILE}\"\n{}\n#line 1 \"input.cl\"\n{text}",
-            prelude(gpu).source
-        ),
+        Some(source) => {
+            format!("{groups}#line 1 \"{PRELUDE_FILE}\"\n{source}\n#line 1 \"input.cl\"\n{text}")
+        }
         None => format!("{groups}#line 1 \"input.cl\"\n{text}"),
     }
 }
@@ -428,6 +438,10 @@ pub type OwnLookFn = fn(&[Define]) -> Result<Shape, String>;
 /// What of a knob set the compiler sees ([`Host::compiled`]).
 pub type CompiledFn = fn(&[Define]) -> Vec<Define>;
 
+/// The prelude with the unit's products scaled, on a device whose unit is modelled
+/// ([`Host::counterfactual`]).
+pub type CounterfactualFn = fn(&Gpu) -> Option<Prelude>;
+
 pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &RunOutput, bool) -> Option<String>;
 
 /// Plain buffers for A, B and C, copied to and from the device.
@@ -441,6 +455,7 @@ pub const BUFFERS: Host = Host {
     kernels: &[],
     own_look: None,
     compiled: None,
+    counterfactual: None,
 };
 
 /// One run of a kernel under the simulator: a size and the defines it is built with (small
@@ -612,6 +627,13 @@ impl OclLesson {
     /// host's unordered prelude where it has one ([`Host::unordered`]).
     pub(crate) fn unordered_source(&self, gpu: &Gpu, text: &str) -> String {
         with_prelude(self.host.unordered.or(self.host.prelude), gpu, text)
+    }
+
+    /// The kernel's text after the prelude whose unit's products are scaled
+    /// ([`Host::counterfactual`]), where this device's unit is modelled.
+    pub(crate) fn counterfactual_source(&self, gpu: &Gpu, text: &str) -> Option<String> {
+        let prelude = (self.host.counterfactual?)(gpu)?;
+        Some(placed(Some(prelude.source), gpu, text))
     }
 
     /// Whether the sanitizer's drawn run takes another prelude than the lesson's own: the

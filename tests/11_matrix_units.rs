@@ -145,6 +145,24 @@ fn the_unordered_unit_waits_for_nobody() {
     );
 }
 
+/// The model whose products are scaled (the counterfactual build): the model's text line for
+/// line, only the two endings of `mma_element` changed; a text without them has none.
+#[test]
+fn the_scaled_unit_is_the_model_but_for_its_two_sums() {
+    let model = format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{}", unit::MMA_CL);
+    let scaled = unit::scaled_model(&model).expect("both endings of mma_element found");
+    assert_eq!(model.lines().count(), scaled.lines().count());
+    let changed: Vec<(&str, &str)> = (model.lines().zip(scaled.lines()))
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 2, "{changed:?}");
+    assert!(
+        changed.iter().all(|(_, b)| b.contains("1.015625")),
+        "{changed:?}"
+    );
+    assert_eq!(unit::scaled_model("__kernel void k() {}"), None);
+}
+
 /// The unit's two roundings as the model computes them on this device: `tf32_round` to nearest
 /// with ties away from zero, `tf32_cvt` with ties to even (what `cvt.rn.tf32.f32` does), on
 /// ties, values next to them, both signs, subnormals, infinity and the largest floats.
@@ -711,7 +729,34 @@ pub mod cases {
                     acc[i][j] += d;",
         )]),
         FailKind::Technique,
-        &["matrix unit did 0.00", "three", "Hint"],
+        // Where the unit is the model, its products scaled leave this C as it was; on the
+        // tensor cores the simulator counts no call of the unit.
+        &["matrix unit", "three", "Hint"],
+    ),
+    // The unit called three times per tile on the split fragments, as the lesson asks, and
+    // what it returns multiplied by zero: the products that make C are FP32's on the lanes.
+    // The simulator counts every call of the unit; only the unit's own products changed
+    // show that C does not come from them.
+    Case::rejects(
+        L,
+        "unit_results_times_zero",
+        Decoy,
+        Mutant(&[(
+            THREE,
+            "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
+                    float4 lanes = (float4)(0.0f);
+                    for (int k = 0; k < 8; k++) {
+                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
+                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
+                        lanes += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+                    acc[i][j] += lanes + d * 0.0f;",
+        )]),
+        FailKind::Technique,
+        &["does not come from the matrix unit", "both times", "1/64"],
     ),
     Case::rejects(
         L,

@@ -80,6 +80,44 @@ const UNORDERED_CALL: &str = "inline float4 mma_tf32(float4 a, float2 b, float4 
 }
 ";
 
+/// The model with every product of the unit 1/64 larger ([`lab::lesson::Host::counterfactual`]),
+/// on a device whose unit is the model; `None` where it is the tensor cores. Only the last
+/// line of `mma_element` differs (C's value is added as it was, the products' sum scaled), in
+/// the function's body, where no preprocessor test of the kernel's can see it.
+pub fn scaled(gpu: &Gpu) -> Option<Prelude> {
+    let p = prelude(gpu);
+    if !p.source.contains("#define MMA_PTX 0") {
+        return None;
+    }
+    let source = scaled_model(&p.source)?;
+    Some(Prelude { source, ..p })
+}
+
+/// `source` with the model's two endings of `mma_element` (with doubles, and without) made
+/// to scale the products by 1 + 2⁻⁶: `None` where either is not there once.
+pub fn scaled_model(source: &str) -> Option<String> {
+    let mut out = source.to_string();
+    for (from, to) in SCALED {
+        if out.matches(from).count() != 1 {
+            return None;
+        }
+        out = out.replace(from, to);
+    }
+    Some(out)
+}
+
+/// The model's lines and the scaled ones.
+const SCALED: [(&str, &str); 2] = [
+    (
+        "    return convert_float_rtz(s);\n}\n#else",
+        "    return convert_float_rtz((double)c + (s - (double)c) * 1.015625);\n}\n#else",
+    ),
+    (
+        "    return s;\n}\n#endif",
+        "    return c + (s - c) * 1.015625f;\n}\n#endif",
+    ),
+];
+
 /// From this K on, FP32's own rounding error is well above the split's (whose error does not
 /// grow with K), so "at least as accurate as FP32" is a fair test; below it the split's
 /// 2⁻²² per product can exceed a short FP32 sum's.

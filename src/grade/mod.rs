@@ -375,8 +375,8 @@ pub struct Options {
     pub seed: u64,
     /// Also run OpenCL kernels under the simulator (races, reads out of bounds, technique).
     pub simulate: bool,
-    /// Judge a CPU lesson's technique (threads, caches); a lesson program that only runs and
-    /// times the code turns it off.
+    /// Judge a lesson's technique on the device (a CPU lesson's threads and caches, lesson
+    /// 11's unit changed); a lesson program that only runs and times the code turns it off.
     #[serde(default = "yes")]
     pub technique: bool,
     /// Count a verdict with a part not checked as failed (`--strict`, `LAB_STRICT=1`).
