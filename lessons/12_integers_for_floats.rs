@@ -161,6 +161,7 @@ pub static INTEGERS: OclLesson = OclLesson {
         exact: host::exact,
         prelude: Some(unit::prelude),
         unordered: Some(unit::unordered),
+        counterfactual: Some(unit::doubled),
         accuracy: Some(|p, out, failed| {
             (out.found.clone()).or_else(|| unit::accuracy(p, &out.c, failed))
         }),

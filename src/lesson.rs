@@ -364,10 +364,11 @@ pub struct Host {
     /// one build serves every count, and every count is still run). `None`: every define.
     pub compiled: Option<CompiledFn>,
     /// Where the lesson's unit is a model in OpenCL C (the device has no such unit): the same
-    /// prelude with the unit's products all made 1/64 larger, every other line alike. A
-    /// kernel whose products go through the unit gives a C 1/64 larger built with it; one
-    /// that computes C elsewhere and calls the unit for show (on zeros, or dropping what it
-    /// returns) gives the same C. `None` (from the function): the unit is the device's own.
+    /// prelude with every product of the unit changed (lesson 11's 1/64 larger, lesson 12's
+    /// doubled), every other line alike. A kernel whose products go through the unit gives
+    /// another C built with it; one that computes C elsewhere and calls the unit for show (on
+    /// zeros, or dropping what it returns) gives the same C. `None` (from the function): the
+    /// unit is the device's own.
     pub counterfactual: Option<CounterfactualFn>,
 }
 
@@ -438,9 +439,19 @@ pub type OwnLookFn = fn(&[Define]) -> Result<Shape, String>;
 /// What of a knob set the compiler sees ([`Host::compiled`]).
 pub type CompiledFn = fn(&[Define]) -> Vec<Define>;
 
-/// The prelude with the unit's products scaled, on a device whose unit is modelled
+/// The prelude with the unit's products changed, on a device whose unit is modelled
 /// ([`Host::counterfactual`]).
-pub type CounterfactualFn = fn(&Gpu) -> Option<Prelude>;
+pub type CounterfactualFn = fn(&Gpu) -> Option<Counterfactual>;
+
+/// A model of the unit whose products are changed ([`Host::counterfactual`]).
+pub struct Counterfactual {
+    /// The prelude's source with the changed model.
+    pub source: String,
+    /// How its products differ, as the verdict says it: "1/64 larger".
+    pub products: &'static str,
+    /// The lesson's hint where C does not change with them.
+    pub hint: &'static str,
+}
 
 pub type AccuracyFn = fn(&crate::harness::matrix::Problem, &RunOutput, bool) -> Option<String>;
 
@@ -629,11 +640,11 @@ impl OclLesson {
         with_prelude(self.host.unordered.or(self.host.prelude), gpu, text)
     }
 
-    /// The kernel's text after the prelude whose unit's products are scaled
-    /// ([`Host::counterfactual`]), where this device's unit is modelled.
-    pub(crate) fn counterfactual_source(&self, gpu: &Gpu, text: &str) -> Option<String> {
-        let prelude = (self.host.counterfactual?)(gpu)?;
-        Some(placed(Some(prelude.source), gpu, text))
+    /// The kernel's text after the prelude whose unit's products are changed
+    /// ([`Host::counterfactual`]), where this device's unit is modelled, and that model.
+    pub(crate) fn counterfactual(&self, gpu: &Gpu, text: &str) -> Option<(String, Counterfactual)> {
+        let changed = (self.host.counterfactual?)(gpu)?;
+        Some((placed(Some(changed.source.clone()), gpu, text), changed))
     }
 
     /// Whether the sanitizer's drawn run takes another prelude than the lesson's own: the

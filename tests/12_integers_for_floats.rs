@@ -27,6 +27,21 @@ fn the_unordered_unit_waits_for_nobody() {
     );
 }
 
+/// The model whose products are doubled (the counterfactual build): the model's text line for
+/// line, only its last line changed; a text without it has none (lesson 11's scales instead).
+#[test]
+fn the_doubled_unit_is_the_model_but_for_its_last_line() {
+    let model = format!("#define MMA_PTX 0\n{}{}", unit::moduli_cl(), unit::UNIT_CL);
+    let doubled = unit::doubled_model(&model).expect("the model's last line found");
+    assert_eq!(model.lines().count(), doubled.lines().count());
+    let changed: Vec<(&str, &str)> = (model.lines().zip(doubled.lines()))
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].1.contains("* 2"), "{changed:?}");
+    assert_eq!(unit::doubled_model("__kernel void k() {}"), None);
+}
+
 /// Your own kernels/ file, graded as `cargo lab 12` grades it, with the same report:
 /// `cargo test --test 12_integers_for_floats -- --ignored` (`LAB_KERNELS=DIR` grades another
 /// folder).
@@ -391,7 +406,30 @@ pub mod cases {
                 ),
             )]),
             FailKind::Technique,
-            &["INT8 unit did 0.00", "mma_s8", "Hint"],
+            // Where the unit is the model, its products doubled leave this C as it was; on
+            // the tensor cores the simulator counts no call of the unit.
+            &["unit", "mma_s8", "Hint"],
+        ),
+        // The unit called on the tile's fragments as the lesson asks, and what it returns
+        // masked away: the products that make the planes are the lanes'. The simulator counts
+        // every call of the unit; only the unit's own products changed show that the planes
+        // do not come from them.
+        Case::rejects(
+            L,
+            "unit_results_masked_away",
+            Decoy,
+            Mutant(&[(
+                THE_UNIT,
+                concat!(
+                    "            for (int i = 0; i < MI; i++)\n                for (int j = 0; j < NI; j++) {\n",
+                    "                    const int4 d = mma_s8(af[i], bf[j], (int4)(0), scratch);\n",
+                    on_the_lanes!(),
+                    "                    acc[i][j] += d & (int4)(0);\n",
+                    "                }"
+                ),
+            )]),
+            FailKind::Technique,
+            &["does not come from the matrix unit", "both times", "doubled"],
         ),
         // The same, only with the warps and stages a CPU takes (the device's own defines
         // there, none of the lesson's declared sets): the unit's products everywhere else.
@@ -410,10 +448,9 @@ pub mod cases {
                 ),
             )]),
             FailKind::Technique,
-            &[
-                "INT8 unit did 0.00",
-                "with the defines the lesson takes on this device",
-            ],
+            // The products doubled with the device's own defines (where the unit is the model),
+            // or the simulator's count with them: either names the set.
+            &["unit", "STAGES=2", "WM=32"],
         ),
         // Correct in another style.
         Case::accepts(

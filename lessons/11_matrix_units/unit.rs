@@ -4,7 +4,7 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::{self, Problem};
-use lab::lesson::Prelude;
+use lab::lesson::{Counterfactual, Prelude};
 
 /// The unit's source, both paths (chosen by MMA_PTX).
 pub const MMA_CL: &str = include_str!("mma.cl");
@@ -84,13 +84,16 @@ const UNORDERED_CALL: &str = "inline float4 mma_tf32(float4 a, float2 b, float4 
 /// on a device whose unit is the model; `None` where it is the tensor cores. Only the last
 /// line of `mma_element` differs (C's value is added as it was, the products' sum scaled), in
 /// the function's body, where no preprocessor test of the kernel's can see it.
-pub fn scaled(gpu: &Gpu) -> Option<Prelude> {
+pub fn scaled(gpu: &Gpu) -> Option<Counterfactual> {
     let p = prelude(gpu);
     if !p.source.contains("#define MMA_PTX 0") {
         return None;
     }
-    let source = scaled_model(&p.source)?;
-    Some(Prelude { source, ..p })
+    Some(Counterfactual {
+        source: scaled_model(&p.source)?,
+        products: "1/64 larger",
+        hint: "every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc.",
+    })
 }
 
 /// `source` with the model's two endings of `mma_element` (with doubles, and without) made

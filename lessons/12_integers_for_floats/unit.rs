@@ -5,7 +5,7 @@
 
 use lab::harness::device::Gpu;
 use lab::harness::matrix::Problem;
-use lab::lesson::Prelude;
+use lab::lesson::{Counterfactual, Prelude};
 
 /// The unit's source, both paths (chosen by MMA_PTX).
 pub const UNIT_CL: &str = include_str!("unit.cl");
@@ -44,6 +44,33 @@ pub fn moduli_cl() -> String {
         invs.join(", ")
     )
 }
+
+/// The model with every product of the unit doubled ([`lab::lesson::Host::counterfactual`]),
+/// on a device whose unit is the model; `None` where it is the tensor cores. Only the model's
+/// last line differs (C's value is added as it was, the products' sum doubled), in the
+/// function's body, where no preprocessor test of the kernel's can see it. The residues of
+/// every modulus doubled, the integers they tell are doubled too, or wrap: C changes.
+pub fn doubled(gpu: &Gpu) -> Option<Counterfactual> {
+    let p = prelude(gpu);
+    if !p.source.contains("#define MMA_PTX 0") {
+        return None;
+    }
+    Some(Counterfactual {
+        source: doubled_model(&p.source)?,
+        products: "doubled",
+        hint: "in products, every tile's product goes through mma_s8, with the fragments loaded from the staged tiles, and what it returns is what the product's planes hold.",
+    })
+}
+
+/// `source` with the model's last line made to double the products' sum: `None` where that
+/// line is not there once.
+pub fn doubled_model(source: &str) -> Option<String> {
+    (source.matches(LAST_LINE).count() == 1).then(|| source.replace(LAST_LINE, DOUBLED_LAST_LINE))
+}
+
+/// The model's last line and the doubled one.
+const LAST_LINE: &str = "    return d;\n}\n// ANCHOR_END: model";
+const DOUBLED_LAST_LINE: &str = "    return c + (d - c) * 2;\n}\n// ANCHOR_END: model";
 
 /// The unit for this device, and the line every report shows about it.
 pub fn prelude(gpu: &Gpu) -> Prelude {

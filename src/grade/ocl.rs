@@ -483,12 +483,12 @@ fn unoptimised(
 }
 
 /// The unit changed, C changes ([`crate::lesson::Host::counterfactual`]): on a device whose
-/// unit is a model, the kernel is built once more after a model whose products are all 1/64
-/// larger, and both builds run on the same inputs at `shapes` (the asked size, a small
-/// problem). Every element of C that is not near zero must grow by about 1/64 with the
-/// products. A kernel that computes C elsewhere and calls the unit for show, on zeros or
-/// dropping what it returns, gives the same C twice, however many calls the simulator counts.
-/// No preprocessor test can tell the builds apart: they differ inside a function's body.
+/// unit is a model, the kernel is built once more after a model whose every product is changed
+/// (lesson 11's 1/64 larger, lesson 12's doubled), and both builds run on the same inputs at
+/// `shapes` (the asked size, a small problem). Every element of C that is not near zero must
+/// change with the products. A kernel that computes C elsewhere and calls the unit for show, on
+/// zeros or dropping what it returns, gives the same C twice, however many calls the simulator
+/// counts. No preprocessor test can tell the builds apart: they differ inside a function's body.
 #[allow(clippy::too_many_arguments)]
 fn counterfactual(
     verdict: &mut Verdict,
@@ -501,29 +501,31 @@ fn counterfactual(
     opts: &Options,
     progress: Progress,
 ) -> Result<()> {
-    let (Some(scaled), Some(plain)) = (ocl.counterfactual_source(gpu, text), plain) else {
+    let (Some((source, changed)), Some(plain)) = (ocl.counterfactual(gpu, text), plain) else {
         return Ok(());
     };
-    let options = opts.build_options(ocl);
+    let products = changed.products;
     progress(format!(
-        "building {} after a model of the unit whose products are 1/64 larger",
+        "building {} after a model of the unit whose products are {products}",
         paths::display(file)
     ));
-    let scaled = Prepared::build_as(gpu, ocl, file, &scaled, defines, &options)?;
+    let options = opts.build_options(ocl);
+    let other = Prepared::build_as(gpu, ocl, file, &source, defines, &options)?;
     let seed = timing::secret_seed().rotate_left(23);
     for &shape in shapes {
         let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
         progress(format!(
-            "running {shape} with the unit's products 1/64 larger, and as it is"
+            "running {shape} with the unit's products {products}, and as it is"
         ));
         let p = Problem::random(shape, seed);
         let before = (ocl.host.run)(gpu, plain, &p, &launch, defines)?;
-        let after = (ocl.host.run)(gpu, &scaled.kernel, &p, &launch, defines)?;
-        if let Some((i, j, c)) = unscaled(shape, &before.c, &after.c) {
+        let after = (ocl.host.run)(gpu, &other.kernel, &p, &launch, defines)?;
+        if let Some((i, j, c)) = unchanged(shape, &before.c, &after.c) {
             verdict.failure = Some(Failure::new(
                 FailKind::Technique,
                 format!(
-                    "your C does not come from the matrix unit: built after a model of the unit whose every product is 1/64 larger{with}, at {shape}, C[{i}][{j}] was {c} both times, where a product made by the unit grows by 1/64 with it. Calls of mma_tf32 whose results never reach C (on zeros, or dropped) do the unit's work for show, and the products that made C were done elsewhere.\nHint: every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc.",
+                    "your C does not come from the matrix unit: built after a model of the unit whose every product is {products}{with}, at {shape}, C[{i}][{j}] was {c} both times, where a C made of the unit's products changes with them. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show, and the products that made C were done elsewhere.\nHint: {}",
+                    changed.hint,
                     with = with_defines(defines)
                 ),
             ));
@@ -531,15 +533,15 @@ fn counterfactual(
         }
     }
     verdict.notes.push(format!(
-        "technique: C grew by 1/64 with the unit's products (the kernel built after a model of the unit whose products are 1/64 larger, at {})",
+        "technique: C changed with the unit's products (the kernel built after a model of the unit whose products are {products}, at {})",
         shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" and ")
     ));
     Ok(())
 }
 
-/// The first element of C (row, column, value) that did not grow by at least half of 1/64
-/// from `before` to `after`, among those at least a thousandth of C's largest.
-fn unscaled(shape: Shape, before: &[f32], after: &[f32]) -> Option<(usize, usize, f32)> {
+/// The first element of C (row, column, value) that did not change by at least 1/128 of
+/// itself from `before` to `after`, among those at least a thousandth of C's largest.
+fn unchanged(shape: Shape, before: &[f32], after: &[f32]) -> Option<(usize, usize, f32)> {
     let n = shape.n;
     let cells = shape.m * n;
     let largest = before[..cells]
@@ -548,8 +550,9 @@ fn unscaled(shape: Shape, before: &[f32], after: &[f32]) -> Option<(usize, usize
         .fold(0.0f32, |m, x| m.max(x.abs()));
     (0..cells).find_map(|e| {
         let (b, a) = (before[e], after[e]);
-        let grew = (a - b).abs() >= b.abs() / 128.0;
-        (b.is_finite() && b.abs() >= largest / 1000.0 && !grew).then_some((e / n, e % n, b))
+        // A NaN or an infinity after is a change too.
+        let same = (a - b).abs() < b.abs() / 128.0;
+        (b.is_finite() && b.abs() >= largest / 1000.0 && same).then_some((e / n, e % n, b))
     })
 }
 
@@ -803,15 +806,15 @@ mod tests {
         let shape = Shape::new(2, 3, 1);
         let before = [1.0f32, -2.0, 3.0, 4.0, 5.0, 1e-5];
         let grown: Vec<f32> = before.iter().map(|x| x * 1.015625).collect();
-        assert_eq!(unscaled(shape, &before, &grown), None);
+        assert_eq!(unchanged(shape, &before, &grown), None);
         let mut one_kept = grown.clone();
         one_kept[4] = before[4];
-        assert_eq!(unscaled(shape, &before, &one_kept), Some((1, 1, 5.0)));
+        assert_eq!(unchanged(shape, &before, &one_kept), Some((1, 1, 5.0)));
         // Near zero, the change is below what rounding may hide: not read.
         let mut tiny_kept = grown;
         tiny_kept[5] = before[5];
-        assert_eq!(unscaled(shape, &before, &tiny_kept), None);
-        assert_eq!(unscaled(shape, &before, &before), Some((0, 0, 1.0)));
+        assert_eq!(unchanged(shape, &before, &tiny_kept), None);
+        assert_eq!(unchanged(shape, &before, &before), Some((0, 0, 1.0)));
     }
 
     /// One verdict builds the student's kernel once per define set it grades (sets the
@@ -868,7 +871,7 @@ mod tests {
         }
         // Lesson 11 on a device whose unit is modelled: the own set once more, after the
         // model whose products are scaled ([`counterfactual`]).
-        let scaled = usize::from(opts.technique && ocl.counterfactual_source(&gpu, "").is_some());
+        let scaled = usize::from(opts.technique && ocl.counterfactual(&gpu, "").is_some());
         assert_eq!(
             builds.len(),
             1 + alike.len() + scaled,
