@@ -501,7 +501,15 @@ fn counterfactual(
     opts: &Options,
     progress: Progress,
 ) -> Result<()> {
-    let (Some((source, changed)), Some(plain)) = (ocl.counterfactual(gpu, text), plain) else {
+    let Some(plain) = plain else {
+        return Ok(());
+    };
+    let Some((source, changed)) = ocl.counterfactual(gpu, text) else {
+        if ocl.host.counterfactual.is_some() {
+            verdict.notes.push(
+                "not checked on this device: that C changes with the unit's products (the unit is the device's own instruction, which no build can change; a device whose unit is modelled checks it)".into(),
+            );
+        }
         return Ok(());
     };
     let products = changed.products;
