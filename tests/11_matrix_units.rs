@@ -756,7 +756,38 @@ pub mod cases {
                     acc[i][j] += lanes + d * 0.0f;",
         )]),
         FailKind::Technique,
-        &["does not come from the matrix unit", "both times", "1/64"],
+        &["does not come from the matrix unit", "the product itself", "1/64"],
+    ),
+    // The same, only in the blocks a large GPU takes (128 × 128): the unit's products in
+    // every block a CPU or a small GPU takes. The model changed runs with each kind of
+    // device's blocks, not only the grading machine's.
+    Case::rejects(
+        L,
+        "unit_for_show_only_in_blocks_above_64_by_64",
+        Decoy,
+        Mutant(&[(
+            THREE,
+            "#if BM * BN > 64 * 64
+                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
+                    float4 lanes = (float4)(0.0f);
+                    for (int k = 0; k < 8; k++) {
+                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
+                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
+                        lanes += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+                    acc[i][j] += lanes + d * 0.0f;
+#else
+                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    acc[i][j] += d;
+#endif",
+        )]),
+        FailKind::Technique,
+        &["does not come from the matrix unit", "a large GPU"],
     ),
     Case::rejects(
         L,
@@ -785,7 +816,9 @@ pub mod cases {
 #endif",
         )]),
         FailKind::Technique,
-        &["matrix unit did 0.00", "the defines the lesson takes on a large GPU"],
+        // The model changed with a large GPU's blocks (where the unit is the model), or the
+        // simulator's count with them: either names those defines.
+        &["matrix unit", "the defines the lesson takes on a large GPU"],
     ),
     Case::rejects(
         L,

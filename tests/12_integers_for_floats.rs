@@ -429,7 +429,7 @@ pub mod cases {
                 ),
             )]),
             FailKind::Technique,
-            &["does not come from the matrix unit", "both times", "doubled"],
+            &["does not come from the matrix unit", "the product itself", "doubled"],
         ),
         // The same, only with the warps and stages a CPU takes (the device's own defines
         // there, none of the lesson's declared sets): the unit's products everywhere else.

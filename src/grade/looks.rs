@@ -241,6 +241,43 @@ fn k_step(ocl: &OclLesson, defines: &[crate::harness::program::Define]) -> Resul
     }
 }
 
+/// The defines the lesson takes on each other kind of device ([`super::kinds`]) where they
+/// differ from `own` and from each other, with the square the count of that kind looks at
+/// ([`small_look`]), for a lesson of one kernel: where lesson 11's unit changed is also run.
+pub(super) fn other_kinds(
+    ocl: &OclLesson,
+    own: &[crate::harness::program::Define],
+    course: &crate::harness::paths::Course,
+) -> Vec<(&'static str, Vec<crate::harness::program::Define>, Shape)> {
+    if !ocl.host.kernels.is_empty() {
+        return Vec::new();
+    }
+    let sorted = |d: &[crate::harness::program::Define]| {
+        let mut d = d.to_vec();
+        d.sort_by(|a, b| a.name.cmp(&b.name));
+        d
+    };
+    let mut seen = vec![sorted(own)];
+    let mut out = Vec::new();
+    for kind in super::kinds::kinds() {
+        let ctx = crate::lesson::Ctx {
+            info: &kind.info,
+            course,
+        };
+        let Ok(defines) = crate::prepared::defines(ocl, &ctx, None, &[]) else {
+            continue;
+        };
+        if seen.contains(&sorted(&defines)) {
+            continue;
+        }
+        seen.push(sorted(&defines));
+        if let Ok(look) = small_look(ocl, defines, kind.label, false) {
+            out.push((kind.label, look.defines, look.shape));
+        }
+    }
+    out
+}
+
 /// A look at a small problem of the tiles `defines` launch. Its square is the first side of
 /// 32, 64, 128 and 256 that the launch takes and that a side one longer would need more
 /// work-groups for (or that the lesson takes only in whole tiles), over the smallest K of 16,

@@ -19,6 +19,7 @@ use crate::harness::timing::{Beside, Timing};
 use crate::lesson::{Kind, Lesson, OclLesson};
 
 pub mod cases;
+mod counterfactual;
 mod counts;
 mod coverage;
 pub mod cpu;

@@ -344,13 +344,11 @@ fn grade_into(
             return Ok(());
         }
         let shapes = [&[asked_shape][..], own_small.get(..1).unwrap_or_default()].concat();
-        let plain = own.as_deref().map(|p| &p.kernel).filter(|_| opts.technique);
-        counterfactual(
+        super::counterfactual::check(
             verdict,
             &gpu,
             ocl,
             (file, &text),
-            plain,
             &defines,
             &shapes,
             opts,
@@ -480,88 +478,6 @@ fn unoptimised(
         ));
     }
     Ok(())
-}
-
-/// The unit changed, C changes ([`crate::lesson::Host::counterfactual`]): on a device whose
-/// unit is a model, the kernel is built once more after a model whose every product is changed
-/// (lesson 11's 1/64 larger, lesson 12's doubled), and both builds run on the same inputs at
-/// `shapes` (the asked size, a small problem). Every element of C that is not near zero must
-/// change with the products. A kernel that computes C elsewhere and calls the unit for show, on
-/// zeros or dropping what it returns, gives the same C twice, however many calls the simulator
-/// counts. No preprocessor test can tell the builds apart: they differ inside a function's body.
-#[allow(clippy::too_many_arguments)]
-fn counterfactual(
-    verdict: &mut Verdict,
-    gpu: &Gpu,
-    ocl: &OclLesson,
-    (file, text): (&Path, &str),
-    plain: Option<&program::Kernels>,
-    defines: &[Define],
-    shapes: &[Shape],
-    opts: &Options,
-    progress: Progress,
-) -> Result<()> {
-    let Some(plain) = plain else {
-        return Ok(());
-    };
-    let Some((source, changed)) = ocl.counterfactual(gpu, text) else {
-        if ocl.host.counterfactual.is_some() {
-            verdict.notes.push(
-                "not checked on this device: that C changes with the unit's products (the unit is the device's own instruction, which no build can change; a device whose unit is modelled checks it)".into(),
-            );
-        }
-        return Ok(());
-    };
-    let products = changed.products;
-    progress(format!(
-        "building {} after a model of the unit whose products are {products}",
-        paths::display(file)
-    ));
-    let options = opts.build_options(ocl);
-    let other = Prepared::build_as(gpu, ocl, file, &source, defines, &options)?;
-    let seed = timing::secret_seed().rotate_left(23);
-    for &shape in shapes {
-        let launch = (ocl.launch)(shape, defines).map_err(anyhow::Error::msg)?;
-        progress(format!(
-            "running {shape} with the unit's products {products}, and as it is"
-        ));
-        let p = Problem::random(shape, seed);
-        let before = (ocl.host.run)(gpu, plain, &p, &launch, defines)?;
-        let after = (ocl.host.run)(gpu, &other.kernel, &p, &launch, defines)?;
-        if let Some((i, j, c)) = unchanged(shape, &before.c, &after.c) {
-            verdict.failure = Some(Failure::new(
-                FailKind::Technique,
-                format!(
-                    "your C does not come from the matrix unit: built after a model of the unit whose every product is {products}{with}, at {shape}, C[{i}][{j}] was {c} both times, where a C made of the unit's products changes with them. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show, and the products that made C were done elsewhere.\nHint: {}",
-                    changed.hint,
-                    with = with_defines(defines)
-                ),
-            ));
-            return Ok(());
-        }
-    }
-    verdict.notes.push(format!(
-        "technique: C changed with the unit's products (the kernel built after a model of the unit whose products are {products}, at {})",
-        shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" and ")
-    ));
-    Ok(())
-}
-
-/// The first element of C (row, column, value) that did not change by at least 1/128 of
-/// itself from `before` to `after`, among those at least a thousandth of C's largest.
-fn unchanged(shape: Shape, before: &[f32], after: &[f32]) -> Option<(usize, usize, f32)> {
-    let n = shape.n;
-    let cells = shape.m * n;
-    let largest = before[..cells]
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f32, |m, x| m.max(x.abs()));
-    (0..cells).find_map(|e| {
-        let (b, a) = (before[e], after[e]);
-        // A NaN or an infinity after is a change too.
-        let same = (a - b).abs() < b.abs() / 128.0;
-        (b.is_finite() && b.abs() >= largest / 1000.0 && same).then_some((e / n, e % n, b))
-    })
 }
 
 /// ` with -D TS=16 -D WPT=8`: defines named as a failing define set is; empty where none.
@@ -809,22 +725,6 @@ mod tests {
         assert_eq!(internal_inline(plain), plain);
     }
 
-    #[test]
-    fn an_element_that_did_not_grow_with_the_unit_is_found_and_near_zero_ones_are_not_read() {
-        let shape = Shape::new(2, 3, 1);
-        let before = [1.0f32, -2.0, 3.0, 4.0, 5.0, 1e-5];
-        let grown: Vec<f32> = before.iter().map(|x| x * 1.015625).collect();
-        assert_eq!(unchanged(shape, &before, &grown), None);
-        let mut one_kept = grown.clone();
-        one_kept[4] = before[4];
-        assert_eq!(unchanged(shape, &before, &one_kept), Some((1, 1, 5.0)));
-        // Near zero, the change is below what rounding may hide: not read.
-        let mut tiny_kept = grown;
-        tiny_kept[5] = before[5];
-        assert_eq!(unchanged(shape, &before, &tiny_kept), None);
-        assert_eq!(unchanged(shape, &before, &before), Some((0, 0, 1.0)));
-    }
-
     /// One verdict builds the student's kernel once per define set it grades (sets the
     /// compiler sees alike, lesson 11's counts of parts, once for all), once more unoptimised
     /// with the device's own set ([`unoptimised`]), and the reference once to time beside it:
@@ -877,13 +777,10 @@ mod tests {
         if key == "11" {
             assert!(alike.len() < sets.len(), "counts of parts built alike");
         }
-        // Lesson 11 on a device whose unit is modelled: the own set once more, after the
-        // model whose products are scaled ([`counterfactual`]).
-        let scaled = usize::from(opts.technique && ocl.counterfactual(&gpu, "").is_some());
         assert_eq!(
             builds.len(),
-            1 + alike.len() + scaled,
-            "one build per define set the compiler sees, the own set's unoptimised, and the own set's after a scaled unit: {builds:?}"
+            1 + alike.len(),
+            "one build per define set the compiler sees, and the own set's unoptimised: {builds:?}"
         );
         assert!(builds.iter().all(|(_, n)| *n == 1), "{builds:?}");
         let unoptimised: Vec<_> = (builds.iter())
