@@ -441,11 +441,31 @@ pub mod cases {
     const L: &str = "11";
 
     /// The three products of a tile and k-step, and the sum outside the unit.
-    const THREE: &str =
-        "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+    /// The three calls of a tile and k-step, without and with the add into acc.
+    macro_rules! calls {
+        () => {
+            "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
                     d = mma_tf32(asmall[i], bbig[j], d, scratch);
                     d = mma_tf32(abig[i], bbig[j], d, scratch);
-                    acc[i][j] += d;";
+"
+        };
+    }
+    const THREE: &str = concat!(calls!(), "                    acc[i][j] += d;");
+
+    /// The same products on the lanes, into `lanes`: each work-item multiplies its fragments'
+    /// values itself, from the tiles, in FP32.
+    macro_rules! on_the_lanes {
+        () => {
+            "                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
+                    float4 lanes = (float4)(0.0f);
+                    for (int k = 0; k < 8; k++) {
+                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
+                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
+                        lanes += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+                    }
+"
+        };
+    }
 
     /// The barrier of a k-step, after the wait for its copies.
     const THE_BARRIER: &str = "        WAIT_FOR_STEP();
@@ -719,14 +739,7 @@ pub mod cases {
         // itself: accurate, and no matrix unit.
         Mutant(&[(
             THREE,
-            "                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
-                    float4 d = (float4)(0.0f);
-                    for (int k = 0; k < 8; k++) {
-                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
-                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
-                        d += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-                    acc[i][j] += d;",
+            concat!(on_the_lanes!(), "                    acc[i][j] += lanes;"),
         )]),
         FailKind::Technique,
         // Where the unit is the model, its products scaled leave this C as it was; on the
@@ -743,17 +756,11 @@ pub mod cases {
         Decoy,
         Mutant(&[(
             THREE,
-            "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
-                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
-                    d = mma_tf32(abig[i], bbig[j], d, scratch);
-                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
-                    float4 lanes = (float4)(0.0f);
-                    for (int k = 0; k < 8; k++) {
-                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
-                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
-                        lanes += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-                    acc[i][j] += lanes + d * 0.0f;",
+            concat!(
+                calls!(),
+                on_the_lanes!(),
+                "                    acc[i][j] += lanes + d * 0.0f;"
+            ),
         )]),
         FailKind::Technique,
         &["does not come from the matrix unit", "the product itself", "1/64"],
@@ -767,24 +774,14 @@ pub mod cases {
         Decoy,
         Mutant(&[(
             THREE,
-            "#if BM * BN > 64 * 64
-                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
-                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
-                    d = mma_tf32(abig[i], bbig[j], d, scratch);
-                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
-                    float4 lanes = (float4)(0.0f);
-                    for (int k = 0; k < 8; k++) {
-                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
-                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
-                        lanes += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-                    acc[i][j] += lanes + d * 0.0f;
-#else
-                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
-                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
-                    d = mma_tf32(abig[i], bbig[j], d, scratch);
-                    acc[i][j] += d;
-#endif",
+            concat!(
+                "#if BM * BN > 64 * 64\n",
+                calls!(),
+                on_the_lanes!(),
+                "                    acc[i][j] += lanes + d * 0.0f;\n#else\n",
+                calls!(),
+                "                    acc[i][j] += d;\n#endif"
+            ),
         )]),
         FailKind::Technique,
         &["does not come from the matrix unit", "a large GPU"],
@@ -799,21 +796,13 @@ pub mod cases {
         // the class's speeds are timed, whatever machine grades.
         Mutant(&[(
             THREE,
-            "#if BM * BN > 64 * 64
-                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
-                    float4 d = (float4)(0.0f);
-                    for (int k = 0; k < 8; k++) {
-                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
-                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
-                        d += (float4)(a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-                    }
-                    acc[i][j] += d;
-#else
-                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
-                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
-                    d = mma_tf32(abig[i], bbig[j], d, scratch);
-                    acc[i][j] += d;
-#endif",
+            concat!(
+                "#if BM * BN > 64 * 64\n",
+                on_the_lanes!(),
+                "                    acc[i][j] += lanes;\n#else\n",
+                calls!(),
+                "                    acc[i][j] += d;\n#endif"
+            ),
         )]),
         FailKind::Technique,
         // The model changed with a large GPU's blocks (where the unit is the model), or the
