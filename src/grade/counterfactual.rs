@@ -24,7 +24,7 @@ use crate::harness::timing;
 use crate::lesson::{Counterfactual, OclLesson};
 use crate::prepared::Prepared;
 
-use super::ocl::with_defines;
+use super::words::with_defines;
 use super::{FailKind, Failure, Options, Progress, Verdict};
 
 /// Products up to this many multiply-adds are compared at every element of C; larger ones at

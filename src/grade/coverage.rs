@@ -29,10 +29,11 @@ use crate::prepared::Prepared;
 
 use super::counts::Run;
 use super::looks::{probe_of, AskedLook};
-use super::ocl::{first_wrong, with_defines};
+use super::ocl::first_wrong;
 use super::request::Look;
 use super::shift::{shifted, Place};
 use super::trust::source_lines;
+use super::words::with_defines;
 use super::{FailKind, Failure, Options, Part, Verdict};
 
 /// A problem the simulator ran, with its defines: every work-group, or the first and the

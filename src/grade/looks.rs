@@ -169,7 +169,7 @@ fn asked_look(
     defines: Vec<crate::harness::program::Define>,
 ) -> Result<AskedLook, String> {
     let (shape, launch) =
-        super::ocl::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
+        super::shapes::timing_launch(ocl, asked, &defines).map_err(|e| format!("{e:#}"))?;
     // The counts are scaled as if every work-group did the first one's work, which holds
     // where the shape is whole tiles: the scoreboard's sizes (powers of two) are, for every
     // lesson's tiles. At a ragged size asked of `lab grade` the last work-group does less,

@@ -13,9 +13,11 @@ use crate::harness::paths;
 use crate::harness::pool;
 use crate::harness::program::{self, BuildFailed, Define, SignatureMismatch};
 use crate::harness::timing::{self, FasterThanPossible, Target, TimedCallWrong, Timing};
-use crate::lesson::{round_up, with_overrides, Ctx, Lesson, OclLesson};
+use crate::lesson::{with_overrides, Ctx, Lesson, OclLesson};
 use crate::prepared::{self, Prepared};
 
+use super::shapes::timing_launch;
+use super::words::with_defines;
 use super::{is_starter, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
 
 /// Sorts an error from the harness into a failure category.
@@ -480,14 +482,6 @@ fn unoptimised(
     Ok(())
 }
 
-/// ` with -D TS=16 -D WPT=8`: defines named as a failing define set is; empty where none.
-pub(super) fn with_defines(defines: &[Define]) -> String {
-    match defines.is_empty() {
-        true => String::new(),
-        false => format!(" with -D {}", program::line(defines).replace(' ', " -D ")),
-    }
-}
-
 /// Runs a built kernel on the device at `shapes` in turn, on inputs drawn from `seed`, every
 /// element of C compared where the product is small: the first shape whose C is wrong (its
 /// index) and the failure, or `None`. `starting` is told each shape before it runs.
@@ -680,24 +674,6 @@ fn drawn_case(ocl: &OclLesson, defines: &[Define], secret: u64) -> Result<Shape>
     let mut side = || super::shapes::drawn_side(&mut rng, 17, 144);
     let asked = Shape::new(side(), side(), side());
     Ok(timing_launch(ocl, asked, defines)?.0)
-}
-
-/// The launch for timing at `asked`, or at the first larger size made of whole tiles.
-pub fn timing_launch(ocl: &OclLesson, asked: Shape, defines: &[Define]) -> Result<(Shape, Launch)> {
-    let mut why = String::new();
-    for step in [1, 64, 128, 256, 512] {
-        let s = Shape::new(
-            round_up(asked.m, step),
-            round_up(asked.n, step),
-            round_up(asked.k, step),
-        );
-        match (ocl.launch)(s, defines) {
-            Ok(l) => return Ok((s, l)),
-            Err(e) if why.is_empty() => why = e,
-            Err(_) => {}
-        }
-    }
-    Err(anyhow::anyhow!(why))
 }
 
 #[cfg(test)]

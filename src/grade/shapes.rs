@@ -205,6 +205,28 @@ pub fn whole_tiles_near(
     pick_apart(declared, others, near, secret ^ 0x7EC4_1C0E)
 }
 
+/// The launch for timing at `asked`, or at the first larger size made of whole tiles.
+pub fn timing_launch(
+    ocl: &crate::lesson::OclLesson,
+    asked: Shape,
+    defines: &[crate::harness::program::Define],
+) -> anyhow::Result<(Shape, crate::harness::exec::Launch)> {
+    let mut why = String::new();
+    for step in [1, 64, 128, 256, 512] {
+        let s = Shape::new(
+            crate::lesson::round_up(asked.m, step),
+            crate::lesson::round_up(asked.n, step),
+            crate::lesson::round_up(asked.k, step),
+        );
+        match (ocl.launch)(s, defines) {
+            Ok(l) => return Ok((s, l)),
+            Err(e) if why.is_empty() => why = e,
+            Err(_) => {}
+        }
+    }
+    Err(anyhow::anyhow!(why))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

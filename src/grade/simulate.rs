@@ -474,7 +474,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     // the last, then the two edges.
     let vast = super::shapes::thin(secret.rotate_left(11))[2];
     let vast_launch = (own_opts.as_ref())
-        .map(|o| super::ocl::timing_launch(ocl, vast, &o.defines).map_err(|e| format!("{e:#}")))
+        .map(|o| super::shapes::timing_launch(ocl, vast, &o.defines).map_err(|e| format!("{e:#}")))
         .unwrap_or_else(|| Err("the device's own defines could not be resolved".into()));
     match &vast_launch {
         Ok((shape, l)) if l.groups() >= 3 => {

@@ -37,3 +37,14 @@ pub fn head(kind: FailKind) -> &'static str {
 pub fn failure_text(f: &Failure) -> String {
     format!("{}: {}", head(f.kind), f.message)
 }
+
+/// ` with -D TS=16 -D WPT=8`: defines named as a failing define set is; empty where none.
+pub(super) fn with_defines(defines: &[crate::harness::program::Define]) -> String {
+    match defines.is_empty() {
+        true => String::new(),
+        false => format!(
+            " with -D {}",
+            crate::harness::program::line(defines).replace(' ', " -D ")
+        ),
+    }
+}
