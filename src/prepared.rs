@@ -124,7 +124,7 @@ impl Prepared {
         options: &str,
     ) -> Result<Prepared> {
         let compiled = ocl.compiled(defines);
-        count(file, source, &compiled, options);
+        count(file, &compiled, options);
         let program = program::build_source(gpu, file, source, &compiled, options)?;
         let kernel = Kernels::create(&program, file, main, ocl.host.kernels)?;
         Ok(Prepared {
@@ -136,23 +136,12 @@ impl Prepared {
     }
 }
 
-/// How often each (file, build options, source) was built in this process: a test grades a
-/// kernel and asks that none was built twice for one verdict. The source is told apart by its
-/// hash: lesson 11's counterfactual build has the own set's options after another model.
-static BUILDS: Mutex<Option<HashMap<BuildKey, usize>>> = Mutex::new(None);
+/// How often each (file, build options) was built in this process: a test grades a kernel
+/// and asks that none was built twice for one verdict.
+static BUILDS: Mutex<Option<HashMap<(PathBuf, String), usize>>> = Mutex::new(None);
 
-/// A build as [`BUILDS`] tells builds apart: the file, the options, the source's hash.
-type BuildKey = (PathBuf, String, u64);
-
-fn count(file: &Path, source: &str, defines: &[Define], options: &str) {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    source.hash(&mut h);
-    let key = (
-        file.to_path_buf(),
-        program::options(defines, options),
-        h.finish(),
-    );
+fn count(file: &Path, defines: &[Define], options: &str) {
+    let key = (file.to_path_buf(), program::options(defines, options));
     let mut builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     *builds
         .get_or_insert_with(HashMap::new)
@@ -160,15 +149,14 @@ fn count(file: &Path, source: &str, defines: &[Define], options: &str) {
         .or_default() += 1;
 }
 
-/// Every build of `file` in this process so far: its build options and how often (a build
-/// of the same options from another source is listed apart).
+/// Every build of `file` in this process so far: its build options and how often.
 pub fn builds_of(file: &Path) -> Vec<(String, usize)> {
     let builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     let mut out: Vec<(String, usize)> = builds
         .iter()
         .flatten()
-        .filter(|((f, _, _), _)| f == file)
-        .map(|((_, o, _), &n)| (o.clone(), n))
+        .filter(|((f, _), _)| f == file)
+        .map(|((_, o), &n)| (o.clone(), n))
         .collect();
     out.sort();
     out
