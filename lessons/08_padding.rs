@@ -338,6 +338,7 @@ fn zero_padding(gpu: &Gpu, course: &Course, s: Shape) -> Result<Option<Timing>> 
             wall_ms,
             host_ms: started.elapsed().as_secs_f64() * 1e3,
             found: None,
+            technique: None,
             ..RunOutput::plain(out, ms)
         })
     };

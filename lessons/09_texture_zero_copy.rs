@@ -500,6 +500,7 @@ fn measure_b_as_buffer(gpu: &Gpu, course: &Course, shape: Shape) -> Result<Optio
             wall_ms,
             host_ms: wall_ms,
             found: None,
+            technique: None,
             ..RunOutput::plain(got, kernel_ms)
         })
     };

@@ -164,17 +164,19 @@ pub static MATRIX: OclLesson = OclLesson {
     // the 4-byte copies cost an H100 a quarter of its speed (chapter 11). The simulator runs the
     // kernel on the matrices as they are, so its 4-byte copies are still checked. K split into
     // SPLIT_K parts where the defines say so: the host's to choose, the kernel only offsets
-    // its matrices by its part.
+    // its matrices by its part. Where the unit is the model, every run's C is divided by the
+    // factor the model scales its products by (unit::unscaled).
     host: Host {
         run: |gpu, kernel, p, l, d| {
             let parts = split_k(d).map_err(anyhow::Error::msg)?;
-            lab::harness::exec::run_padded(gpu, kernel, p, l, 4, parts)
+            let out = lab::harness::exec::run_padded(gpu, kernel, p, l, 4, parts)?;
+            Ok(unit::unscaled(gpu, p, out))
         },
+        exact: |gpu, kernel, p, l, d| Ok(unit::unscaled(gpu, p, (BUFFERS.exact)(gpu, kernel, p, l, d)?)),
         prelude: Some(unit::prelude),
         unordered: Some(unit::unordered),
         accuracy: Some(|p, out, failed| unit::accuracy(p, &out.c, failed)),
         compiled: Some(compiled),
-        counterfactual: Some(unit::scaled),
         ..BUFFERS
     },
     // The one place the block's shape follows the problem's: the winner the course's tuner

@@ -363,12 +363,13 @@ pub struct Host {
     /// the set (lesson 11's count of parts of K: the kernel is told only that K is split, so
     /// one build serves every count, and every count is still run). `None`: every define.
     pub compiled: Option<CompiledFn>,
-    /// Where the lesson's unit is a model in OpenCL C (the device has no such unit): the same
-    /// prelude with every product of the unit changed (lesson 11's 1/64 larger, lesson 12's
-    /// doubled), every other line alike. A kernel whose products go through the unit gives
-    /// another C built with it; one that computes C elsewhere and calls the unit for show (on
-    /// zeros, or dropping what it returns) gives the same C. `None` (from the function): the
-    /// unit is the device's own.
+    /// Where the lesson's unit is a model in OpenCL C (the device has no such unit) and its
+    /// products cannot be scaled in every run ([`Prelude::products_scaled`]; lesson 12, whose
+    /// integers a scale would wrap): the same prelude with every product of the unit changed
+    /// (lesson 12's doubled), every other line alike, for one more build. A kernel whose
+    /// products go through the unit gives another C built with it; one that computes C
+    /// elsewhere and calls the unit for show (on zeros, or dropping what it returns) gives the
+    /// same C. `None` (from the function): the unit is the device's own.
     pub counterfactual: Option<CounterfactualFn>,
 }
 
@@ -380,6 +381,11 @@ pub struct Prelude {
     /// device lacks, modelled in plain code): the verdict marks its speed unchecked, so that
     /// it is shown but never ranked. `None`: the speed is the technique's.
     pub speed_unchecked: Option<String>,
+    /// The modelled unit multiplies every product by [`crate::harness::unit_scale::factor`]
+    /// (its source begins with [`crate::harness::unit_scale::define`]) and the lesson's run
+    /// divides C by it: a C made of the unit's products comes out right, one made elsewhere
+    /// does not, in every run alike.
+    pub products_scaled: bool,
 }
 
 impl Prelude {
@@ -447,7 +453,7 @@ pub type CounterfactualFn = fn(&Gpu) -> Option<Counterfactual>;
 pub struct Counterfactual {
     /// The prelude's source with the changed model.
     pub source: String,
-    /// How its products differ, as the verdict says it: "1/64 larger".
+    /// How its products differ, as the verdict says it: "doubled".
     pub products: &'static str,
     /// The lesson's hint where C does not change with them.
     pub hint: &'static str,

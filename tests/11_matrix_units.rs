@@ -145,24 +145,6 @@ fn the_unordered_unit_waits_for_nobody() {
     );
 }
 
-/// The model whose products are scaled (the counterfactual build): the model's text line for
-/// line, only the two endings of `mma_element` changed; a text without them has none.
-#[test]
-fn the_scaled_unit_is_the_model_but_for_its_two_sums() {
-    let model = format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{}", unit::MMA_CL);
-    let scaled = unit::scaled_model(&model).expect("both endings of mma_element found");
-    assert_eq!(model.lines().count(), scaled.lines().count());
-    let changed: Vec<(&str, &str)> = (model.lines().zip(scaled.lines()))
-        .filter(|(a, b)| a != b)
-        .collect();
-    assert_eq!(changed.len(), 2, "{changed:?}");
-    assert!(
-        changed.iter().all(|(_, b)| b.contains("1.015625")),
-        "{changed:?}"
-    );
-    assert_eq!(unit::scaled_model("__kernel void k() {}"), None);
-}
-
 /// The unit's two roundings as the model computes them on this device: `tf32_round` to nearest
 /// with ties away from zero, `tf32_cvt` with ties to even (what `cvt.rn.tf32.f32` does), on
 /// ties, values next to them, both signs, subnormals, infinity and the largest floats.
@@ -742,14 +724,14 @@ pub mod cases {
             concat!(on_the_lanes!(), "                    acc[i][j] += lanes;"),
         )]),
         FailKind::Technique,
-        // Where the unit is the model, its products scaled leave this C as it was; on the
-        // tensor cores the simulator counts no call of the unit.
+        // Where the unit is the model, its products scaled in every run leave this C wrong; on
+        // the tensor cores the simulator counts no call of the unit.
         &["matrix unit", "three", "Hint"],
     ),
     // The unit called three times per tile on the split fragments, as the lesson asks, and
     // what it returns multiplied by zero: the products that make C are FP32's on the lanes.
-    // The simulator counts every call of the unit; only the unit's own products changed
-    // show that C does not come from them.
+    // The simulator counts every call of the unit; only the unit's own products, scaled in
+    // every run of the model, show that C does not come from them.
     Case::rejects(
         L,
         "unit_results_times_zero",
@@ -763,11 +745,38 @@ pub mod cases {
             ),
         )]),
         FailKind::Technique,
-        &["does not come from the matrix unit", "the product itself", "1/64"],
+        &["does not come from the matrix unit", "the product itself", "power of two"],
+    ),
+    // The unit asked once, before the loop, on a fragment of ones, whether it is a model
+    // changed to test the kernel (each product 1/64 larger, as a build of the grader's once
+    // was): where it is, the products go through the unit; elsewhere FP32 on the lanes beside
+    // calls for show (one call more per work-group: the count stays three). Every run of the
+    // model scales its products, so no run finds the unit as the kernel hoped.
+    Case::rejects(
+        L,
+        "unit_asked_whether_it_is_changed",
+        Decoy,
+        Mutant(&[
+            (
+                "    // The first STAGES-1 k-steps are in flight before the loop starts.",
+                "    const float4 probe = mma_tf32((float4)(1.0f), (float2)(1.0f), (float4)(0.0f), scratch);
+    // The first STAGES-1 k-steps are in flight before the loop starts.",
+            ),
+            (
+                THREE,
+                concat!(
+                    calls!(),
+                    on_the_lanes!(),
+                    "                    acc[i][j] += probe.x == 8.0f * 1.015625f ? d : lanes + d * 0.0f;"
+                ),
+            ),
+        ]),
+        FailKind::Technique,
+        &["does not come from the matrix unit", "the product itself", "power of two"],
     ),
     // The same, only in the blocks a large GPU takes (128 × 128): the unit's products in
-    // every block a CPU or a small GPU takes. The model changed runs with each kind of
-    // device's blocks, not only the grading machine's.
+    // every block a CPU or a small GPU takes. Each kind of device's blocks run where the unit
+    // is the model, not only the grading machine's.
     Case::rejects(
         L,
         "unit_for_show_only_in_blocks_above_64_by_64",
@@ -805,7 +814,7 @@ pub mod cases {
             ),
         )]),
         FailKind::Technique,
-        // The model changed with a large GPU's blocks (where the unit is the model), or the
+        // A large GPU's blocks run on the model (where the unit is the model), or the
         // simulator's count with them: either names those defines.
         &["matrix unit", "the defines the lesson takes on a large GPU"],
     ),

@@ -44,6 +44,7 @@ pub fn run(
             wall_ms,
             host_ms,
             found: None,
+            technique: None,
         },
         log: rec.log,
     })

@@ -3,8 +3,9 @@
 //! per-element allowance: that it be at least FP32's.
 
 use lab::harness::device::Gpu;
+use lab::harness::exec::RunOutput;
 use lab::harness::matrix::{self, Problem};
-use lab::lesson::{Counterfactual, Prelude};
+use lab::lesson::Prelude;
 
 /// The unit's source, both paths (chosen by MMA_PTX).
 pub const MMA_CL: &str = include_str!("mma.cl");
@@ -29,6 +30,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
             ),
             speed_unchecked: None,
+            products_scaled: false,
         },
         None => {
             // The model truncates its sum from a double; without doubles it can only round.
@@ -38,7 +40,10 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "TF32 rounding as the tensor cores, but the sum rounded to nearest where they truncate it: this device has no doubles"
             };
             Prelude {
-                source: format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{MMA_CL}"),
+                source: format!(
+                    "#define MMA_PTX 0\n#define TF32_CVT 0\n{}{MMA_CL}",
+                    lab::harness::unit_scale::define()
+                ),
                 note: format!(
                     "matrix unit: emulated in OpenCL C on {} (same fragments, {sum}; no tensor cores here), copies done at once",
                     gpu.info.name
@@ -49,6 +54,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                     "not ranked by speed: {} has no matrix unit, and the model's speed says nothing about the unit's (plain FP32 on its lanes would beat it); the speed is shown, not compared",
                     gpu.info.name
                 )),
+                products_scaled: true,
             }
         }
     }
@@ -76,50 +82,25 @@ const UNORDERED_CALL: &str = "inline float4 mma_tf32(float4 a, float2 b, float4 
     const float4 x = (float4)(mma_input(a.x), mma_input(a.y), mma_input(a.z), mma_input(a.w));
     const float2 y = (float2)(mma_input(b.x), mma_input(b.y));
     const float s = x.x * y.x + x.z * y.y, t = x.y * y.x + x.w * y.y;
-    return c + (float4)(s, s, t, t);
+    return c + (float4)(s, s, t, t) * __LAB_UNIT_SCALE;
 }
 ";
 
-/// The model with every product of the unit 1/64 larger ([`lab::lesson::Host::counterfactual`]),
-/// on a device whose unit is the model; `None` where it is the tensor cores. Only the last
-/// line of `mma_element` differs (C's value is added as it was, the products' sum scaled), in
-/// the function's body, where no preprocessor test of the kernel's can see it.
-pub fn scaled(gpu: &Gpu) -> Option<Counterfactual> {
-    let p = prelude(gpu);
-    if !p.source.contains("#define MMA_PTX 0") {
-        return None;
+/// A run's C divided by the modelled unit's scale ([`lab::harness::unit_scale`]) where this
+/// device's unit is the model, as every build's prelude there scales its products; with the
+/// reason in `out.technique` where C as the kernel left it was the product itself: made by
+/// something other than the unit.
+pub fn unscaled(gpu: &Gpu, p: &Problem, mut out: RunOutput) -> RunOutput {
+    if gpu.tensor_cores().is_some() {
+        return out;
     }
-    Some(Counterfactual {
-        source: scaled_model(&p.source)?,
-        products: "1/64 larger",
-        hint: "every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc.",
-    })
-}
-
-/// `source` with the model's two endings of `mma_element` (with doubles, and without) made
-/// to scale the products by 1 + 2⁻⁶: `None` where either is not there once.
-pub fn scaled_model(source: &str) -> Option<String> {
-    let mut out = source.to_string();
-    for (from, to) in SCALED {
-        if out.matches(from).count() != 1 {
-            return None;
-        }
-        out = out.replace(from, to);
+    if let Some((i, j, v)) = lab::harness::unit_scale::unscale(p, &mut out) {
+        out.technique = Some(format!(
+            "your C does not come from the matrix unit. The model of the unit multiplies everything it returns by a power of two drawn for each run of the program, and the host divides C by it at the end, so C made of the unit's results comes out as the product; C[{i}][{j}] came out {v} before that division: the product itself, made elsewhere. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show.\nHint: every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc."
+        ));
     }
-    Some(out)
+    out
 }
-
-/// The model's lines and the scaled ones.
-const SCALED: [(&str, &str); 2] = [
-    (
-        "    return convert_float_rtz(s);\n}\n#else",
-        "    return convert_float_rtz((double)c + (s - (double)c) * 1.015625);\n}\n#else",
-    ),
-    (
-        "    return s;\n}\n#endif",
-        "    return c + (s - c) * 1.015625f;\n}\n#endif",
-    ),
-];
 
 /// From this K on, FP32's own rounding error is well above the split's (whose error does not
 /// grow with K), so "at least as accurate as FP32" is a fair test; below it the split's

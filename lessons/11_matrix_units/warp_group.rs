@@ -69,10 +69,13 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
             ),
             note: "matrix unit: the warp group's wgmma (compute capability 9.0), built through its PTX".into(),
             speed_unchecked: None,
+            products_scaled: false,
         }
     } else {
         Prelude {
-            source: format!("#define MMA_PTX 0\n#define TF32_CVT 0\n{mma}\n{WGMMA_CL}"),
+            source: format!(
+                "#define MMA_PTX 0\n#define TF32_CVT 0\n#define __LAB_UNIT_SCALE 1.0f\n{mma}\n{WGMMA_CL}"
+            ),
             note: format!(
                 "matrix unit: the warp group's wgmma emulated in OpenCL C on {}",
                 gpu.info.name
@@ -81,6 +84,9 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "{} has no warp-group unit: the model's speed says nothing about it",
                 gpu.info.name
             )),
+            // The variant is the course's own measure, not a student's file: its model's
+            // products are left as they are.
+            products_scaled: false,
         }
     }
 }

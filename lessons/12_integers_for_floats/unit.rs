@@ -81,6 +81,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "INT8 matrix unit: the tensor cores' mma.sync (compute capability {major}.{minor}), async copies by cp.async"
             ),
             speed_unchecked: None,
+            products_scaled: false,
         },
         None => Prelude {
             source: format!("#define MMA_PTX 0\n{}{UNIT_CL}", moduli_cl()),
@@ -94,6 +95,7 @@ pub fn prelude(gpu: &Gpu) -> Prelude {
                 "not ranked by speed: {} has no INT8 matrix unit, and the model's speed says nothing about the unit's; the speed is shown, not compared",
                 gpu.info.name
             )),
+            products_scaled: false,
         },
     }
 }

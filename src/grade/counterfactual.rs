@@ -1,17 +1,20 @@
-//! The unit changed, C changes ([`crate::lesson::Host::counterfactual`]). A count of the
-//! unit's calls says it was called, not that its products made C: three calls per tile on
-//! zeros, or on the right fragments with what they return dropped, count as the unit's work
-//! while the lanes make C. So on a device whose unit is a model, the kernel is built once more
-//! after a model whose every product is changed (lesson 11's 1/64 larger, lesson 12's
-//! doubled), every other line alike, and run on inputs drawn for the grading: every element of
-//! C that is not near zero must be off the product by the change. A kernel whose products go
-//! through the unit is; one whose C was made elsewhere gives the right product. The two models
-//! differ only inside a function's body, where no `#if` can see.
+//! The unit's products make C. A count of the unit's calls says it was called, not that its
+//! products made C: three calls per tile on zeros, or on the right fragments with what they
+//! return dropped, count as the unit's work while the lanes make C. Two ways to ask the
+//! question the count stood for, where the device's unit is a model in OpenCL C:
 //!
-//! It runs with this device's own defines at the asked size and a small problem, and with the
-//! defines the lesson takes on each other kind of device ([`super::kinds`]) at the square the
-//! simulator's count of that kind looks at: calls for show only with a large GPU's blocks
-//! would otherwise pass wherever the grading machine is not one.
+//! - Every product scaled, in every run (lesson 11, [`crate::lesson::Prelude::products_scaled`]):
+//!   the model multiplies what it returns by a power of two drawn for the process and the run
+//!   divides C by it ([`crate::harness::unit_scale`]), so that the ordinary checks of C judge
+//!   where it comes from, on calls no kernel can tell from any other. This module adds the
+//!   defines the lesson takes on each other kind of device ([`super::kinds`]), run and checked
+//!   here at the square the simulator's count of that kind looks at: calls for show only with
+//!   a large GPU's blocks would otherwise pass wherever the grading machine is not one.
+//! - A build after a changed model (lesson 12, [`crate::lesson::Host::counterfactual`]: every
+//!   residue product doubled, which no power of two can undo once the integers wrap), every
+//!   other line alike, run on inputs drawn for the grading: every element of C that is not
+//!   near zero must be off the product. The two models differ only inside a function's body,
+//!   where no `#if` can see.
 
 use std::path::Path;
 
@@ -34,9 +37,10 @@ const WHOLE_AT_MOST: usize = 1 << 27;
 /// Points of C compared in a larger product.
 const SAMPLES: usize = 4096;
 
-/// Checks that C changes with the unit's products, where this device's unit is modelled:
-/// with `defines` (the device's own) at `shapes`, then with each other kind of device's.
-/// Nothing where the technique is not judged (`opts.technique`).
+/// Checks that the unit's products make C, where this device's unit is modelled: with the
+/// defines each other kind of device takes (products scaled), or after the changed model with
+/// `defines` (the device's own) at `shapes`. Nothing where the technique is not judged
+/// (`opts.technique`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check(
     verdict: &mut Verdict,
@@ -48,12 +52,15 @@ pub(super) fn check(
     opts: &Options,
     progress: Progress,
 ) -> Result<()> {
-    if !opts.technique || ocl.host.counterfactual.is_none() {
+    let Some(prelude) = ocl.prelude(gpu).filter(|_| opts.technique) else {
         return Ok(());
+    };
+    if prelude.products_scaled {
+        return other_kinds(verdict, gpu, ocl, (file, text), defines, opts, progress);
     }
     let Some((source, changed)) = ocl.counterfactual(gpu, text) else {
         verdict.notes.push(
-            "not checked on this device: that C changes with the unit's products (the unit is the device's own instruction, which no build can change; a device whose unit is modelled checks it)".into(),
+            "not checked on this device: that C is made of the unit's products (the unit is the device's own instruction, which no build can change; a device whose unit is modelled checks it)".into(),
         );
         return Ok(());
     };
@@ -66,50 +73,73 @@ pub(super) fn check(
     ));
     let own = Prepared::build_as(gpu, ocl, file, &source, defines, &options)?;
     for &shape in shapes {
-        if let Some(f) = judged(
-            gpu,
-            ocl,
-            &own,
-            defines,
-            (shape, seed),
-            &changed,
-            "",
-            progress,
-        )? {
+        if let Some(f) = judged(gpu, ocl, &own, defines, (shape, seed), &changed, progress)? {
             verdict.failure = Some(f);
             return Ok(());
         }
     }
-    let mut at: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
-    for (label, defines, shape) in super::looks::other_kinds(ocl, defines, &opts.course) {
-        let of = format!(" (the defines the lesson takes on {label})");
-        let tried =
-            Prepared::build_as(gpu, ocl, file, &source, &defines, &options).and_then(|built| {
-                judged(
-                    gpu,
-                    ocl,
-                    &built,
-                    &defines,
-                    (shape, seed),
-                    &changed,
-                    &of,
-                    progress,
-                )
-            });
-        match tried {
-            Ok(Some(f)) => {
-                verdict.failure = Some(f);
-                return Ok(());
-            }
-            Ok(None) => at.push(format!("{shape}{}", with_defines(&defines))),
-            Err(e) => verdict.notes.push(format!(
-                "not checked with the defines the lesson takes on {label}: that C changes with the unit's products (this device could not run them: {e:#})"
-            )),
-        }
-    }
+    let at: Vec<String> = shapes.iter().map(|s| s.to_string()).collect();
     verdict.notes.push(format!(
         "technique: C changed with the unit's products (the kernel built after a model of the unit whose products are {products}, at {})",
         at.join(", ")
+    ));
+    Ok(())
+}
+
+/// The defines the lesson takes on each other kind of device, built and run here at that
+/// kind's square, C checked (made of the unit's products, since every run scales them).
+fn other_kinds(
+    verdict: &mut Verdict,
+    gpu: &Gpu,
+    ocl: &OclLesson,
+    (file, text): (&Path, &str),
+    defines: &[Define],
+    opts: &Options,
+    progress: Progress,
+) -> Result<()> {
+    let options = opts.build_options(ocl);
+    let seed = timing::secret_seed().rotate_left(23);
+    let mut at = Vec::new();
+    for (label, defines, shape) in super::looks::other_kinds(ocl, defines, &opts.course) {
+        let of = format!(
+            "{} (the defines the lesson takes on {label})",
+            with_defines(&defines)
+        );
+        progress(format!("running {shape}{of}"));
+        let p = Problem::random(shape, seed);
+        let ran = Prepared::build(gpu, ocl, file, text, &defines, &options).and_then(|built| {
+            let launch = (ocl.launch)(shape, &defines).map_err(anyhow::Error::msg)?;
+            (ocl.host.run)(gpu, &built.kernel, &p, &launch, &defines)
+        });
+        let out = match ran {
+            Ok(out) => out,
+            Err(e) => {
+                verdict.notes.push(format!(
+                    "not checked with the defines the lesson takes on {label}: that C is made of the unit's products (this device could not run them: {e:#})"
+                ));
+                continue;
+            }
+        };
+        let failure = match (super::verify(&p, &out, None), &out.technique) {
+            (Err(f), Some(why)) if f.kind == FailKind::Wrong => {
+                Some(Failure::new(FailKind::Technique, why.clone()))
+            }
+            (Err(f), _) => Some(f),
+            (Ok(_), _) => None,
+        };
+        if let Some(mut f) = failure {
+            f.message = format!("{}, at {shape}: {}", of.trim_start(), f.message);
+            verdict.failure = Some(f);
+            return Ok(());
+        }
+        at.push(format!("{shape}{}", with_defines(&defines)));
+    }
+    verdict.notes.push(format!(
+        "technique: C made of the unit's products in every run (the model multiplies them by a power of two drawn for the run, and C is divided by it){}",
+        match at.is_empty() {
+            true => String::new(),
+            false => format!(", also at {}", at.join(", ")),
+        }
     ));
     Ok(())
 }
@@ -124,7 +154,6 @@ fn judged(
     defines: &[Define],
     (shape, seed): (Shape, u64),
     changed: &Counterfactual,
-    of: &str,
     progress: Progress,
 ) -> Result<Option<Failure>> {
     let products = changed.products;
@@ -141,7 +170,7 @@ fn judged(
     Ok(Some(Failure::new(
         FailKind::Technique,
         format!(
-            "your C does not come from the matrix unit: built after a model of the unit whose every product is {products}{with}{of}, at {shape}, C[{i}][{j}] came out {c}, the product itself, where a C made of the unit's products changes with them. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show, and the products that made C were done elsewhere.\nHint: {}",
+            "your C does not come from the matrix unit: built after a model of the unit whose every product is {products}{with}, at {shape}, C[{i}][{j}] came out {c}, the product itself, where a C made of the unit's products changes with them. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show, and the products that made C were done elsewhere.\nHint: {}",
             changed.hint,
             with = with_defines(defines)
         ),
@@ -164,48 +193,5 @@ fn unchanged(p: &Problem, c: &[f32], seed: u64) -> Option<(usize, usize, f32)> {
             points.into_iter().zip(values.iter().map(|v| v.0)).collect()
         }
     };
-    first_unchanged(&exact, |(i, j)| c[i * n + j])
-}
-
-/// [`unchanged`] over the exact values given: the first whose C is within 1/128 of it.
-fn first_unchanged(
-    exact: &[((usize, usize), f64)],
-    c: impl Fn((usize, usize)) -> f32,
-) -> Option<(usize, usize, f32)> {
-    let largest = exact.iter().fold(0.0f64, |m, (_, x)| m.max(x.abs()));
-    exact.iter().find_map(|&((i, j), x)| {
-        let got = c((i, j));
-        // A NaN or an infinity is a change too.
-        let same = (got as f64 - x).abs() < x.abs() / 128.0;
-        (x.abs() >= largest / 1000.0 && same).then_some((i, j, got))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_element_that_is_the_product_is_found_and_near_zero_ones_are_not_read() {
-        let exact: Vec<((usize, usize), f64)> = [1.0, -2.0, 3.0, 4.0, 5.0, 1e-5]
-            .iter()
-            .enumerate()
-            .map(|(e, &x)| ((e / 3, e % 3), x))
-            .collect();
-        let at = |c: Vec<f32>| move |(i, j): (usize, usize)| c[i * 3 + j];
-        let product: Vec<f32> = exact.iter().map(|(_, x)| *x as f32).collect();
-        let grown: Vec<f32> = product.iter().map(|x| x * 1.015625).collect();
-        assert_eq!(first_unchanged(&exact, at(grown.clone())), None);
-        let mut one_kept = grown.clone();
-        one_kept[4] = product[4];
-        assert_eq!(first_unchanged(&exact, at(one_kept)), Some((1, 1, 5.0)));
-        // Near zero the change is below what rounding may hide: not read.
-        let mut tiny_kept = grown.clone();
-        tiny_kept[5] = product[5];
-        assert_eq!(first_unchanged(&exact, at(tiny_kept)), None);
-        let mut nan = grown;
-        nan[0] = f32::NAN;
-        assert_eq!(first_unchanged(&exact, at(nan)), None);
-        assert_eq!(first_unchanged(&exact, at(product)), Some((0, 0, 1.0)));
-    }
+    crate::harness::unit_scale::first_near(&exact, |(i, j)| c[i * n + j])
 }

@@ -30,6 +30,10 @@ pub struct Probed {
     /// text's.
     #[serde(default)]
     pub as_written: bool,
+    /// Where C was wrong: why it was not made by the lesson's technique, where the run could
+    /// tell ([`crate::harness::exec::RunOutput::technique`]).
+    #[serde(default)]
+    pub technique: Option<String>,
 }
 
 /// One probe run under the simulator: what the worker reported, what Oclgrind printed,
@@ -182,6 +186,15 @@ pub(super) fn judge_counts(
         uncounted(v, false, format!("it could not be run ({why})"));
         return None;
     }
+    if let (false, Some(why)) = (probed.right, &probed.technique) {
+        // Right on the device, wrong under the simulator, where the unit is the model and its
+        // products are scaled: C was made elsewhere (on the tensor cores nothing is scaled).
+        v.failure = Some(Failure::new(
+            FailKind::Technique,
+            format!("under the OpenCL simulator at {}: {why}", describe(probe)),
+        ));
+        return None;
+    }
     if !probed.right {
         // Right on the device, wrong in the simulator (which runs work-items one after
         // another): the counts of a wrong run prove nothing about the technique.
@@ -215,6 +228,7 @@ mod tests {
                 local_bytes: 0,
                 error: None,
                 as_written: false,
+                technique: None,
             }),
             report: Default::default(),
             second: None,
@@ -224,6 +238,58 @@ mod tests {
             killed,
             limit_s: 1.0,
         }
+    }
+
+    /// Wrong under the simulator where the run traced it to the technique (lesson 11's unit
+    /// scaled in every run of the model, right on the tensor cores): a missing technique,
+    /// with the run's reason, not a result that depends on the work-items' order.
+    #[test]
+    fn a_wrong_simulated_product_traced_to_the_technique_is_a_missing_technique() {
+        let behaviour = crate::lesson::Behaviour {
+            probes: &[],
+            judge: |_, _| Ok("counted".into()),
+            banks: false,
+            not_checked: "",
+            k_step: |_| Ok(1),
+        };
+        let probe = Probe {
+            shape: Shape::new(8, 8, 8),
+            defines: &[],
+        };
+        let judged = |r: Run| {
+            let mut v = Verdict {
+                lesson: "11_matrix_units".into(),
+                file: "k.cl".into(),
+                device: None,
+                cases: Vec::new(),
+                failure: None,
+                timing: None,
+                beside: None,
+                printed: String::new(),
+                notes: Vec::new(),
+                unchecked: Vec::new(),
+            };
+            judge_counts(&mut v, &behaviour, &probe, Ok(r), 1.0, "", "", &|| None);
+            v.failure.map(|f| (f.kind, f.message))
+        };
+        let mut r = run(false, false);
+        r.report.counts = Some(Default::default());
+        if let Some(p) = r.probed.as_mut() {
+            p.technique = Some("your C does not come from the matrix unit".into());
+        }
+        let (kind, message) = judged(r).expect("a failure");
+        assert_eq!(kind, FailKind::Technique);
+        assert!(
+            message.contains("does not come from the matrix unit"),
+            "{message}"
+        );
+        assert!(message.contains("simulator at M=8 N=8 K=8"), "{message}");
+        // Without a reason, the order of the work-items is blamed, as before.
+        let mut r = run(false, false);
+        r.report.counts = Some(Default::default());
+        let (kind, message) = judged(r).expect("a failure");
+        assert_eq!(kind, FailKind::Wrong);
+        assert!(message.contains("order"), "{message}");
     }
 
     fn right(r: &anyhow::Result<Run>) -> Option<bool> {

@@ -377,7 +377,8 @@ pub struct Options {
     /// Also run OpenCL kernels under the simulator (races, reads out of bounds, technique).
     pub simulate: bool,
     /// Judge a lesson's technique on the device (a CPU lesson's threads and caches, lesson
-    /// 11's unit changed); a lesson program that only runs and times the code turns it off.
+    /// 11's unit with each other kind of device's defines, lesson 12's changed); a lesson
+    /// program that only runs and times the code turns it off.
     #[serde(default = "yes")]
     pub technique: bool,
     /// Count a verdict with a part not checked as failed (`--strict`, `LAB_STRICT=1`).

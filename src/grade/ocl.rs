@@ -276,6 +276,14 @@ fn grade_into(
                 }
                 _ => verified,
             };
+            // A wrong C that the run traced to the technique's absence (lesson 11: the
+            // product itself, where the modelled unit scales every product) says so.
+            let verified = match (verified, &out.technique) {
+                (Err(f), Some(why)) if f.kind == FailKind::Wrong => {
+                    Err(Failure::new(FailKind::Technique, format!("{shape}: {why}")))
+                }
+                (v, _) => v,
+            };
             match verified {
                 // The shape is listed once, for its uniform values.
                 Ok(_) if wide => {}

@@ -23,6 +23,11 @@ pub struct Request {
     /// A run under the simulator instead of a grading.
     #[serde(default)]
     pub look: Option<Look>,
+    /// The parent's factor of a modelled unit's products ([`crate::harness::unit_scale`]):
+    /// every worker of one program scales alike, so that a source built again in another
+    /// worker is the same text, and the device's compiler cache serves it.
+    #[serde(default)]
+    pub unit_scale: Option<f32>,
 }
 
 /// Which run.

@@ -106,6 +106,15 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
         let p = Problem::random(probe.shape, matrix::secret_seed());
         // At the asked size, the call a timed one is (C poisoned, guard zones), of which only
         // the last work-group and one drawn (src/harness/groups.rs) run and write C.
+        // Why a wrong C was not made by the technique, where the run could tell (lesson 11's
+        // unit scaled in every run of the model, the simulator's included).
+        let mut technique: Option<String> = None;
+        let mut judged = |out: crate::harness::exec::RunOutput, right: bool| {
+            if !right && technique.is_none() {
+                technique = out.technique;
+            }
+            right
+        };
         let mut right = match look {
             Look::Asked(..) => {
                 // A numeric poison (random numbers or an earlier C, as the timed calls draw
@@ -116,7 +125,8 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
                     p.poison = crate::harness::poison::draw(p.shape.m * p.shape.n, p.shape.k);
                 }
                 let out = (ocl.host.run)(&gpu, kernel, &p, &launch, &defines)?;
-                matrix::written_right(&p, &out.c)
+                let right = matrix::written_right(&p, &out.c);
+                judged(out, right)
             }
             // The sanitizer's findings are this look's answer: its product, of the first and
             // the last work-group, is judged by the counts' look at the same size, which
@@ -125,7 +135,11 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
                 exact(&gpu, kernel, &p, &launch, &defines)?;
                 true
             }
-            _ => matrix::check(&p, &exact(&gpu, kernel, &p, &launch, &defines)?.c).passed(),
+            _ => {
+                let out = exact(&gpu, kernel, &p, &launch, &defines)?;
+                let right = matrix::check(&p, &out.c).passed();
+                judged(out, right)
+            }
         };
         if let Some(drawn) = drawn_of(ocl, look) {
             eprint!("{}", second_run(look).unwrap_or_default());
@@ -151,10 +165,12 @@ pub fn probe_here(lesson: &Lesson, source: &Source, opts: &Options, look: Look) 
             let launch = (ocl.launch)(drawn.shape, &defines).map_err(anyhow::Error::msg)?;
             let p = Problem::random(drawn.shape, matrix::secret_seed());
             let out = exact(&gpu, kernel, &p, &launch, &defines)?;
-            right &= unordered || matrix::check(&p, &out.c).passed();
+            let this = unordered || matrix::check(&p, &out.c).passed();
+            right &= judged(out, this);
         }
         Ok(Probed {
             right,
+            technique,
             local_bytes,
             error: None,
             as_written: text == written && super::expand::expanded(&written) != written,
@@ -261,6 +277,7 @@ fn simulate(
         source: source.clone(),
         opts: opts.clone(),
         look: Some(look),
+        unit_scale: Some(crate::harness::unit_scale::factor()),
     };
     let mut probed = None;
     let ended = super::request::spawn(

@@ -91,6 +91,7 @@ fn in_worker(lesson: &Lesson, source: &Source, opts: &Options) -> Result<Verdict
         source: source.clone(),
         opts: opts.clone(),
         look: None,
+        unit_scale: Some(crate::harness::unit_scale::factor()),
     };
     let mut step = String::from("starting");
     let mut verdict: Option<Verdict> = None;
@@ -198,7 +199,11 @@ pub fn serve(
         source,
         opts,
         look,
+        unit_scale,
     } = serde_json::from_slice(&body).context("reading the grading request")?;
+    if let Some(f) = unit_scale {
+        crate::harness::unit_scale::take(f)?;
+    }
     let lesson = find(&lesson).with_context(|| format!("no lesson named {lesson}"))?;
     let mut out = EventWriter::create(events)?;
     if let Some(look) = look {

@@ -374,6 +374,12 @@ pub struct RunOutput {
     /// ([`crate::lesson::AccuracyFn`]): a wrong C is explained by the stage that made it.
     #[serde(default)]
     pub found: Option<String>,
+    /// Where C as the kernel left it shows that the lesson's technique did not make it (lesson
+    /// 11: the product itself, where the modelled unit scales every product it makes,
+    /// [`crate::harness::unit_scale`]): why, for a verdict of missing technique where C is
+    /// wrong.
+    #[serde(default)]
+    pub technique: Option<String>,
 }
 
 impl RunOutput {
@@ -389,6 +395,7 @@ impl RunOutput {
             wall_ms: kernel_ms,
             host_ms: kernel_ms,
             found: None,
+            technique: None,
         }
     }
 }
@@ -512,6 +519,7 @@ pub fn run_steps(
         wall_ms,
         host_ms,
         found: None,
+        technique: None,
     })
 }
 // ANCHOR_END: run_steps
@@ -768,6 +776,7 @@ fn padded(
         wall_ms,
         host_ms,
         found: None,
+        technique: None,
     })
 }
 

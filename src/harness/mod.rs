@@ -28,4 +28,5 @@ pub mod record;
 pub mod rng;
 pub mod sandbox;
 pub mod timing;
+pub mod unit_scale;
 pub mod unordered;

@@ -592,6 +592,7 @@ mod tests {
             wall_ms,
             host_ms: wall_ms + 1.0,
             found: None,
+            technique: None,
             ..RunOutput::plain(vec![0.0; p.shape.m * p.shape.n], kernel_ms)
         }
     }

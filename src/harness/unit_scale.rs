@@ -1,0 +1,179 @@
+//! The scale of a modelled unit's products. Where a lesson's matrix unit is a model in OpenCL
+//! C (a device without the unit), every product the model makes is multiplied by a power of
+//! two drawn once per process, from ±2 to ±64, and the lesson's run divides C by it when the
+//! kernel is done. A power of two changes no rounding, so a kernel whose C is made of the
+//! unit's products gives C bit for bit as an unscaled model would; one that makes C elsewhere
+//! (FP32 on the lanes, with calls of the unit on zeros, or whose results it drops) gives C
+//! divided by the scale.
+//!
+//! Every run of the model is scaled alike: the calls that are checked, timed, counted by the
+//! simulator and run by a student's own program. So no kernel can make C elsewhere in the
+//! calls nobody checks and through the unit in those that are, by asking the unit whether it
+//! is changed: it always is. The factor is in a name a lesson's file may not write (`__LAB_`),
+//! and differs from process to process; a kernel that wants C right without the unit's
+//! products must learn the factor from the unit at run time and scale its own C by it.
+
+use std::sync::OnceLock;
+
+use crate::harness::exec::RunOutput;
+use crate::harness::matrix::{self, Problem};
+
+static FACTOR: OnceLock<f32> = OnceLock::new();
+
+/// The factor for this process: ±2^r, r from 1 to 6, drawn at its first use unless taken
+/// from the program that started this one ([`take`]).
+pub fn factor() -> f32 {
+    *FACTOR.get_or_init(|| {
+        let s = crate::harness::rng::secret_seed();
+        let magnitude = (1u32 << (1 + s % 6)) as f32;
+        match (s >> 8) & 1 {
+            0 => magnitude,
+            _ => -magnitude,
+        }
+    })
+}
+
+/// Takes the factor of the program that started this process (a grading's worker), before
+/// any build: one of those [`factor`] draws, else an error.
+pub fn take(f: f32) -> anyhow::Result<()> {
+    let r = f.abs().log2();
+    anyhow::ensure!(
+        r.fract() == 0.0 && (1.0..=6.0).contains(&r),
+        "a unit's scale of {f} is not one the harness draws"
+    );
+    anyhow::ensure!(
+        FACTOR.get_or_init(|| f) == &f,
+        "this process already scales the unit's products otherwise"
+    );
+    Ok(())
+}
+
+/// The line a modelled unit's source begins with: the factor as the model reads it.
+pub fn define() -> String {
+    format!("#define __LAB_UNIT_SCALE {:.1}f\n", factor())
+}
+
+/// Divides C by the factor, after a run of a kernel built with [`define`]: every element the
+/// kernel wrote. One that still holds the poison is left as it was, so that what was never
+/// written is seen as such, unless divided it is the product (a written element may equal
+/// the poison by chance, an earlier C's value say). Returns the first of the points drawn to
+/// look at whose C, as the kernel left it, was the product itself, unscaled: row, column and
+/// the value.
+pub fn unscale(p: &Problem, out: &mut RunOutput) -> Option<(usize, usize, f32)> {
+    let f = factor();
+    let n = p.shape.n;
+    let points = matrix::sample_points(p.shape, 64, crate::harness::rng::secret_seed());
+    let exact: Vec<((usize, usize), f64)> = (points.iter().copied())
+        .zip(matrix::reference_at(p, &points).into_iter().map(|v| v.0))
+        .collect();
+    let raw = first_near(&exact, |(i, j)| out.c[i * n + j]);
+    let held: Vec<usize> = (out.c.iter().enumerate())
+        .filter(|&(e, &x)| p.poison.held(e, x))
+        .map(|(e, _)| e)
+        .collect();
+    // Many elements holding the poison were never written; a few may be chance.
+    let chance: Vec<usize> = match held.len() <= HELD_AT_MOST {
+        true => {
+            let at: Vec<(usize, usize)> = held.iter().map(|&e| (e / n, e % n)).collect();
+            (held.iter().zip(matrix::reference_at(p, &at)))
+                .filter(|&(&e, (x, scale, _))| {
+                    ((out.c[e] / f) as f64 - x).abs() <= scale * CHANCE_WITHIN
+                })
+                .map(|(&e, _)| e)
+                .collect()
+        }
+        false => Vec::new(),
+    };
+    for (e, x) in out.c.iter_mut().enumerate() {
+        if !p.poison.held(e, *x) || chance.contains(&e) {
+            *x /= f;
+        }
+    }
+    raw
+}
+
+/// Up to this many elements holding the poison are each looked at for chance.
+const HELD_AT_MOST: usize = 4096;
+
+/// A poisoned element divided is taken for written where it is this close to the product, in
+/// units of the element's scale Σ|a·b|: a few times the unit's own error, far below any
+/// poison's chance of landing there.
+const CHANCE_WITHIN: f64 = 1e-5;
+
+/// The first of `exact`'s points whose C is within 1/128 of it, among those at least a
+/// thousandth of the largest (below that, rounding may hide any change).
+pub fn first_near(
+    exact: &[((usize, usize), f64)],
+    c: impl Fn((usize, usize)) -> f32,
+) -> Option<(usize, usize, f32)> {
+    let largest = exact.iter().fold(0.0f64, |m, (_, x)| m.max(x.abs()));
+    exact.iter().find_map(|&((i, j), x)| {
+        let got = c((i, j));
+        // A NaN or an infinity is never near.
+        let same = (got as f64 - x).abs() < x.abs() / 128.0;
+        (x.abs() >= largest / 1000.0 && same).then_some((i, j, got))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_factor_is_a_power_of_two_other_than_one() {
+        let f = factor().abs();
+        assert!((2.0..=64.0).contains(&f) && f.log2().fract() == 0.0, "{f}");
+        assert_eq!(factor(), factor(), "one factor per process");
+        assert!(define().contains(&format!("{:.1}f", factor())));
+        // A worker takes its parent's factor; none the harness would not draw.
+        assert!(take(factor()).is_ok());
+        for bad in [1.0, -1.0, 3.0, 0.5, 128.0, f32::NAN, 0.0] {
+            assert!(take(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_element_that_is_the_product_is_found_and_near_zero_ones_are_not_read() {
+        let exact: Vec<((usize, usize), f64)> = [1.0, -2.0, 3.0, 4.0, 5.0, 1e-5]
+            .iter()
+            .enumerate()
+            .map(|(e, &x)| ((e / 3, e % 3), x))
+            .collect();
+        let at = |c: Vec<f32>| move |(i, j): (usize, usize)| c[i * 3 + j];
+        let product: Vec<f32> = exact.iter().map(|(_, x)| *x as f32).collect();
+        let grown: Vec<f32> = product.iter().map(|x| x * 1.015625).collect();
+        assert_eq!(first_near(&exact, at(grown.clone())), None);
+        let mut one_kept = grown.clone();
+        one_kept[4] = product[4];
+        assert_eq!(first_near(&exact, at(one_kept)), Some((1, 1, 5.0)));
+        // Near zero the change is below what rounding may hide: not read.
+        let mut tiny_kept = grown.clone();
+        tiny_kept[5] = product[5];
+        assert_eq!(first_near(&exact, at(tiny_kept)), None);
+        let mut nan = grown;
+        nan[0] = f32::NAN;
+        assert_eq!(first_near(&exact, at(nan)), None);
+        assert_eq!(first_near(&exact, at(product)), Some((0, 0, 1.0)));
+    }
+
+    #[test]
+    fn c_is_divided_where_written_and_the_product_left_unscaled_is_named() {
+        let shape = matrix::Shape::new(3, 4, 5);
+        let p = Problem::random(shape, 7);
+        let exact = matrix::reference(&p).c;
+        let scaled: Vec<f32> = exact.iter().map(|&x| x as f32 * factor()).collect();
+        let mut out = RunOutput::plain(scaled, 0.0);
+        assert_eq!(unscale(&p, &mut out), None);
+        for (got, x) in out.c.iter().zip(&exact) {
+            assert!(
+                (*got as f64 - x).abs() <= x.abs() * 1e-6 + 1e-6,
+                "{got} {x}"
+            );
+        }
+        // The product as the lanes make it: named, and wrong once divided.
+        let mut out = RunOutput::plain(exact.iter().map(|&x| x as f32).collect(), 0.0);
+        let (i, j, v) = unscale(&p, &mut out).expect("an unscaled product found");
+        assert_eq!(v, exact[i * 4 + j] as f32);
+        assert_eq!(out.c[i * 4 + j], v / factor());
+    }
+}
