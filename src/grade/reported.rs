@@ -6,9 +6,9 @@ use std::path::Path;
 
 use crate::harness::oclgrind::{Finding, Kind as Found, Report};
 use crate::harness::paths;
-use crate::lesson::{Probe, StandIn};
+use crate::lesson::{OclLesson, Probe, StandIn};
 
-use super::{FailKind, Failure};
+use super::{FailKind, Failure, Part, Unchecked, Verdict};
 
 /// How a probe reads in a message: `M=19 N=36 K=20 with TSM=8 TSN=16 ...`.
 pub(super) fn describe(probe: &Probe) -> String {
@@ -115,6 +115,31 @@ pub(super) fn failure_from(
         );
     }
     Some(Failure::new(kind, text))
+}
+
+/// The simulator did not run to the end: races are not checked, nor the technique where the
+/// lesson has one to judge (it is judged from the simulator's counts).
+pub(super) fn skipped(v: &mut Verdict, ocl: &OclLesson, line: String) {
+    if ocl.behaviour.is_some() {
+        v.unchecked.push(Unchecked {
+            part: Part::Technique,
+            why: line.clone(),
+        });
+    }
+    v.not_checked(Part::Races, line);
+}
+
+/// Trouble of the simulator's own (not the kernel's): a failure to build or to run.
+pub(super) fn simulator_trouble(report: &Report) -> Option<String> {
+    report.findings.iter().find_map(|f| match &f.kind {
+        Found::SimulatorFailure { message } => Some(format!(
+            "the simulator stopped early ({message}); this is a limit of Oclgrind, not necessarily a bug in your kernel"
+        )),
+        Found::Api { function, error, .. } => Some(format!(
+            "the simulator's OpenCL call {function} failed ({error})"
+        )),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

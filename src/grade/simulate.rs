@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use crate::harness::child::{EventWriter, Scratch};
 use crate::harness::device::Gpu;
 use crate::harness::matrix::{self, Problem, Shape};
+use crate::harness::oclgrind;
 use crate::harness::oclgrind::addresses::{self, Place};
 use crate::harness::oclgrind::banks;
 use crate::harness::oclgrind::coverage;
 use crate::harness::oclgrind::plugin;
-use crate::harness::oclgrind::{self, Kind as Found, Report};
 use crate::harness::pool;
 use crate::lesson::{Lesson, OclLesson, Probe};
 use crate::prepared::Prepared;
@@ -30,10 +30,12 @@ use super::counts::{
 };
 use super::coverage::Coverage;
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
-use super::reported::{describe, failure_from, optimised_findings, UNORDERED_RUN};
+use super::reported::{
+    describe, failure_from, optimised_findings, simulator_trouble, skipped, UNORDERED_RUN,
+};
 use super::request::Request;
 use super::trust::{instrument_failed, reads_pointers};
-use super::{FailKind, Options, Part, Source, Unchecked, Verdict};
+use super::{FailKind, Options, Part, Source, Verdict};
 
 pub use super::request::Look;
 
@@ -949,31 +951,6 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         }
     }
     v.notes.push(format!("technique: {}", lines.join("; ")));
-}
-
-/// The simulator did not run to the end: races are not checked, nor the technique where the
-/// lesson has one to judge (it is judged from the simulator's counts).
-fn skipped(v: &mut Verdict, ocl: &OclLesson, line: String) {
-    if ocl.behaviour.is_some() {
-        v.unchecked.push(Unchecked {
-            part: Part::Technique,
-            why: line.clone(),
-        });
-    }
-    v.not_checked(Part::Races, line);
-}
-
-/// Trouble of the simulator's own (not the kernel's): a failure to build or to run.
-fn simulator_trouble(report: &Report) -> Option<String> {
-    report.findings.iter().find_map(|f| match &f.kind {
-        Found::SimulatorFailure { message } => Some(format!(
-            "the simulator stopped early ({message}); this is a limit of Oclgrind, not necessarily a bug in your kernel"
-        )),
-        Found::Api { function, error, .. } => Some(format!(
-            "the simulator's OpenCL call {function} failed ({error})"
-        )),
-        _ => None,
-    })
 }
 
 /// Whether the lesson's own answer runs cleanly under the simulator at `look`, within a quarter
