@@ -120,14 +120,7 @@ fn other_kinds(
                 continue;
             }
         };
-        let failure = match (super::verify(&p, &out, None), &out.technique) {
-            (Err(f), Some(why)) if f.kind == FailKind::Wrong => {
-                Some(Failure::new(FailKind::Technique, why.clone()))
-            }
-            (Err(f), _) => Some(f),
-            (Ok(_), _) => None,
-        };
-        if let Some(mut f) = failure {
+        if let Err(mut f) = super::traced(super::verify(&p, &out, None), &out, "") {
             f.message = format!("{}, at {shape}: {}", of.trim_start(), f.message);
             verdict.failure = Some(f);
             return Ok(());

@@ -257,18 +257,7 @@ mod tests {
             defines: &[],
         };
         let judged = |r: Run| {
-            let mut v = Verdict {
-                lesson: "11_matrix_units".into(),
-                file: "k.cl".into(),
-                device: None,
-                cases: Vec::new(),
-                failure: None,
-                timing: None,
-                beside: None,
-                printed: String::new(),
-                notes: Vec::new(),
-                unchecked: Vec::new(),
-            };
+            let mut v = Verdict::named("11_matrix_units".into(), std::path::Path::new("k.cl"));
             judge_counts(&mut v, &behaviour, &probe, Ok(r), 1.0, "", "", &|| None);
             v.failure.map(|f| (f.kind, f.message))
         };

@@ -245,8 +245,13 @@ pub struct Verdict {
 
 impl Verdict {
     pub fn new(lesson: &Lesson, file: &Path) -> Verdict {
+        Verdict::named(lesson.name(), file)
+    }
+
+    /// An empty verdict for the lesson of that name.
+    pub fn named(lesson: String, file: &Path) -> Verdict {
         Verdict {
-            lesson: lesson.name(),
+            lesson,
             file: file.to_path_buf(),
             device: None,
             cases: Vec::new(),
@@ -508,6 +513,22 @@ pub fn verify(
     match judge(p.shape, out, &cmp, starter) {
         Some(f) => Err(f),
         None => Ok(cmp),
+    }
+}
+
+/// A wrong C that the run traced to the technique's absence ([`RunOutput::technique`]; lesson
+/// 11: the product itself, where the modelled unit scales every product) is a missing
+/// technique, its reason after `at`; any other verdict stands.
+pub(super) fn traced<T>(
+    verified: Result<T, Failure>,
+    out: &RunOutput,
+    at: &str,
+) -> Result<T, Failure> {
+    match (verified, &out.technique) {
+        (Err(f), Some(why)) if f.kind == FailKind::Wrong => {
+            Err(Failure::new(FailKind::Technique, format!("{at}{why}")))
+        }
+        (v, _) => v,
     }
 }
 

@@ -18,7 +18,9 @@ use crate::prepared::{self, Prepared};
 
 use super::shapes::timing_launch;
 use super::words::with_defines;
-use super::{is_starter, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict};
+use super::{
+    is_starter, traced, verify, CaseReport, FailKind, Failure, Options, Progress, Verdict,
+};
 
 /// Sorts an error from the harness into a failure category.
 pub fn classify(e: anyhow::Error) -> Failure {
@@ -276,14 +278,7 @@ fn grade_into(
                 }
                 _ => verified,
             };
-            // A wrong C that the run traced to the technique's absence (lesson 11: the
-            // product itself, where the modelled unit scales every product) says so.
-            let verified = match (verified, &out.technique) {
-                (Err(f), Some(why)) if f.kind == FailKind::Wrong => {
-                    Err(Failure::new(FailKind::Technique, format!("{shape}: {why}")))
-                }
-                (v, _) => v,
-            };
+            let verified = traced(verified, &out, &format!("{shape}: "));
             match verified {
                 // The shape is listed once, for its uniform values.
                 Ok(_) if wide => {}

@@ -85,9 +85,12 @@ pub fn unscale(p: &Problem, out: &mut RunOutput) -> Option<(usize, usize, f32)> 
         false => Vec::new(),
     };
     for (e, x) in out.c.iter_mut().enumerate() {
-        if !p.poison.held(e, *x) || chance.contains(&e) {
+        if !p.poison.held(e, *x) {
             *x /= f;
         }
+    }
+    for e in chance {
+        out.c[e] /= f;
     }
     raw
 }
@@ -162,7 +165,7 @@ mod tests {
         let p = Problem::random(shape, 7);
         let exact = matrix::reference(&p).c;
         let scaled: Vec<f32> = exact.iter().map(|&x| x as f32 * factor()).collect();
-        let mut out = RunOutput::plain(scaled, 0.0);
+        let mut out = RunOutput::plain(scaled.clone(), 0.0);
         assert_eq!(unscale(&p, &mut out), None);
         for (got, x) in out.c.iter().zip(&exact) {
             assert!(
@@ -170,6 +173,21 @@ mod tests {
                 "{got} {x}"
             );
         }
+        // A written element that equals the poison by chance is divided; one never written
+        // keeps the poison.
+        let mut q = p.clone();
+        let mut poison: Vec<f32> = scaled.iter().map(|x| x + 1.0).collect();
+        poison[1] = scaled[1];
+        q.poison = crate::harness::poison::Poison::from_values(
+            crate::harness::poison::Kind::Earlier,
+            poison.clone(),
+        );
+        let mut left = scaled.clone();
+        left[2] = poison[2];
+        let mut out = RunOutput::plain(left, 0.0);
+        unscale(&q, &mut out);
+        assert_eq!(out.c[1], scaled[1] / factor());
+        assert_eq!(out.c[2], poison[2]);
         // The product as the lanes make it: named, and wrong once divided.
         let mut out = RunOutput::plain(exact.iter().map(|&x| x as f32).collect(), 0.0);
         let (i, j, v) = unscale(&p, &mut out).expect("an unscaled product found");
