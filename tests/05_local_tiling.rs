@@ -495,6 +495,17 @@ pub mod cases {
         FailKind::Technique,
         &["values from global memory per multiply-add", "one drawn for this grading"],
     ),
+    // As above, with the group ids the driver hands out, read around the course's macros (a
+    // function-like macro's name followed by another macro that expands to the parenthesis).
+    // The simulator runs a drawn group itself, not only one the kernel sees as drawn.
+    Case::rejects(
+        L,
+        "tiles_only_in_the_drivers_first_and_last_groups",
+        Decoy,
+        File("tiles_only_in_the_drivers_first_and_last_groups"),
+        FailKind::Technique,
+        &["values from global memory per multiply-add", "one drawn for this grading"],
+    ),
     Case::rejects(
         L,
         "tiles_at_the_ends_only_with_the_devices_own_tile",
