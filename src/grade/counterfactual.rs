@@ -6,10 +6,11 @@
 //! - Every product scaled, in every run (lesson 11, [`crate::lesson::Prelude::products_scaled`]):
 //!   the model multiplies what it returns by a power of two drawn for the process and the run
 //!   divides C by it ([`crate::harness::unit_scale`]), so that the ordinary checks of C judge
-//!   where it comes from, on calls no kernel can tell from any other. This module adds the
-//!   defines the lesson takes on each other kind of device ([`super::kinds`]), run and checked
-//!   here at the square the simulator's count of that kind looks at: calls for show only with
-//!   a large GPU's blocks would otherwise pass wherever the grading machine is not one.
+//!   where it comes from, on calls no kernel can tell from any other. The defines the lesson
+//!   takes on each other kind of device ([`super::kinds`]) are checked so too, at the square
+//!   the simulator's count of that kind looks at: by the simulator's own run of them, or here
+//!   on the device where no simulator runs. Calls for show only with a large GPU's blocks
+//!   would otherwise pass wherever the grading machine is not one.
 //! - A build after a changed model (lesson 12, [`crate::lesson::Host::counterfactual`]: every
 //!   residue product doubled, which no power of two can undo once the integers wrap), every
 //!   other line alike, run on inputs drawn for the grading: every element of C that is not
@@ -29,6 +30,9 @@ use crate::prepared::Prepared;
 
 use super::words::with_defines;
 use super::{FailKind, Failure, Options, Progress, Verdict};
+
+/// What a verdict says where every run of the model scales the unit's products.
+const SCALED: &str = "technique: C made of the unit's products in every run (the model multiplies them by a power of two drawn for the run, and C is divided by it)";
 
 /// Products up to this many multiply-adds are compared at every element of C; larger ones at
 /// [`SAMPLES`] points drawn for the grading.
@@ -56,6 +60,13 @@ pub(super) fn check(
         return Ok(());
     };
     if prelude.products_scaled {
+        // The simulator counts the unit's work with every other kind's defines, and checks
+        // C there as every run of the scaled model is checked; where it does not run, the
+        // device runs them here.
+        if opts.simulate && crate::harness::oclgrind::find_icd().is_some() {
+            verdict.notes.push(SCALED.into());
+            return Ok(());
+        }
         return other_kinds(verdict, gpu, ocl, (file, text), defines, opts, progress);
     }
     let Some((source, changed)) = ocl.counterfactual(gpu, text) else {
@@ -127,13 +138,10 @@ fn other_kinds(
         }
         at.push(format!("{shape}{}", with_defines(&defines)));
     }
-    verdict.notes.push(format!(
-        "technique: C made of the unit's products in every run (the model multiplies them by a power of two drawn for the run, and C is divided by it){}",
-        match at.is_empty() {
-            true => String::new(),
-            false => format!(", also at {}", at.join(", ")),
-        }
-    ));
+    verdict.notes.push(match at.is_empty() {
+        true => SCALED.into(),
+        false => format!("{SCALED}, also at {}", at.join(", ")),
+    });
     Ok(())
 }
 

@@ -189,9 +189,15 @@ pub(super) fn judge_counts(
     if let (false, Some(why)) = (probed.right, &probed.technique) {
         // Right on the device, wrong under the simulator, where the unit is the model and its
         // products are scaled: C was made elsewhere (on the tensor cores nothing is scaled).
+        // Said where, as a count's failure is: which kind of device's defines, say.
+        let (why, hint) = why
+            .split_once("\nHint:")
+            .map_or((why.as_str(), String::new()), |(w, h)| {
+                (w, format!("\nHint:{h}"))
+            });
         v.failure = Some(Failure::new(
             FailKind::Technique,
-            format!("under the OpenCL simulator at {}: {why}", describe(probe)),
+            format!("under the OpenCL simulator: {why}\n({at}.){hint}"),
         ));
         return None;
     }
@@ -258,13 +264,14 @@ mod tests {
         };
         let judged = |r: Run| {
             let mut v = Verdict::named("11_matrix_units".into(), std::path::Path::new("k.cl"));
-            judge_counts(&mut v, &behaviour, &probe, Ok(r), 1.0, "", "", &|| None);
+            let at = "counted under the simulator at M=8 N=8 K=8, with the defines the lesson takes on a large GPU";
+            judge_counts(&mut v, &behaviour, &probe, Ok(r), 1.0, at, "", &|| None);
             v.failure.map(|f| (f.kind, f.message))
         };
         let mut r = run(false, false);
         r.report.counts = Some(Default::default());
         if let Some(p) = r.probed.as_mut() {
-            p.technique = Some("your C does not come from the matrix unit".into());
+            p.technique = Some("your C does not come from the matrix unit.\nHint: the unit".into());
         }
         let (kind, message) = judged(r).expect("a failure");
         assert_eq!(kind, FailKind::Technique);
@@ -272,7 +279,11 @@ mod tests {
             message.contains("does not come from the matrix unit"),
             "{message}"
         );
-        assert!(message.contains("simulator at M=8 N=8 K=8"), "{message}");
+        // Where: the shape and which kind of device's defines, before the hint.
+        assert!(
+            message.contains("unit.\n(counted under the simulator at M=8 N=8 K=8, with the defines the lesson takes on a large GPU.)\nHint: the unit"),
+            "{message}"
+        );
         // Without a reason, the order of the work-items is blamed, as before.
         let mut r = run(false, false);
         r.report.counts = Some(Default::default());
