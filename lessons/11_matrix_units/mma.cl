@@ -92,7 +92,7 @@ inline float mma_input(float x) {
 // ANCHOR: model
 // One element of D: C's value, then the eight products of a row of A and a column of B, in
 // the order of k. Everything the unit returns is multiplied by __LAB_UNIT_SCALE, a power of
-// two the host draws for each run of the program and divides C by at the end (C passed in
+// two the host draws for the copy of the course and divides C by at the end (C passed in
 // is divided first, so that a sum kept inside the unit stays right): a power of two changes
 // no rounding, so C made of the unit's results comes out as it would unscaled, and C made
 // of products done anywhere else comes out wrong. Written out rather than looped: llvmpipe

@@ -96,7 +96,7 @@ pub fn unscaled(gpu: &Gpu, p: &Problem, mut out: RunOutput) -> RunOutput {
     }
     if let Some((i, j, v)) = lab::harness::unit_scale::unscale(p, &mut out) {
         out.technique = Some(format!(
-            "your C does not come from the matrix unit. The model of the unit multiplies everything it returns by a power of two drawn for each run of the program, and the host divides C by it at the end, so C made of the unit's results comes out as the product; C[{i}][{j}] came out {v} before that division: the product itself, made elsewhere. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show.\nHint: every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc."
+            "your C does not come from the matrix unit. The model of the unit multiplies everything it returns by a power of two your kernel cannot know, the same in every run, and the host divides C by it at the end, so C made of the unit's results comes out as the product; C[{i}][{j}] came out {v} before that division: the product itself, made elsewhere. Calls of the unit whose results never reach C (on zeros, or dropped) do its work for show.\nHint: every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big), and what the last returns is added into acc."
         ));
     }
     out

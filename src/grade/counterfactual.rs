@@ -32,7 +32,7 @@ use super::words::with_defines;
 use super::{FailKind, Failure, Options, Progress, Verdict};
 
 /// What a verdict says where every run of the model scales the unit's products.
-const SCALED: &str = "technique: C made of the unit's products in every run (the model multiplies them by a power of two drawn for the run, and C is divided by it)";
+const SCALED: &str = "technique: C made of the unit's products in every run (the model multiplies them by a power of two the kernel cannot know, and C is divided by it)";
 
 /// Products up to this many multiply-adds are compared at every element of C; larger ones at
 /// [`SAMPLES`] points drawn for the grading.

@@ -1,17 +1,24 @@
 //! The scale of a modelled unit's products. Where a lesson's matrix unit is a model in OpenCL
 //! C (a device without the unit), every product the model makes is multiplied by a power of
-//! two drawn once per process, from ±2 to ±64, and the lesson's run divides C by it when the
-//! kernel is done. A power of two changes no rounding, so a kernel whose C is made of the
-//! unit's products gives C bit for bit as an unscaled model would; one that makes C elsewhere
-//! (FP32 on the lanes, with calls of the unit on zeros, or whose results it drops) gives C
-//! divided by the scale.
+//! two from ±2 to ±64, drawn for the copy of the course and unknown to the kernel, and the
+//! lesson's run divides C by it when the kernel is done. A power of two changes no rounding,
+//! so a kernel whose C is made of the unit's products gives C bit for bit as an unscaled
+//! model would; one that makes C elsewhere (FP32 on the lanes, with calls of the unit on
+//! zeros, or whose results it drops) gives C divided by the scale.
 //!
 //! Every run of the model is scaled alike: the calls that are checked, timed, counted by the
 //! simulator and run by a student's own program. So no kernel can make C elsewhere in the
 //! calls nobody checks and through the unit in those that are, by asking the unit whether it
-//! is changed: it always is. The factor is in a name a lesson's file may not write (`__LAB_`),
-//! and differs from process to process; a kernel that wants C right without the unit's
-//! products must learn the factor from the unit at run time and scale its own C by it.
+//! is changed: it always is. The factor is written into the model's source by the host, in a
+//! name a lesson's file may not write (`__LAB_`); a kernel that wants C right without the
+//! unit's products must learn the factor from the unit at run time and scale its own C by it.
+//!
+//! The factor is drawn once and kept in `target/lab-unit-scale` ([`KEPT`]), so that the
+//! next program builds the same model's source and finds it built in the OpenCL driver's
+//! cache (PoCL keys its cache on the source): a factor drawn for each program made every
+//! grading on PoCL build the unit's model again, three times as slow as the one before.
+//! Where a grading starts in a fresh copy of the course (a class's autograder), it is drawn
+//! there; a worker takes its parent's ([`take`]).
 
 use std::sync::OnceLock;
 
@@ -20,25 +27,62 @@ use crate::harness::matrix::{self, Problem};
 
 static FACTOR: OnceLock<f32> = OnceLock::new();
 
-/// The factor for this process: ±2^r, r from 1 to 6, drawn at its first use unless taken
-/// from the program that started this one ([`take`]).
+/// Where the factor is kept, under the course's root.
+pub const KEPT: &str = "target/lab-unit-scale";
+
+/// The factor for this process: ±2^r, r from 1 to 6, the one kept for the copy of the course
+/// ([`KEPT`]), or drawn and kept at its first use, unless taken from the program that started
+/// this one ([`take`]).
 pub fn factor() -> f32 {
     *FACTOR.get_or_init(|| {
-        let s = crate::harness::rng::secret_seed();
-        let magnitude = (1u32 << (1 + s % 6)) as f32;
-        match (s >> 8) & 1 {
-            0 => magnitude,
-            _ => -magnitude,
-        }
+        let path = crate::harness::paths::Course::from_env().root().join(KEPT);
+        kept_or_drawn(&path)
     })
+}
+
+/// The factor kept at `path`, or one drawn and kept there (where it can be: else this
+/// process's own). Of two programs that draw at once, the one that keeps its factor first
+/// gives it to both.
+fn kept_or_drawn(path: &std::path::Path) -> f32 {
+    let read = || {
+        let f: f32 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+        drawable(f).then_some(f)
+    };
+    if let Some(f) = read() {
+        return f;
+    }
+    let s = crate::harness::rng::secret_seed();
+    let magnitude = (1u32 << (1 + s % 6)) as f32;
+    let f = match (s >> 8) & 1 {
+        0 => magnitude,
+        _ => -magnitude,
+    };
+    // Written under a name of its own and then put in place whole, so that no program reads
+    // a half-written factor: linked where no file is there yet (which fails where another
+    // program kept one first), renamed over a file that holds no factor.
+    let own = path.with_extension(format!("{}", std::process::id()));
+    let kept = std::fs::write(&own, format!("{f}\n")).and_then(|()| match path.exists() {
+        false => std::fs::hard_link(&own, path),
+        true => std::fs::rename(&own, path),
+    });
+    let _ = std::fs::remove_file(&own);
+    match kept {
+        Ok(()) => f,
+        Err(_) => read().unwrap_or(f),
+    }
+}
+
+/// Whether `f` is one of the factors [`factor`] draws.
+fn drawable(f: f32) -> bool {
+    let r = f.abs().log2();
+    r.fract() == 0.0 && (1.0..=6.0).contains(&r)
 }
 
 /// Takes the factor of the program that started this process (a grading's worker), before
 /// any build: one of those [`factor`] draws, else an error.
 pub fn take(f: f32) -> anyhow::Result<()> {
-    let r = f.abs().log2();
     anyhow::ensure!(
-        r.fract() == 0.0 && (1.0..=6.0).contains(&r),
+        drawable(f),
         "a unit's scale of {f} is not one the harness draws"
     );
     anyhow::ensure!(
@@ -133,6 +177,23 @@ mod tests {
         for bad in [1.0, -1.0, 3.0, 0.5, 128.0, f32::NAN, 0.0] {
             assert!(take(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The first program keeps its factor; the next reads it; a file that holds no factor
+    /// the harness draws is replaced by one drawn again.
+    #[test]
+    fn the_factor_is_kept_for_the_next_program() {
+        let dir = std::env::temp_dir().join(format!("lab-unit-scale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("kept");
+        let first = kept_or_drawn(&path);
+        assert!(drawable(first), "{first}");
+        assert_eq!(kept_or_drawn(&path), first);
+        std::fs::write(&path, "1\n").unwrap();
+        let again = kept_or_drawn(&path);
+        assert!(drawable(again), "{again}");
+        assert_eq!(kept_or_drawn(&path), again);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
