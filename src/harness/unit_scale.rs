@@ -13,12 +13,13 @@
 //! name a lesson's file may not write (`__LAB_`); a kernel that wants C right without the
 //! unit's products must learn the factor from the unit at run time and scale its own C by it.
 //!
-//! The factor is drawn once and kept in `target/lab-unit-scale` ([`KEPT`]), so that the
+//! The factor is drawn once and kept in `target/lab-unit-scale/` ([`KEPT`]), so that the
 //! next program builds the same model's source and finds it built in the OpenCL driver's
 //! cache (PoCL keys its cache on the source): a factor drawn for each program made every
 //! grading on PoCL build the unit's model again, three times as slow as the one before.
 //! Where a grading starts in a fresh copy of the course (a class's autograder), it is drawn
-//! there; a worker takes its parent's ([`take`]).
+//! there; a worker takes its parent's ([`take`]). The sandbox hides the folder from a
+//! student's CPU code, which could otherwise read the factor and tell it in its output.
 
 use std::sync::OnceLock;
 
@@ -27,7 +28,7 @@ use crate::harness::matrix::{self, Problem};
 
 static FACTOR: OnceLock<f32> = OnceLock::new();
 
-/// Where the factor is kept, under the course's root.
+/// The folder the factor is kept in (its file `factor`), under the course's root.
 pub const KEPT: &str = "target/lab-unit-scale";
 
 /// The factor for this process: ±2^r, r from 1 to 6, the one kept for the copy of the course
@@ -35,8 +36,9 @@ pub const KEPT: &str = "target/lab-unit-scale";
 /// this one ([`take`]).
 pub fn factor() -> f32 {
     *FACTOR.get_or_init(|| {
-        let path = crate::harness::paths::Course::from_env().root().join(KEPT);
-        kept_or_drawn(&path)
+        let dir = crate::harness::paths::Course::from_env().root().join(KEPT);
+        let _ = std::fs::create_dir_all(&dir);
+        kept_or_drawn(&dir.join("factor"))
     })
 }
 

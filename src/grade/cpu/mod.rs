@@ -42,7 +42,12 @@ pub fn builder(course: &Course) -> Builder {
     Builder {
         cache: course.student_builds(),
         lockfile: course.lockfile(),
-        hidden: vec![course.solutions()],
+        // The course's answers, and the factor lesson 11's modelled unit scales its products
+        // by, which code that runs here could read and tell in its output.
+        hidden: vec![
+            course.solutions(),
+            course.root().join(crate::harness::unit_scale::KEPT),
+        ],
     }
 }
 

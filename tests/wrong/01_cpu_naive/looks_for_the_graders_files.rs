@@ -1,7 +1,8 @@
 // Looks for anything of the grader's it could read or use: the course's environment variables
 // (a seed, a folder of solutions), other processes' command lines, files named like the
 // grader's requests, events or solutions in the working folder, its parents, /tmp, /work and
-// /root, and files it inherited open (but the memory C is written into). It prints what it finds ("found nothing" if
+// /root, the factor lesson 11's modelled unit scales its products by, and files it inherited
+// open (but the memory C is written into). It prints what it finds ("found nothing" if
 // nothing) and computes nothing: graded on what it computed, and nothing is there to find.
 fn look() -> Vec<String> {
     let mut found = Vec::new();
@@ -31,6 +32,17 @@ fn look() -> Vec<String> {
                 .any(|w| name.contains(w))
             {
                 found.push(format!("the file {dir}/{name}"));
+            }
+        }
+    }
+    // The factor lesson 11's modelled unit scales its products by, kept under the course's
+    // target folder: looked for in every folder above this one and above this program.
+    let here = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().unwrap_or_default();
+    for dir in here.ancestors().chain(exe.ancestors()) {
+        for kept in ["lab-unit-scale/factor", "target/lab-unit-scale/factor"] {
+            if let Ok(f) = std::fs::read_to_string(dir.join(kept)) {
+                found.push(format!("the factor {} in {}", f.trim(), dir.join(kept).display()));
             }
         }
     }
