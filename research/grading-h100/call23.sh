@@ -7,13 +7,14 @@
 # of C 1 % off there), on the scoreboard and by `lab grade`; lessons 11 and 12 by `lab grade`.
 # No Oclgrind on the device.
 set -u
-D=$PWD/device-bin/g41
+D=$PWD/device-bin/g41   # the lab binary, built on a CPU machine
+K=$PWD/research/grading-h100/call23
 export LAB_ROOT=$PWD
 export CUDA_CACHE_DISABLE=1
 L=$OUT/log.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $L
 date -u | tee -a $L
-sha1sum $D/lab $D/k*/*.cl | tee -a $L
+sha1sum $D/lab $K/k*/*.cl | tee -a $L
 for i in 1 2 3 4 5 6 7 8 9 10; do
   echo "== ties, run $i (t=${SECONDS}s)" | tee -a $L
   timeout 60 $D/lab --device NVIDIA --kernels solutions --lesson 4 --lesson 10 --lesson 11 2>&1 | grep -E "^\| |tie|device" | cut -c1-300 | tee -a $L
@@ -21,9 +22,9 @@ done
 for k in k04-asked:4 k04-pow2:4 k11-asked:11 k11-pow2:11; do
   dir=${k%%:*}; les=${k##*:}
   echo "== $dir (lesson $les), scoreboard (t=${SECONDS}s)" | tee -a $L
-  timeout 100 $D/lab --device NVIDIA --kernels $D/$dir --lesson $les 2>&1 | grep -E "^\| |device" | cut -c1-300 | tee -a $L
+  timeout 100 $D/lab --device NVIDIA --kernels $K/$dir --lesson $les 2>&1 | grep -E "^\| |device" | cut -c1-300 | tee -a $L
   echo "== $dir (lesson $les), lab grade" | tee -a $L
-  timeout 100 $D/lab grade $les --device NVIDIA --kernels $D/$dir 2>&1 | grep -E "^  [A-Za-z]" | cut -c1-500 | tee -a $L
+  timeout 100 $D/lab grade $les --device NVIDIA --kernels $K/$dir 2>&1 | grep -E "^  [A-Za-z]" | cut -c1-500 | tee -a $L
 done
 for k in 11 12; do
   echo "== lesson $k's reference, lab grade (t=${SECONDS}s)" | tee -a $L
