@@ -4,7 +4,7 @@
 //! question the count stood for, where the device's unit is a model in OpenCL C:
 //!
 //! - Every product scaled, in every run (lesson 11, [`crate::lesson::Prelude::products_scaled`]):
-//!   the model multiplies what it returns by a power of two drawn for the process and the run
+//!   the model multiplies what it returns by a power of two the kernel cannot know and the run
 //!   divides C by it ([`crate::harness::unit_scale`]), so that the ordinary checks of C judge
 //!   where it comes from, on calls no kernel can tell from any other. The defines the lesson
 //!   takes on each other kind of device ([`super::kinds`]) are checked so too, at the square

@@ -37,7 +37,11 @@ pub const KEPT: &str = "target/lab-unit-scale";
 pub fn factor() -> f32 {
     *FACTOR.get_or_init(|| {
         let dir = crate::harness::paths::Course::from_env().root().join(KEPT);
-        let _ = std::fs::create_dir_all(&dir);
+        // Only inside a course whose programs were built there (its `target/`): a program
+        // copied elsewhere makes no folders in the place it was built.
+        if dir.parent().is_some_and(|t| t.is_dir()) {
+            let _ = std::fs::create_dir(&dir);
+        }
         kept_or_drawn(&dir.join("factor"))
     })
 }
