@@ -189,15 +189,10 @@ pub(super) fn judge_counts(
     if let (false, Some(why)) = (probed.right, &probed.technique) {
         // Right on the device, wrong under the simulator, where the unit is the model and its
         // products are scaled: C was made elsewhere (on the tensor cores nothing is scaled).
-        // Said where, as a count's failure is: which kind of device's defines, say.
-        let (why, hint) = why
-            .split_once("\nHint:")
-            .map_or((why.as_str(), String::new()), |(w, h)| {
-                (w, format!("\nHint:{h}"))
-            });
+        // Said where, as a count's failure is ([`judge_run`]): which kind's defines, say.
         v.failure = Some(Failure::new(
             FailKind::Technique,
-            format!("under the OpenCL simulator: {why}\n({at}.){hint}"),
+            format!("under the OpenCL simulator: {why}\n({at}.)"),
         ));
         return None;
     }
@@ -279,9 +274,10 @@ mod tests {
             message.contains("does not come from the matrix unit"),
             "{message}"
         );
-        // Where: the shape and which kind of device's defines, before the hint.
+        // Where: the shape and which kind of device's defines, after the reason and its
+        // hint, as a count's failure says it.
         assert!(
-            message.contains("unit.\n(counted under the simulator at M=8 N=8 K=8, with the defines the lesson takes on a large GPU.)\nHint: the unit"),
+            message.ends_with("unit.\nHint: the unit\n(counted under the simulator at M=8 N=8 K=8, with the defines the lesson takes on a large GPU.)"),
             "{message}"
         );
         // Without a reason, the order of the work-items is blamed, as before.
