@@ -28,11 +28,23 @@ const SIGSTOP: i32 = 19;
 const SIGCONT: i32 = 18;
 use std::time::{Duration, Instant};
 
-/// How long pausing may take before the call is given up. A thread stops only once it gets
-/// a core, and the spin check ([`super::cpu_spin`]) runs the driver on one core with some
-/// threads at the idle policy, behind the others: on a loaded machine such a thread waited
-/// more than half a second. Only a process that keeps resuming itself reaches this.
+/// How long pausing may take before the call is given up, while the family keeps running: only
+/// a process that keeps resuming itself (or is resumed by one of its own) gets that far.
 pub const FREEZE_LIMIT: Duration = Duration::from_secs(20);
+
+/// How long a family is waited for that has not run since it was told to stop. A thread
+/// with the stop pending stops as soon as it gets a core, before any instruction of its own:
+/// until then it waits for the machine, not for the student's code. The spin check
+/// ([`super::cpu_spin`]) runs the driver on one core with some threads at the idle policy,
+/// behind everything else there; with three busy programs on that core such a thread waited
+/// about 3 s for a core here, with six 7 s, so a class's grading beside other work can take
+/// longer than [`FREEZE_LIMIT`] without anything of the student's running.
+pub const STARVED_LIMIT: Duration = Duration::from_secs(300);
+
+/// What the family may run in all, once told to stop, and still count as waiting for a core:
+/// each thread runs a few microseconds in the kernel to stop; a process resumed again and
+/// again runs for as long as it is let.
+const STARVED_CPU_NS: u64 = 100_000_000;
 
 /// The processes paused by [`freeze`], resumed by [`Frozen::thaw`] (or when dropped).
 #[derive(Debug)]
@@ -62,29 +74,14 @@ impl Drop for Frozen {
 }
 
 /// Pauses `root` and every process below it, and waits until each of their threads is seen
-/// stopped (or has exited). Fails, leaving nothing paused, if that takes longer than `limit`.
+/// stopped (or has exited). Fails, leaving nothing paused, if that takes longer than `limit`
+/// while the family keeps running, or longer than [`STARVED_LIMIT`] while it waits for a core.
 pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
-    let deadline = Instant::now() + limit;
+    let began = Instant::now();
+    let deadline = began + limit;
     let mut frozen = Frozen {
         pids: BTreeSet::new(),
         at: Instant::now(),
-    };
-    let too_long = |root: u32| {
-        let running: Vec<String> = family(root)
-            .into_iter()
-            .flat_map(|pid| {
-                tasks(pid)
-                    .into_iter()
-                    .filter_map(move |tid| Some((pid, tid, state(pid, tid)?)))
-            })
-            .filter(|&(_, _, st)| !is_stopped(Some(st)))
-            .map(|(pid, tid, st)| format!("{pid}/{tid} in state {st}"))
-            .collect();
-        format!(
-            "its processes could not all be paused within {} s ({})",
-            limit.as_secs(),
-            running.join(", ")
-        )
     };
     // Each process is signalled before its children are read: a fork that completes after
     // the signal was sent is undone by the kernel (a fork with a signal pending restarts),
@@ -97,7 +94,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
         signal(pid, SIGSTOP);
         todo.extend(children(pid));
         if Instant::now() > deadline {
-            return Err(too_long(root));
+            return Err(too_long(root, limit, None));
         }
     }
     // A process signalled late in the walk may have sent SIGCONT to one signalled before it
@@ -108,6 +105,7 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
         signal(pid, SIGSTOP);
     }
     frozen.at = Instant::now();
+    let cpu_at_stop = family_cpu(root);
     let mut seen_stopped = BTreeSet::new();
     // Set when something ran after the end was first set: the end is then when all are seen
     // stopped.
@@ -134,11 +132,68 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
             }
             return Ok(frozen);
         }
-        if Instant::now() > deadline {
-            return Err(too_long(root));
+        let now = Instant::now();
+        if now > deadline {
+            let ran = family_cpu(root).saturating_sub(cpu_at_stop);
+            if ran >= STARVED_CPU_NS || now > began + limit.max(STARVED_LIMIT) {
+                return Err(too_long(root, now - began, Some(ran)));
+            }
         }
-        std::thread::yield_now();
+        // Polled without a pause at first (a thread on another core stops within
+        // microseconds); after that, a pass a millisecond, so that the grader's own polling
+        // takes no core from the threads it waits for.
+        if now - frozen.at < Duration::from_millis(5) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
+}
+
+/// Why pausing was given up after `waited`: the threads still running and, once all were
+/// told to stop, what the family ran since (`ran`, ns).
+fn too_long(root: u32, waited: Duration, ran: Option<u64>) -> String {
+    let running: Vec<String> = family(root)
+        .into_iter()
+        .flat_map(|pid| {
+            tasks(pid)
+                .into_iter()
+                .filter_map(move |tid| Some((pid, tid, state(pid, tid)?)))
+        })
+        .filter(|&(_, _, st)| !is_stopped(Some(st)))
+        .map(|(pid, tid, st)| format!("{pid}/{tid} in state {st}"))
+        .collect();
+    let why = cause(ran);
+    format!(
+        "its processes could not all be paused within {} s ({}){why}",
+        waited.as_secs(),
+        running.join(", ")
+    )
+}
+
+/// What `ran` (ns, from when the family was told to stop) says of why it did not stop.
+fn cause(ran: Option<u64>) -> String {
+    match ran {
+        Some(ns) if ns < STARVED_CPU_NS => format!(
+            "; they ran {} ms in all since they were told to stop: they were waiting for a core \
+             on a machine too busy to give them one, which says nothing of your code. Grade again \
+             when the machine is less busy",
+            ns / 1_000_000
+        ),
+        Some(ns) => format!(
+            "; they ran {} ms since they were told to stop: something kept resuming them",
+            ns / 1_000_000
+        ),
+        None => String::new(),
+    }
+}
+
+/// The CPU time of `root` and every process below it, ns.
+fn family_cpu(root: u32) -> u64 {
+    family(root)
+        .into_iter()
+        .filter_map(crate::harness::cpu_watch::process_cpu)
+        .sum()
 }
 
 /// `root` and every process below it, as far as /proc shows them now.
@@ -295,6 +350,58 @@ mod tests {
             frozen.thaw();
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// Pins `pid` (one thread) to `cpu`, and gives it the idle policy when `idle`.
+    fn place(pid: u32, cpu: usize, idle: bool) {
+        // SAFETY: the set is a plain bit array built here, the parameter a local; both calls
+        // only read them.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            let pinned = libc::sched_setaffinity(
+                pid as libc::pid_t,
+                std::mem::size_of::<libc::cpu_set_t>(),
+                &set,
+            );
+            assert_eq!(pinned, 0, "pinning {pid} to CPU {cpu}");
+            if idle {
+                let param = libc::sched_param { sched_priority: 0 };
+                let lowered =
+                    libc::sched_setscheduler(pid as libc::pid_t, libc::SCHED_IDLE, &param);
+                assert_eq!(lowered, 0, "giving {pid} the idle policy");
+            }
+        }
+    }
+
+    #[test]
+    fn a_thread_waiting_for_a_core_is_waited_for_past_the_limit() {
+        // A spinner at the idle policy and a plain one on one core: the first gets the core
+        // now and then (about once in half a second here), so it stops long after a limit
+        // of a millisecond, having run nothing meanwhile.
+        let cpu = crate::harness::cpu_watch::allowed_cpus()
+            .and_then(|c| c.into_iter().max())
+            .expect("the allowed CPUs are known on Linux");
+        let busy = Shell::start("while :; do :; done");
+        let lowered = Shell::start("while :; do :; done");
+        place(busy.root(), cpu, false);
+        place(lowered.root(), cpu, true);
+        for _ in 0..3 {
+            let frozen = freeze(lowered.root(), Duration::from_millis(1))
+                .expect("a family that only waits for a core pauses");
+            assert!(stopped(lowered.root()));
+            frozen.thaw();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn the_reason_given_up_tells_a_busy_machine_from_a_family_kept_running() {
+        assert!(cause(Some(3_000_000)).contains("waiting for a core"));
+        assert!(cause(Some(STARVED_CPU_NS - 1)).contains("says nothing of your code"));
+        assert!(cause(Some(STARVED_CPU_NS)).contains("kept resuming"));
+        assert!(cause(Some(20_000_000_000)).contains("ran 20000 ms"));
+        assert_eq!(cause(None), "");
     }
 
     #[test]

@@ -34,6 +34,8 @@ use super::matrix::{Problem, Shape};
 /// What the driver's answer channel carried.
 enum Answer {
     Ready,
+    /// `done`, read: the student's function returned, and its processes are being paused.
+    Returned,
     /// `done BYTES`: the student's function returned, C is in the shared memory; the driver's
     /// processes, paused as soon as the line was read, or why they could not be.
     Computed(usize, Result<Frozen, String>),
@@ -73,6 +75,12 @@ fn read_answers(out: impl Read + Send + 'static, root: u32) -> Receiver<Answer> 
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|&n| n % 4 == 0 && n <= C_BYTES)
             {
+                // The call's limit is the function's: it no longer runs once `done` is read,
+                // and pausing has limits of its own (a machine too busy to give the paused
+                // threads a core is waited for longer than the student's code is).
+                if tx.send(Answer::Returned).is_err() {
+                    return;
+                }
                 Answer::Computed(len, cpu_freeze::freeze(root, FREEZE_LIMIT))
             } else {
                 Answer::Garbled(line.chars().take(80).collect())
@@ -276,10 +284,15 @@ impl Session {
         if !self.send("go\n") {
             return self.ended();
         }
-        let (len, frozen) = match self.next_answer(deadline) {
-            Ok(Answer::Computed(len, frozen)) => (len, frozen),
+        match self.next_answer(deadline) {
+            Ok(Answer::Returned) => {}
             Ok(other) => return self.unexpected(other),
             Err(called) => return called,
+        }
+        let (len, frozen) = match self.answers.recv() {
+            Ok(Answer::Computed(len, frozen)) => (len, frozen),
+            Ok(other) => return self.unexpected(other),
+            Err(_) => return self.ended(),
         };
         // The call ends when nothing of the driver's runs any more: late, never early.
         let frozen = match frozen {
