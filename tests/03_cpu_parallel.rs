@@ -226,7 +226,7 @@ pub mod cases {
         Decoy,
         File("threads_only_for_large_problems"),
         FailKind::Technique,
-        &["outside the thread check", "`matmul_ikj`"],
+        &["outside the thread check", "on one thread"],
     ),
     Case::rejects(
         L,
@@ -234,7 +234,18 @@ pub mod cases {
         Decoy,
         File("threads_only_in_a_pool_larger_than_the_cores"),
         FailKind::Technique,
-        &["outside the thread check", "`matmul_ikj`"],
+        &["outside the thread check", "on one thread"],
+    ),
+    // The same, faster than the course's one-thread code in rayon's own pool, and slowed on
+    // purpose in a pool of one so that its own serial time cannot bound it: the calls timed
+    // in rayon's own pool show one thread doing the work.
+    Case::rejects(
+        L,
+        "slower_alone_than_in_its_pool",
+        Decoy,
+        File("slower_alone_than_in_its_pool"),
+        FailKind::Technique,
+        &["outside the thread check", "in rayon's own pool", "on one thread"],
     ),
     Case::rejects(
         L,

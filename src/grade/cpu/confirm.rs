@@ -10,9 +10,13 @@
 //! rayon's own pool, no core pinned), called in turn on the same fresh problems, where the
 //! technique makes a clear difference in speed. The student's code must run nearer the one
 //! with the technique than the one without. Where the two references are too close on this
-//! machine to tell (other work on its cores), the verdict says so.
+//! machine to tell (other work on its cores), the verdict says so. The threads' confirmation
+//! also watches those calls from outside, as the thread check does its own: the student's
+//! busiest thread must not have done most of the work there either, which does not depend on
+//! how fast the machine is.
 
 use crate::harness::cpu_crate::Driver;
+use crate::harness::cpu_watch::TryTimes;
 use crate::harness::matrix::Shape;
 use crate::harness::rng::Rng;
 use crate::lesson::Lesson;
@@ -153,6 +157,24 @@ struct Times {
     alone: f64,
 }
 
+/// How the student's calls in its own pool shared their CPU time among threads, summed over
+/// those during which a core sat idle (`quiet`) and over all of them (`all`).
+#[derive(Default)]
+struct Shares {
+    quiet: TryTimes,
+    all: TryTimes,
+}
+
+impl Shares {
+    fn add(&mut self, threads: &crate::harness::cpu_watch::ThreadTimes) {
+        self.all.add(threads);
+        let idle = threads.idle.unwrap_or(0) as f64 / threads.wall.max(1) as f64;
+        if idle >= super::policy::POLICY.together_min_idle {
+            self.quiet.add(threads);
+        }
+    }
+}
+
 impl Times {
     /// The most the student's code may take. Where its own serial code is ahead of the
     /// course's, the references are scaled by that lead, so that the line lies where the
@@ -184,8 +206,10 @@ fn time_three(
     function: &str,
     (shape, rounds): (Shape, usize),
     secret: u64,
+    mut shares: Option<&mut Shares>,
     opts: &Options,
 ) -> Result<Result<Times, String>, Failure> {
+    let watch = shares.is_some();
     let limit = opts.step_timeout;
     let mut t = Times {
         student: f64::INFINITY,
@@ -213,8 +237,13 @@ fn time_three(
                         (_, Some(alone)) => (alone, &mut t.alone),
                         (_, None) => continue,
                     };
-                    let (p, called) = driver.call(shape, seed, limit, false);
+                    let (p, called) = driver.call(shape, seed, limit, watch);
                     let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+                    if let (0, Some(threads), Some(shares)) =
+                        (which, &r.threads, shares.as_deref_mut())
+                    {
+                        shares.add(threads);
+                    }
                     super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
                     *slot = slot.min(r.ms);
                 }
@@ -223,7 +252,7 @@ fn time_three(
                         1 => (&mut *good, &mut t.good),
                         _ => (&mut *bad, &mut t.bad),
                     };
-                    let (_, called) = driver.call(shape, seed, limit, false);
+                    let (_, called) = driver.call(shape, seed, limit, watch);
                     match outcome(called, function, shape, None, limit.as_secs_f64()) {
                         Ok(r) => *slot = slot.min(r.ms),
                         Err(f) => return Ok(Err(f.message)),
@@ -253,6 +282,13 @@ impl Peers {
 /// Confirms on ordinary calls at `shape` (`drawn` says how it was chosen) what `judge`'s
 /// instrument saw of `function`'s `what`: `good` and `bad` are the course's functions with
 /// and without it, served by `peers` (started here when it holds none, or others).
+///
+/// With `max_share`, every call is also watched from outside as the thread check's are
+/// (each code's alike, so that the watching costs them all the same), and the student's calls
+/// in its own pool must show the work shared there: the busiest thread at most that share of
+/// their CPU time, over the calls during which a core sat idle beside them. Code whose
+/// threads share the work only where the thread check or the pool of one look (their pool,
+/// their shape, their pinned core) is so judged where it runs as timed.
 #[allow(clippy::too_many_arguments)]
 pub fn technique(
     built: &crate::harness::cpu_crate::Built,
@@ -264,6 +300,7 @@ pub fn technique(
         (&'static Lesson, &'static str),
     ),
     (what, hint): (&str, &str),
+    max_share: Option<f64>,
     opts: &Options,
     peers: &mut Option<Peers>,
     notes: &mut Notes,
@@ -331,6 +368,7 @@ pub fn technique(
     // work on the machine during one measurement's calls of the student's code alone would
     // otherwise read as code without the technique. Code without it is as slow both times.
     let mut judged = Ok(None);
+    let mut shares = Shares::default();
     for attempt in 0..2u64 {
         let timed = time_three(
             (&mut mine, alone.as_mut()),
@@ -338,6 +376,7 @@ pub fn technique(
             function,
             (shape, judge.rounds + attempt as usize),
             secret ^ attempt.wrapping_mul(0xA5A5_5A5A_0F0F),
+            max_share.map(|_| &mut shares),
             opts,
         );
         let t = match timed {
@@ -368,8 +407,20 @@ pub fn technique(
             break;
         }
     }
-    drop(mine.finish());
     drop(alone.map(Driver::finish));
+    if let Some(most) = max_share {
+        let watched = more_watched(&mut mine, function, shape, secret, &mut shares, opts)
+            .and_then(|()| shared(function, (shape, drawn), &shares, (most, hint)));
+        match watched {
+            Ok(Said::Seen(said)) => notes.say(said),
+            Ok(Said::Unjudged(said)) => notes.not_checked(Part::Threads, said),
+            Err(f) => {
+                drop(mine.finish());
+                return Err(f);
+            }
+        }
+    }
+    drop(mine.finish());
     let (t, line) = match judged {
         Ok(Some(j)) => j,
         Ok(None) => return Ok(()),
@@ -415,6 +466,88 @@ pub fn technique(
             false => String::new(),
         }
     ));
+    Ok(())
+}
+
+/// What the student's watched calls showed of how their work was shared.
+enum Said {
+    /// Shared: the note that says so.
+    Seen(String),
+    /// Not judged (no core sat idle beside the calls, or they were too brief): why.
+    Unjudged(String),
+}
+
+/// Whether the student's calls in its own pool shared their work (`t.quiet`, `t.all`): the
+/// failure where the busiest thread did more than `most` of the CPU time of those during
+/// which a core sat idle, else what to say of them.
+fn shared(
+    function: &str,
+    (shape, drawn): (Shape, &str),
+    t: &Shares,
+    (most, hint): (f64, &str),
+) -> Result<Said, Failure> {
+    let min_ns = super::policy::POLICY.min_thread_ns;
+    if t.all.total < min_ns {
+        return Ok(Said::Unjudged(format!(
+            "not checked where it runs as timed: how `{function}` shares its work; its calls at {shape} ({drawn}) took too little CPU time to tell ({:.0} ms)",
+            t.all.total as f64 / 1e6
+        )));
+    }
+    if t.quiet.total < min_ns {
+        return Ok(Said::Unjudged(format!(
+            "{}: how `{function}` shares its work where it runs as timed; its busiest thread did {:.0} % of the CPU time of its calls at {shape} ({drawn}), but no core sat idle beside them, so the others may not have had one",
+            super::super::TOO_FEW_CORES,
+            100.0 * t.all.busiest_share()
+        )));
+    }
+    let share = t.quiet.busiest_share();
+    if share > most {
+        return Err(Failure::new(
+            FailKind::Technique,
+            format!(
+                "run the way it is timed, outside the thread check, in rayon's own pool at {shape} ({drawn}), `{function}` did {:.1} % of its work on one thread ({:.0} ms of {:.0} ms of CPU time, with a core to spare). The thread check may have seen the work shared, but code must compute the same way whenever it is called: every call's product split among threads.\nHint: {}",
+                100.0 * share,
+                t.quiet.busiest as f64 / 1e6,
+                t.quiet.total as f64 / 1e6,
+                hint
+            ),
+        ));
+    }
+    Ok(Said::Seen(format!(
+        "technique: `{function}` shares its work where it runs as timed: its busiest thread did {:.0} % of the CPU time of its calls at {shape} ({drawn}), in rayon's own pool",
+        100.0 * share
+    )))
+}
+
+/// Calls the student's function in its own pool at `shape` again, watched, on fresh problems
+/// (each C checked), until its calls so far add up to the CPU time the thread check's tries
+/// gather: the timed calls of a small shape are too brief to tell how the work was shared.
+/// They are the same calls as the timed ones, of the same driver.
+fn more_watched(
+    mine: &mut Driver,
+    function: &str,
+    shape: Shape,
+    secret: u64,
+    shares: &mut Shares,
+    opts: &Options,
+) -> Result<(), Failure> {
+    let policy = &super::policy::POLICY;
+    let limit = opts.step_timeout;
+    let started = std::time::Instant::now();
+    let mut seeds = Rng::new(secret ^ 0x05EE_D0F5_A4E5);
+    for _ in 0..policy.try_calls {
+        if shares.all.total >= policy.try_cpu_ns
+            || started.elapsed().as_millis() >= policy.try_max_elapsed_ms
+        {
+            break;
+        }
+        let (p, called) = mine.call(shape, seeds.next_u64(), limit, true);
+        let r = outcome(called, function, shape, None, limit.as_secs_f64())?;
+        if let Some(threads) = &r.threads {
+            shares.add(threads);
+        }
+        super::checked(&p, r.c, r.ms, crate::harness::rng::secret_seed(), None)?;
+    }
     Ok(())
 }
 
