@@ -1,5 +1,5 @@
 #!/bin/bash
-# On an H100 (asked for nvidia-h100-x1; every call since call 3 came on an H200), with the
+# On an H100 (asked for nvidia-h100-x1; run 2026-12-05 10:10 UTC on an H100 80GB HBM3), with the
 # code of 2026-12-05 (lesson 11's unit's factor kept for the copy of the course, the other
 # kinds' defines checked by the simulator where one runs): the references of 04, 10 and 11
 # graded as a student on the scoreboard ten times in a row (each rank a tie?); kernels wrong
