@@ -166,10 +166,16 @@ struct Shares {
 }
 
 impl Shares {
+    /// Adds one call; to `quiet` too where the thread check's policy would call it quiet.
     fn add(&mut self, threads: &crate::harness::cpu_watch::ThreadTimes) {
+        let mut call = TryTimes::default();
+        call.add(threads);
+        let report = crate::harness::cpu_watch::TryReport {
+            idle: call.idle_cores(),
+            ..Default::default()
+        };
         self.all.add(threads);
-        let idle = threads.idle.unwrap_or(0) as f64 / threads.wall.max(1) as f64;
-        if idle >= super::policy::POLICY.together_min_idle {
+        if super::policy::quiet(&report) {
             self.quiet.add(threads);
         }
     }
