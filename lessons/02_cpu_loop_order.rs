@@ -43,8 +43,10 @@ static LOOP_ORDER: CpuCheck = CpuCheck::Caches {
     bad: (&lab::ladder::l01_cpu_naive::LESSON, "matmul"),
     what: "loop order",
     hint: "something in your innermost loop walks down a column (a stride of n or k floats): make the innermost loop run along a row of B and of C, as i-k-j does.",
-    // Rows of B a multiple of 2 KiB apart: a walk down a column misses at every step.
-    confirm: Some(Shape::new(8, 1024, 1024)),
+    // Rows of B a multiple of 2 KiB apart: a walk down a column misses at every step. M of
+    // 32 or more: work done once on B (transposing or packing it, N·K steps, each of them
+    // strided one way) is a 32nd of the column walk's, not an eighth as at M = 8.
+    confirm: Some(Shape::new(32, 1024, 1024)),
 };
 
 /// Blocking shows in the last-level misses: without it every row of A streams all of B (4 MB,
