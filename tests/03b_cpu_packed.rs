@@ -146,6 +146,42 @@ pub mod cases {
         FailKind::Technique,
         &["`matmul_packed` did", "on one thread"],
     ),
+    // Threads only where rayon's pool has more threads than the process has cores, as the
+    // thread check's pool of 8 has on a small machine: every block in one task otherwise, on
+    // one thread of rayon's own pool, where every timed call runs.
+    Case::rejects(
+        L,
+        "threads_only_in_a_pool_larger_than_the_cores",
+        Decoy,
+        Mutant(&[
+            (
+                "c.par_chunks_mut(MC * n).enumerate().for_each_init(",
+                "c.par_chunks_mut(MC * n)
+                .with_min_len(one_task_unless_watched())
+                .enumerate()
+                .for_each_init(",
+            ),
+            (
+                "        .par_chunks_mut(NR * kc)",
+                "        .par_chunks_mut(NR * kc)
+        .with_min_len(one_task_unless_watched())",
+            ),
+            (
+                "pub fn matmul_packed(",
+                "fn one_task_unless_watched() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    match rayon::current_num_threads() > cores {
+        true => 1,
+        false => usize::MAX,
+    }
+}
+
+pub fn matmul_packed(",
+            ),
+        ]),
+        FailKind::Technique,
+        &["`matmul_packed` did", "in rayon's own pool", "on one thread"],
+    ),
     // Every row block's macro-kernel behind one lock: the blocks are handed to rayon's workers,
     // and they compute one at a time.
     Case::rejects(

@@ -68,20 +68,32 @@ fn run_checks(
                 // spare), the verdict already says the threads are unchecked, and a busy
                 // machine would leave the confirmation little to go on.
                 let judged = notes.unchecked.len() == unjudged;
-                if let (true, Some(refs)) = (judged, confirm) {
-                    let secret = crate::harness::rng::secret_seed();
-                    super::confirm::technique(
+                let secret = crate::harness::rng::secret_seed();
+                let at = super::confirm::for_threads(opts.timed_shape.or(opts.time), secret);
+                match (judged, confirm) {
+                    (true, Some(refs)) => super::confirm::technique(
                         built,
                         function,
                         &super::confirm::THREADS,
-                        super::confirm::for_threads(opts.timed_shape.or(opts.time), secret),
+                        at,
                         *refs,
                         ("work shared among threads", THREADS_HINT),
                         Some(*max_share),
                         opts,
                         peers,
                         notes,
-                    )?
+                    )?,
+                    // No reference to time beside it: the shares of its calls in rayon's own
+                    // pool are judged all the same, without the speed line.
+                    (true, None) => super::confirm::shares_alone(
+                        built,
+                        function,
+                        at,
+                        (*max_share, THREADS_HINT),
+                        opts,
+                        notes,
+                    )?,
+                    (false, _) => {}
                 }
             }
             CpuCheck::Caches {

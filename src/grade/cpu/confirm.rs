@@ -485,6 +485,30 @@ enum Said {
     Unjudged(String),
 }
 
+/// How `function`'s calls in rayon's own pool at `shape` share their work, where no course
+/// code can be timed beside it (lesson 03b: packing alone gains what threads do, so a speed
+/// line cannot tell them apart): the same watched calls as `technique`'s, judged by `shared`.
+pub fn shares_alone(
+    built: &crate::harness::cpu_crate::Built,
+    function: &str,
+    (shape, drawn): (Shape, &str),
+    (most, hint): (f64, &str),
+    opts: &Options,
+    notes: &mut Notes,
+) -> Result<(), Failure> {
+    let secret = crate::harness::rng::secret_seed();
+    let mut mine = start(built, function, 0)?;
+    let mut shares = Shares::default();
+    let watched = more_watched(&mut mine, function, shape, secret, &mut shares, opts)
+        .and_then(|()| shared(function, (shape, drawn), &shares, (most, hint)));
+    drop(mine.finish());
+    match watched? {
+        Said::Seen(said) => notes.say(said),
+        Said::Unjudged(said) => notes.not_checked(Part::Threads, said),
+    }
+    Ok(())
+}
+
 /// Whether the student's calls in its own pool shared their work (`t`): the failure where
 /// the busiest thread did more than `most` of the CPU time of those during which a core sat
 /// idle, else what to say of them. As in the thread check, a high share counts against the
