@@ -76,7 +76,7 @@ impl Drop for Frozen {
 /// Pauses `root` and every process below it, and waits until each of their threads is seen
 /// stopped (or has exited). Fails, leaving nothing paused, if that takes longer than `limit`
 /// while the family keeps running, or longer than [`STARVED_LIMIT`] while it waits for a core.
-pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
+pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, NotPaused> {
     let began = Instant::now();
     let deadline = began + limit;
     let mut frozen = Frozen {
@@ -150,9 +150,19 @@ pub fn freeze(root: u32, limit: Duration) -> Result<Frozen, String> {
     }
 }
 
+/// Why a family was not paused.
+#[derive(Debug)]
+pub struct NotPaused {
+    /// It ran almost nothing once told to stop: its threads waited for a core all along, on a
+    /// machine too busy to give them one. Nothing of the code's doing; no verdict on it.
+    pub starved: bool,
+    /// The threads still running and what the family ran, in words.
+    pub why: String,
+}
+
 /// Why pausing was given up after `waited`: the threads still running and, once all were
 /// told to stop, what the family ran since (`ran`, ns).
-fn too_long(root: u32, waited: Duration, ran: Option<u64>) -> String {
+fn too_long(root: u32, waited: Duration, ran: Option<u64>) -> NotPaused {
     let running: Vec<String> = family(root)
         .into_iter()
         .flat_map(|pid| {
@@ -163,12 +173,16 @@ fn too_long(root: u32, waited: Duration, ran: Option<u64>) -> String {
         .filter(|&(_, _, st)| !is_stopped(Some(st)))
         .map(|(pid, tid, st)| format!("{pid}/{tid} in state {st}"))
         .collect();
-    let why = cause(ran);
-    format!(
-        "its processes could not all be paused within {} s ({}){why}",
+    let why = format!(
+        "its processes could not all be paused within {} s ({}){}",
         waited.as_secs(),
-        running.join(", ")
-    )
+        running.join(", "),
+        cause(ran)
+    );
+    NotPaused {
+        starved: ran.is_some_and(|ns| ns < STARVED_CPU_NS),
+        why,
+    }
 }
 
 /// What `ran` (ns, from when the family was told to stop) says of why it did not stop.
@@ -402,6 +416,14 @@ mod tests {
         assert!(cause(Some(STARVED_CPU_NS)).contains("kept resuming"));
         assert!(cause(Some(20_000_000_000)).contains("ran 20000 ms"));
         assert_eq!(cause(None), "");
+    }
+
+    #[test]
+    fn only_a_family_that_waited_for_a_core_is_called_starved() {
+        let gone = u32::MAX;
+        assert!(too_long(gone, STARVED_LIMIT, Some(3_000_000)).starved);
+        assert!(!too_long(gone, FREEZE_LIMIT, Some(STARVED_CPU_NS)).starved);
+        assert!(!too_long(gone, FREEZE_LIMIT, None).starved);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use anyhow::{Context as _, Result};
 
 use super::child::{self, Captured, Drain};
 use super::cpu_driver::{Call, Mode, C_BYTES, C_FD};
-use super::cpu_freeze::{self, Frozen, FREEZE_LIMIT};
+use super::cpu_freeze::{self, Frozen, NotPaused, FREEZE_LIMIT};
 use super::cpu_watch::{ThreadTimes, Watch};
 use super::matrix::{Problem, Shape};
 
@@ -38,7 +38,7 @@ enum Answer {
     Returned,
     /// `done BYTES`: the student's function returned, C is in the shared memory; the driver's
     /// processes, paused as soon as the line was read, or why they could not be.
-    Computed(usize, Result<Frozen, String>),
+    Computed(usize, Result<Frozen, NotPaused>),
     /// A panic: its message, and whether it was `todo!()`'s.
     Panic(String, bool),
     /// Something that is not the driver's protocol.
@@ -110,6 +110,9 @@ pub enum Called {
     Crashed(String),
     /// No answer within the limit; the driver was stopped.
     TimedOut,
+    /// The call returned, but its driver's threads waited minutes for a core to stop on: the
+    /// machine too busy to judge it, which says nothing of the code.
+    Starved(String),
     /// The answer channel carried something else than the driver's answers: the student's
     /// code wrote to it.
     Garbled(String),
@@ -297,9 +300,12 @@ impl Session {
         // The call ends when nothing of the driver's runs any more: late, never early.
         let frozen = match frozen {
             Ok(f) => f,
-            Err(why) => {
+            Err(NotPaused { starved, why }) => {
                 self.stop();
-                return Called::Crashed(why);
+                return match starved {
+                    true => Called::Starved(why),
+                    false => Called::Crashed(why),
+                };
             }
         };
         if len != 4 * s.m * s.n {

@@ -92,6 +92,12 @@ pub fn outcome(
             FailKind::Crash,
             format!("{shape}: your program {status} while running `{function}`."),
         )),
+        Called::Starved(why) => Err(Failure::new(
+            FailKind::Setup,
+            format!(
+                "{shape}: `{function}` returned, but the grader could not judge the call: {why}."
+            ),
+        )),
         Called::TimedOut => Err(Failure::new(
             FailKind::Hang,
             format!(
@@ -398,4 +404,25 @@ pub fn time_at(
     );
     drop(driver.finish());
     timed.map_err(|e| timing_failure(e, function, shape))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_starved_of_a_core_is_not_graded_and_not_a_crash() {
+        let shape = Shape::new(3, 5, 7);
+        let starved = Called::Starved("they waited for a core".into());
+        let f = outcome(starved, "matmul", shape, None, 20.0)
+            .err()
+            .expect("no C came back");
+        assert_eq!(f.kind, FailKind::Setup, "{f:?}");
+        assert!(f.message.contains("could not judge"), "{}", f.message);
+        let crashed = Called::Crashed("something kept resuming them".into());
+        let f = outcome(crashed, "matmul", shape, None, 20.0)
+            .err()
+            .expect("no C came back");
+        assert_eq!(f.kind, FailKind::Crash);
+    }
 }
