@@ -116,7 +116,7 @@ pub fn unscale(p: &Problem, out: &mut RunOutput) -> Option<(usize, usize, f32)> 
     let exact: Vec<((usize, usize), f64)> = (points.iter().copied())
         .zip(matrix::reference_at(p, &points).into_iter().map(|v| v.0))
         .collect();
-    let raw = first_near(&exact, |(i, j)| out.c[i * n + j]);
+    let raw = near_at_several(&exact, |(i, j)| out.c[i * n + j]);
     let held: Vec<usize> = (out.c.iter().enumerate())
         .filter(|&(e, &x)| p.poison.held(e, x))
         .map(|(e, _)| e)
@@ -160,19 +160,51 @@ const HELD_ONE_IN: usize = 1000;
 /// poison's chance of landing there.
 const CHANCE_WITHIN: f64 = 1e-5;
 
+/// Points of a wrong C that land within 1/128 of the product by chance: about one in a few
+/// hundred, so that one of 64 points did in about one grading in six of a kernel whose split
+/// parts left C wrong (lesson 11's `only_the_first_part_works`), and its wrong result was
+/// named a C made elsewhere. A C made elsewhere is the product at every point it covers:
+/// this many points, or every point there is where fewer, one in about ten thousand by chance.
+const NEAR_AT_LEAST: usize = 4;
+
+/// [`first_near`]'s point, where at least [`NEAR_AT_LEAST`] of `exact`'s points are near
+/// (every one of them where there are fewer): a C that is the product at one point only is
+/// wrong, not made elsewhere, and the verdict's other checks say where.
+pub fn near_at_several(
+    exact: &[((usize, usize), f64)],
+    c: impl Fn((usize, usize)) -> f32,
+) -> Option<(usize, usize, f32)> {
+    let largest = largest(exact);
+    let near = (exact.iter())
+        .filter(|&&(at, x)| is_near(x, c(at), largest))
+        .count();
+    match near >= NEAR_AT_LEAST.min(exact.len()) {
+        true => first_near(exact, c),
+        false => None,
+    }
+}
+
 /// The first of `exact`'s points whose C is within 1/128 of it, among those at least a
 /// thousandth of the largest (below that, rounding may hide any change).
 pub fn first_near(
     exact: &[((usize, usize), f64)],
     c: impl Fn((usize, usize)) -> f32,
 ) -> Option<(usize, usize, f32)> {
-    let largest = exact.iter().fold(0.0f64, |m, (_, x)| m.max(x.abs()));
-    exact.iter().find_map(|&((i, j), x)| {
+    let largest = largest(exact);
+    (exact.iter()).find_map(|&((i, j), x)| {
         let got = c((i, j));
-        // A NaN or an infinity is never near.
-        let same = (got as f64 - x).abs() < x.abs() / 128.0;
-        (x.abs() >= largest / 1000.0 && same).then_some((i, j, got))
+        is_near(x, got, largest).then_some((i, j, got))
     })
+}
+
+fn largest(exact: &[((usize, usize), f64)]) -> f64 {
+    exact.iter().fold(0.0f64, |m, (_, x)| m.max(x.abs()))
+}
+
+/// `got` within 1/128 of `x`, where `x` is at least a thousandth of `largest`. A NaN or an
+/// infinity is never near.
+fn is_near(x: f64, got: f32, largest: f64) -> bool {
+    x.abs() >= largest / 1000.0 && (got as f64 - x).abs() < x.abs() / 128.0
 }
 
 #[cfg(test)]
@@ -231,6 +263,33 @@ mod tests {
         nan[0] = f32::NAN;
         assert_eq!(first_near(&exact, at(nan)), None);
         assert_eq!(first_near(&exact, at(product)), Some((0, 0, 1.0)));
+    }
+
+    #[test]
+    fn a_wrong_c_near_the_product_at_one_point_is_not_named_made_elsewhere() {
+        let exact: Vec<((usize, usize), f64)> =
+            (0..64).map(|e| ((e / 8, e % 8), 1.0 + e as f64)).collect();
+        let at = |c: Vec<f32>| move |(i, j): (usize, usize)| c[i * 8 + j];
+        let wrong: Vec<f32> = exact.iter().map(|(_, x)| -3.0 * *x as f32).collect();
+        let mut by_chance = wrong.clone();
+        by_chance[9] = 10.02;
+        assert_eq!(
+            first_near(&exact, at(by_chance.clone())),
+            Some((1, 1, 10.02))
+        );
+        assert_eq!(near_at_several(&exact, at(by_chance)), None);
+        // A C made elsewhere in a part (here a sixteenth) is the product at every point there.
+        let mut a_part = wrong;
+        for e in [3, 4, 5, 6] {
+            a_part[e] = exact[e].1 as f32;
+        }
+        assert_eq!(near_at_several(&exact, at(a_part)), Some((0, 3, 4.0)));
+        // Where there are fewer points than that, every one of them.
+        assert_eq!(
+            near_at_several(&exact[..2], at(vec![1.0, 2.0])),
+            Some((0, 0, 1.0))
+        );
+        assert_eq!(near_at_several(&exact[..2], at(vec![1.0, 7.0])), None);
     }
 
     #[test]
