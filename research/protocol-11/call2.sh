@@ -7,7 +7,7 @@
 # 11, its variant and cuBLAS FP32 on the same inputs, every element against float64; then
 # lesson 10 beside CLBlast. As research/warp-group-11/call4.sh otherwise.
 set -u
-D=$PWD/device-bin/proto
+D=${LAB_BIN:-$PWD/device-bin/proto}  # the binaries' folder; research/h100-11/call1.sh names another
 S=$PWD/research/peers-11/scripts
 export LAB_ROOT=$PWD LAB_DEVICE=NVIDIA PYTHONUNBUFFERED=1 CLBLAST_LIBRARY=$D/lib/libclblast.so.1 LD_LIBRARY_PATH=$D/lib:${LD_LIBRARY_PATH:-}
 L=$OUT/log.txt

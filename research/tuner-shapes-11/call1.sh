@@ -6,7 +6,7 @@
 # results/tuned.csv on the device, then lesson 11 timed by the ladder at the same shapes with
 # them, so that the ladder's rows show what the lesson now picks.
 set -u
-D=$PWD/device-bin/g32t
+D=${LAB_BIN:-$PWD/device-bin/g32t}  # the binaries' folder; call2.sh names another
 export LAB_ROOT=$PWD LAB_DEVICE=NVIDIA LD_LIBRARY_PATH=$D/lib:${LD_LIBRARY_PATH:-}
 L=$OUT/log.txt
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee $L
