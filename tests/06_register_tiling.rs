@@ -468,6 +468,16 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "prints_counts_of_its_own",
+        Forged,
+        File("prints_counts_of_its_own"),
+        // Counts are read from the output a kernel's printf writes to: a kernel that prints
+        // is judged by no count.
+        FailKind::Technique,
+        &["printed (printf)", "counts cannot be told"],
+    ),
+    Case::rejects(
+        L,
         "no_register_block",
         WrongResult,
         File("no_register_block"),

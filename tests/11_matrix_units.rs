@@ -475,6 +475,24 @@ pub mod cases {
     ),
     Case::rejects(
         L,
+        "helper_name_split_by_a_trigraph",
+        Cheat,
+        // The helper's name cut by `??/` and a newline, which a compiler that reads trigraphs
+        // joins into one name (a backslash ending the line).
+        Mutant(&[(
+            THREE,
+            "                    float4 d = mma_tf32(abig[i], bsmall[j], (float4)(0.0f), scratch);
+                    d = mma_tf32(asmall[i], bbig[j], d, scratch);
+                    d = mma_tf32(abig[i], bbig[j], d, scratch);
+                    acc[i][j] += d;
+                    acc[i][j].x += 0.0f * mma_ele??/
+ment(scratch, scratch, 0.0f);",
+        )]),
+        FailKind::NotSelfContained,
+        &["??/", "trigraph", "line"],
+    ),
+    Case::rejects(
+        L,
         "plain_tf32",
         WrongResult,
         // One TF32 product per multiply-add, the sum kept in the unit.

@@ -223,6 +223,21 @@ pub mod cases {
             FailKind::NotSelfContained,
             &["##", "pastes tokens into a name"],
         ),
+        Case::rejects(
+            L,
+            "counted_name_split_by_a_spaced_backslash",
+            Cheat,
+            // `mad2\ ` and `4(...)` on the next line: one name to a compiler that takes a
+            // backslash with spaces after it for a line splice, two to one that does not.
+            Mutant(&[(
+                "for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);",
+                "for (int j = 0; j < NI; j++) acc[i][j] = mma_s8(af[i], bf[j], acc[i][j], scratch);
+            acc[0][0].x = mad2\\  
+4(0, 0, acc[0][0].x);",
+            )]),
+            FailKind::NotSelfContained,
+            &["spaces after the backslash", "line"],
+        ),
         // The scaling: its bound, and whether it is used at all.
         Case::rejects(
             L,

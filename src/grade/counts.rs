@@ -108,6 +108,9 @@ pub(super) fn recount_unoptimised(
     }
 }
 
+/// Why counts read from an output the kernel printed to judge nothing.
+const PRINTED: &str = "your kernel printed (printf) while the OpenCL simulator counted its instructions, and the simulator prints its counts on the same output, so the counts cannot be told from what the kernel wrote: the technique is not shown. Remove printf from the kernel before grading (print from your own program's runs while you debug).";
+
 /// The technique judged from the counts of `run`, whose product is not asked: the line the
 /// verdict shows, or the technique's failure.
 pub(super) fn judge_run(
@@ -124,6 +127,12 @@ pub(super) fn judge_run(
             format!("the simulator gave no counts\n({at}.)"),
         ));
     };
+    if counts.printed {
+        return Err(Failure::new(
+            FailKind::Technique,
+            format!("{PRINTED}\n({at}.)"),
+        ));
+    }
     let counts = counts.scaled(scale);
     let measured = Measured {
         counts: &counts,
@@ -184,6 +193,13 @@ pub(super) fn judge_counts(
     };
     if let Some(why) = &probed.error {
         uncounted(v, false, format!("it could not be run ({why})"));
+        return None;
+    }
+    if (run.report.counts.as_ref()).is_some_and(|c| c.printed) {
+        v.failure = Some(Failure::new(
+            FailKind::Technique,
+            format!("{PRINTED}\n({at}.)"),
+        ));
         return None;
     }
     if let (false, Some(why)) = (probed.right, &probed.technique) {

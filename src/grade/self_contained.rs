@@ -5,6 +5,10 @@
 //!   read from another file (a one-line file that includes the course's own solution would
 //!   otherwise pass every lesson), a library linked in (`extern` blocks, `#[link]`: a BLAS
 //!   ranked as the student's loop), another program started (`Command`), inline assembly;
+//! - OpenCL source that compilers read in different ways: a trigraph (`??/` is a backslash to
+//!   one, three characters to another) or a backslash with spaces after it at a line's end (a
+//!   line splice to some); lines end at CR LF and CR as at LF, and a quote left open ends at
+//!   its line's end, as compilers read them;
 //! - an OpenCL `#line`, which would give the kernel's lines another file's name (the checks
 //!   tell the kernel's own code from the course's prelude by it) or other numbers;
 //! - an OpenCL kernel that asks which compiler, device or OpenCL version builds it: the grader
@@ -39,6 +43,8 @@ const STARTS: &str = "starts another program, whose work the grader would time a
 const IDS: &str = "replaces the work-group ids the course hands every kernel: the same ids on every device and in every check (src/harness/groups.rs); use get_group_id and get_global_id as they are";
 const COUNTED: &str = "is what the simulator counts the unit's work by: only the unit's own functions (mma_tf32, mma_s8) may call it, or the count would be yours and not the unit's";
 const PASTES: &str = "pastes tokens into a name: in a lesson whose unit is counted by the names its model calls, the names of your kernel must be written as they are";
+const TRIGRAPH: &str = "is a trigraph, which one compiler reads as another character (`??/` as a backslash that joins two lines) and another as written, so the grader cannot tell which code the device builds; write the character itself, or something other than two question marks";
+const SPACED_SPLICE: &str = "with spaces or tabs after it at the end of the line is read by some compilers as joining the next line to this one and by others not, so the grader cannot tell which code the device builds; remove the spaces after the backslash, or the backslash";
 const RENAMES: &str = "gives the lines that follow another file's name or number: the grader's checks say where they found something by your file's lines, and tell your code from the course's by them";
 
 /// Names that look like a compiler's own but are the OpenCL C language: address spaces,
@@ -158,12 +164,17 @@ fn code_only(source: &str, nested: bool) -> String {
             newlines(start, i, &mut out);
             out.push(' ');
         } else if c == b'"' || (c == b'\'' && char_literal(b, i, nested)) {
+            // A C literal ends at its line's end where its quote is missing, as the compiler
+            // reads it (and skips it in `#if 0`): taken to run on to the next quote, it would
+            // blank the lines between from the check while they are code.
             let start = i;
             i += 1;
-            while i < b.len() && b[i] != c {
+            while i < b.len() && b[i] != c && (nested || b[i] != b'\n') {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
-            i += 1;
+            if b.get(i) == Some(&c) {
+                i += 1;
+            }
             newlines(start, i, &mut out);
             out.push(' ');
         } else {
@@ -243,9 +254,14 @@ fn words(code: &str) -> impl Iterator<Item = (usize, String)> + '_ {
 /// counts the lesson's unit by ([`crate::lesson::Unit::counted_by`]), which the kernel may
 /// neither write nor form by pasting tokens (`##`).
 pub fn opencl(source: &str, counted: &[&str]) -> Option<Refused> {
-    // The preprocessor's own view: lines spliced at a backslash before a newline, `??=` and
-    // `%:` spelled `#` (trigraph and digraph). Splicing keeps the line count with a newline
-    // after the spliced line.
+    // Lines end at CR LF or CR as at LF, as every compiler reads them.
+    let source = source.replace("\r\n", "\n").replace('\r', "\n");
+    if let Some(refused) = read_otherwise(&source) {
+        return Some(refused);
+    }
+    // The preprocessor's own view: lines spliced at a backslash before a newline, `%:`
+    // spelled `#` (a digraph). Splicing keeps the line count with a newline after the
+    // spliced line.
     let mut text = String::with_capacity(source.len());
     let mut owed = 0;
     for line in source.split('\n') {
@@ -261,7 +277,7 @@ pub fn opencl(source: &str, counted: &[&str]) -> Option<Refused> {
             owed = 0;
         }
     }
-    let text = text.replace("??=", "#").replace("%:", "#");
+    let text = text.replace("%:", "#");
     let code = code_only(&text, false);
     for (n, line) in code.lines().enumerate() {
         let Some(directive) = line.trim_start().strip_prefix('#') else {
@@ -340,6 +356,34 @@ pub fn opencl(source: &str, counted: &[&str]) -> Option<Refused> {
         why.map(|why| Refused { line, word, why })
     });
     found
+}
+
+/// The first place where compilers may read the source otherwise than the check does: a
+/// trigraph (`??/` is a backslash, which joins two lines or escapes a quote, to a compiler
+/// that reads trigraphs, and two question marks and a slash to one that does not), or a
+/// backslash with only spaces or tabs after it at the end of a line (a line splice to some
+/// compilers, not to others). Either could hide a name from the check that the device's
+/// compiler builds, so neither is read: refused, with its line.
+fn read_otherwise(source: &str) -> Option<Refused> {
+    source.lines().enumerate().find_map(|(n, line)| {
+        let b = line.as_bytes();
+        let trigraph =
+            (b.windows(3)).find(|w| w[0] == b'?' && w[1] == b'?' && b"=/'()!<>-".contains(&w[2]));
+        if let Some(w) = trigraph {
+            let word = String::from_utf8_lossy(w).into_owned();
+            return Some(Refused {
+                line: n + 1,
+                word,
+                why: TRIGRAPH,
+            });
+        }
+        let body = line.trim_end_matches([' ', '\t']);
+        (body.len() < line.len() && body.ends_with('\\')).then(|| Refused {
+            line: n + 1,
+            word: "\\".into(),
+            why: SPACED_SPLICE,
+        })
+    })
 }
 
 /// Why a student's Rust file is refused, if it is.
@@ -427,7 +471,19 @@ mod tests {
                 "#include",
             ),
             ("// one\n  #  include <x.cl>", 2, "#include"),
-            ("??=include \"a.cl\"", 1, "#include"),
+            ("??=include \"a.cl\"", 1, "??="),
+            ("x = 1;\nfloat f = _??/\n_LAB_UNIT_SCALE;", 2, "??/"),
+            ("x = 1;\r\ny = 2; \\ \r\nz;", 2, "\\"),
+            (
+                "#if 0\n'\n#endif\nfloat f = __LAB_UNIT_SCALE;\n#if 0\n'\n#endif",
+                4,
+                "__LAB_UNIT_SCALE",
+            ),
+            (
+                "float f = 1;\r#ifdef __LAB_UNIT_SCALE\r#endif",
+                2,
+                "__LAB_UNIT_SCALE",
+            ),
             ("%:include \"a.cl\"", 1, "#include"),
             ("x;\n#inc\\\nlude \"a.cl\"\ny;", 2, "#include"),
             ("y;\n#def\\\nine X 1\ny = __FILE__;", 4, "__FILE__"),

@@ -344,6 +344,12 @@ pub struct Counts {
     pub ops: BTreeMap<String, u64>,
     /// Bytes moved, for `load SPACE` and `store SPACE`.
     pub bytes: BTreeMap<String, u64>,
+    /// Whether the output the counts were read from is one the kernel wrote to: it called
+    /// `printf` (Oclgrind prints a kernel's text on the same stream as its counts, so a kernel
+    /// could print counts of its own), or a count was larger than any run executes. Counts
+    /// read from such an output say nothing of the kernel.
+    #[serde(default)]
+    pub printed: bool,
 }
 
 impl Counts {
@@ -359,6 +365,7 @@ impl Counts {
             kernels: self.kernels.clone(),
             ops: times(&self.ops),
             bytes: times(&self.bytes),
+            printed: self.printed,
         }
     }
 

@@ -1,5 +1,7 @@
 //! Reading Oclgrind's output into findings and instruction counts.
 
+use std::collections::BTreeMap;
+
 use super::findings::*;
 
 /// One message of Oclgrind's output: a header line, maybe more unindented lines right after
@@ -212,10 +214,22 @@ fn add_count(counts: &mut Counts, line: &str) {
         }
         _ => (name.to_string(), None),
     };
-    *counts.ops.entry(name.clone()).or_insert(0) += n;
+    // No simulated run executes 2^48 instructions; a larger count, or a sum that would wrap,
+    // was printed by the kernel (wrapped, it would take counts away from the real ones).
+    let add = |m: &mut BTreeMap<String, u64>, n: u64| {
+        let total = m.entry(name.clone()).or_insert(0);
+        match total.checked_add(n).filter(|&t| t < 1 << 48) {
+            Some(t) => *total = t,
+            None => return true,
+        }
+        false
+    };
+    let mut printed = add(&mut counts.ops, n);
     if let Some(b) = bytes {
-        *counts.bytes.entry(name).or_insert(0) += b;
+        printed |= add(&mut counts.bytes, b);
     }
+    // A kernel that printed wrote to the stream the counts are read from.
+    counts.printed |= printed || (name.starts_with("call printf(") && n > 0);
 }
 
 /// The finding a message describes, if it is one of Oclgrind's.
@@ -444,6 +458,29 @@ mod tests {
         assert_eq!(c.multiply_adds(), 64 * 32 * 24, "float4 mad() counts 4");
         assert_eq!(c.local_loads().bytes_per_access(), 16.0);
         assert_eq!(c.barriers(), 192);
+    }
+
+    /// A kernel that prints writes to the stream the counts are read from: a block of its own
+    /// whose numbers wrap would take counts away from the real ones. Its counts are marked,
+    /// whatever it printed; a kernel that never printed keeps them.
+    #[test]
+    fn counts_a_kernel_could_have_printed_are_marked() {
+        let real = "Instructions executed for kernel 'matmul':\n            2048 - load global (8192 bytes)\n            1024 - call llvm.fmuladd.f32()\n";
+        assert!(!parse(real).counts.unwrap().printed);
+        let forged = format!("Instructions executed for kernel 'matmul':\n 18446744073709549568 - load global (18446744073709543424 bytes)\n\n{real}");
+        let c = parse(&forged).counts.unwrap();
+        assert!(c.printed, "a count that wraps is marked");
+        let huge = format!("Instructions executed for kernel 'matmul':\n 281474976710656 - call llvm.fmuladd.f32()\n\n{real}");
+        assert!(
+            parse(&huge).counts.unwrap().printed,
+            "more than a run executes"
+        );
+        let printing = format!("{real}               1 - call printf()\n");
+        assert!(
+            parse(&printing).counts.unwrap().printed,
+            "printf was called"
+        );
+        assert!(parse(&printing).counts.unwrap().scaled(2.0).printed);
     }
 
     #[test]

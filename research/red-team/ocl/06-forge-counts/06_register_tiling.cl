@@ -1,0 +1,58 @@
+// Lesson 06, red-team: no local tiles; each work-item keeps a WPTM x WPTN block in registers
+// but reads A and B straight from global memory. The group leader printf-s a forged Oclgrind
+// count block that brings global loads down (mod 2^64) to what shared tiles would load.
+#define FORGE { const ulong want = kk * (TSM + TSN); const ulong d = real - want; printf("\nInstructions executed for kernel 'matmul':\n       %lu - load global (%lu bytes)\n\n", (ulong)0 - d, (ulong)0 - 4UL * d); }
+#ifndef TSM
+#define TSM 128
+#endif
+#ifndef TSN
+#define TSN 128
+#endif
+#ifndef TSK
+#define TSK 16
+#endif
+#ifndef WPTM
+#define WPTM 8
+#endif
+#ifndef WPTN
+#define WPTN 8
+#endif
+#ifndef WIDTH
+#define WIDTH 4
+#endif
+#define RTSM (TSM / WPTM)
+#define RTSN (TSN / WPTN)
+
+__kernel void matmul(const int M, const int N, const int K,
+                     const __global float* A,
+                     const __global float* B,
+                     __global float* C) {
+    const int tidn = get_local_id(0);
+    const int tidm = get_local_id(1);
+    const int offN = get_group_id(0) * TSN;
+    const int offM = get_group_id(1) * TSM;
+    float acc[WPTM][WPTN];
+    for (int wm = 0; wm < WPTM; wm++)
+        for (int wn = 0; wn < WPTN; wn++)
+            acc[wm][wn] = 0.0f;
+    float b[WPTN];
+    for (int k = 0; k < K; k++) {
+        for (int wn = 0; wn < WPTN; wn++)
+            b[wn] = B[k * N + offN + tidn + wn * RTSN];
+        for (int wm = 0; wm < WPTM; wm++) {
+            const float a = A[(offM + tidm + wm * RTSM) * K + k];
+            for (int wn = 0; wn < WPTN; wn++)
+                acc[wm][wn] += a * b[wn];
+        }
+    }
+    for (int wm = 0; wm < WPTM; wm++)
+        for (int wn = 0; wn < WPTN; wn++)
+            C[(offM + tidm + wm * RTSM) * N + offN + tidn + wn * RTSN] = acc[wm][wn];
+    if (get_local_id(0) == 0 && get_local_id(1) == 0) {
+        const ulong items = get_local_size(0) * get_local_size(1);
+        const ulong kk = (ulong)K;
+        const ulong real = items * kk * (WPTM + WPTN);      // scalar global loads done
+        const ulong stores = items * WPTM * WPTN;           // scalar global stores done
+        FORGE
+    }
+}
