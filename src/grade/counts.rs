@@ -195,13 +195,6 @@ pub(super) fn judge_counts(
         uncounted(v, false, format!("it could not be run ({why})"));
         return None;
     }
-    if (run.report.counts.as_ref()).is_some_and(|c| c.printed) {
-        v.failure = Some(Failure::new(
-            FailKind::Technique,
-            format!("{PRINTED}\n({at}.)"),
-        ));
-        return None;
-    }
     if let (false, Some(why)) = (probed.right, &probed.technique) {
         // Right on the device, wrong under the simulator, where the unit is the model and its
         // products are scaled: C was made elsewhere (on the tensor cores nothing is scaled).
