@@ -411,6 +411,7 @@ pub mod cases {
     // Correct in another style.
     Case::accepts(L, "unrolled_by_four", File("unrolled_by_four")),
     Case::accepts(L, "pointer_walk", File("pointer_walk")),
+    Case::accepts(L, "pointer_loop_to_an_end", File("pointer_loop_to_an_end")),
     Case::accepts(
         L,
         "double_accumulator",

@@ -441,6 +441,28 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["line 14", "reads where the OpenCL runtime put memory", "(ulong)A"],
     ),
+    // The simulator told apart without converting a pointer: A walked in steps of 2^40 bytes
+    // until it meets B (the simulator puts buffers whole multiples of 2^48 apart), tiles only
+    // then, the same access lines on both paths, so that every access runs under the
+    // simulator. A pointer moved from one buffer's place to another's is refused where it moves.
+    Case::rejects(
+        L,
+        "tiles_only_where_a_walked_pointer_meets_b",
+        Cheat,
+        File("tiles_only_where_a_walked_pointer_meets_b"),
+        FailKind::NotSelfContained,
+        &["line 23", "reads where the OpenCL runtime put memory", "moved by arithmetic"],
+    ),
+    // The same asked by an ordering: A and B more than 2^32 bytes apart (two buffers'
+    // pointers compared with `<`, which C leaves undefined).
+    Case::rejects(
+        L,
+        "tiles_only_where_buffers_lie_far_apart",
+        Cheat,
+        File("tiles_only_where_buffers_lie_far_apart"),
+        FailKind::NotSelfContained,
+        &["line 20", "compared in order", "(A + (1L << 30) < B)"],
+    ),
     Case::rejects(
         L,
         "tiles_read_only_at_the_counted_size",

@@ -15,9 +15,19 @@
 // to the file named in LAB_ADDRESSES_OUT (not to the kernel's stdout, which its printf could
 // forge), and the run stops there: the kernel is refused whatever it would do next, and one
 // that would loop under the simulator costs no watchdog's wait.
+//
+// A pointer's value can also be learned without converting it, from arithmetic and
+// comparisons that C leaves undefined across objects: `A + (1L << 48) == B` holds only where
+// buffers lie 2^48 apart, `A + (1 << 30) < B` only where they lie far apart. So, as the kernel
+// runs, a pointer moved by arithmetic (a getelementptr, as an instruction or inside a
+// constant) nearer to another buffer's start than to its own, and two pointers of different
+// buffers compared in order (`<`, `>=`), stop the run the same way. Equality of two buffers'
+// pointers is left alone: it is false wherever they are apart, on every device. No kernel
+// that computes offsets from indices moves a pointer 2^47 bytes.
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -37,6 +47,18 @@ bool is_pointer(LLVMValueRef value) {
 }
 
 bool converts(int opcode) { return opcode == LLVM_PTR_TO_INT || opcode == LLVM_INT_TO_PTR; }
+
+// The simulator's address of a buffer's start nearest to a pointer: Oclgrind keeps the
+// buffer's number in the top 16 bits of an address, its offset in the other 48.
+const uint64_t BUFFER = uint64_t(1) << 48;
+uint64_t home(uint64_t pointer) { return (pointer + BUFFER / 2) & ~(BUFFER - 1); }
+
+// A scalar pointer's value, or false where the value is not one (a vector of pointers).
+bool pointer_value(const TypedValue &value, uint64_t *out) {
+    if (value.size != sizeof(uint64_t) || value.num != 1 || value.data == nullptr) return false;
+    std::memcpy(out, value.data, sizeof(uint64_t));
+    return true;
+}
 
 // Whether an instruction reads a pointer's value: converts one to an integer or an integer
 // to one, or stores one into memory that other code could read as a number.
@@ -96,9 +118,58 @@ class Addresses : public Plugin {
         std::_Exit(STOPPED);
     }
 
+    void instructionExecuted(const WorkItem *item, const llvm::Instruction *instruction,
+                             const TypedValue &result) override {
+        LLVMValueRef i = (LLVMValueRef)instruction;
+        int opcode = LLVMGetInstructionOpcode(i);
+        if (opcode == LLVM_GEP) {
+            uint64_t from = 0, to = 0;
+            if (pointer_value(item->getOperand((const llvm::Value *)LLVMGetOperand(i, 0)), &from) &&
+                pointer_value(result, &to) && home(from) != home(to)) {
+                stop(i);
+            }
+            return;
+        }
+        if (opcode != LLVM_ICMP || !is_pointer(LLVMGetOperand(i, 0))) return;
+        uint64_t value[2] = {0, 0};
+        for (unsigned k = 0; k < 2; k++) {
+            LLVMValueRef op = LLVMGetOperand(i, k);
+            if (!pointer_value(item->getOperand((const llvm::Value *)op), &value[k])) return;
+            // A constant's own arithmetic (`Asub + (1L << 48)` folded into the comparison).
+            if (LLVMIsAConstantExpr(op) != nullptr && LLVMGetConstOpcode(op) == LLVM_GEP) {
+                uint64_t base = 0;
+                LLVMValueRef of = LLVMGetOperand(op, 0);
+                if (pointer_value(item->getOperand((const llvm::Value *)of), &base) &&
+                    home(base) != home(value[k])) {
+                    stop(i);
+                }
+            }
+        }
+        int predicate = LLVMGetICmpPredicate(i);
+        bool ordered = predicate != LLVM_INT_EQ && predicate != LLVM_INT_NE;
+        if (ordered && home(value[0]) != home(value[1])) stop(i);
+    }
+
     bool isThreadSafe() const override { return true; }
 
   private:
+    // Writes the place of `instruction` and ends the run, as the reading pass does.
+    void stop(LLVMValueRef instruction) {
+        const char *out = std::getenv("LAB_ADDRESSES_OUT");
+        if (out == nullptr) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        unsigned length = 0;
+        const char *file = LLVMGetDebugLocFilename(instruction, &length);
+        std::string name = file ? std::string(file, length) : std::string();
+        if (FILE *f = std::fopen(out, "a")) {
+            std::fprintf(f, "pointer %s %u\n", name.empty() ? "-" : name.c_str(),
+                         LLVMGetDebugLocLine((const llvm::Instruction *)instruction));
+            std::fclose(f);
+        }
+        std::fflush(nullptr);
+        std::_Exit(STOPPED);
+    }
+
     std::mutex mutex_;
     std::set<LLVMModuleRef> read_;
 };

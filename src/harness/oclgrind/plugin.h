@@ -14,6 +14,7 @@
 namespace llvm {
 class Function;
 class Instruction;
+class Value;
 }
 
 // LLVM's C interface (llvm-c/Core.h, DebugInfo.h), with the values of its enumerations the
@@ -34,6 +35,7 @@ LLVMBasicBlockRef LLVMGetNextBasicBlock(LLVMBasicBlockRef block);
 LLVMValueRef LLVMGetFirstInstruction(LLVMBasicBlockRef block);
 LLVMValueRef LLVMGetNextInstruction(LLVMValueRef instruction);
 int LLVMGetInstructionOpcode(LLVMValueRef instruction);
+int LLVMGetICmpPredicate(LLVMValueRef instruction);
 int LLVMGetNumOperands(LLVMValueRef value);
 LLVMValueRef LLVMGetOperand(LLVMValueRef value, unsigned index);
 LLVMValueRef LLVMIsAConstantExpr(LLVMValueRef value);
@@ -54,9 +56,13 @@ const char *LLVMDIFileGetFilename(LLVMMetadataRef file, unsigned *length);
 }
 const int LLVM_LOAD = 27;          // LLVMLoad
 const int LLVM_STORE = 28;         // LLVMStore
+const int LLVM_GEP = 29;           // LLVMGetElementPtr
 const int LLVM_PTR_TO_INT = 39;    // LLVMPtrToInt
 const int LLVM_INT_TO_PTR = 40;    // LLVMIntToPtr
+const int LLVM_ICMP = 42;          // LLVMICmp
 const int LLVM_CALL = 45;          // LLVMCall
+const int LLVM_INT_EQ = 32;        // LLVMIntEQ (LLVMIntNE is 33, the orderings 34 to 41)
+const int LLVM_INT_NE = 33;
 const int LLVM_POINTER_TYPE = 12;  // LLVMPointerTypeKind
 
 namespace oclgrind {
@@ -65,7 +71,13 @@ class Kernel;
 class KernelInvocation;
 class WorkGroup;
 class WorkItem;
-struct TypedValue;
+// A value as a work-item holds it (`common.h`): `num` elements of `size` bytes at `data`.
+// Returned in registers by WorkItem::getOperand, so the layout must stay Oclgrind's.
+struct TypedValue {
+    unsigned size;
+    unsigned num;
+    unsigned char *data;
+};
 enum AtomicOp : int {};
 enum MessageType : int {};
 typedef uint64_t cl_bitfield;
@@ -85,6 +97,7 @@ class WorkItem {
   public:
     const llvm::Instruction *getCurrentInstruction() const;
     size_t getGlobalIndex() const;
+    TypedValue getOperand(const llvm::Value *operand) const;
     Size3 getLocalID() const;
     const WorkGroup *getWorkGroup() const;
 };
