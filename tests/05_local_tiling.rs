@@ -463,6 +463,18 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["line 20", "compared in order", "(A + (1L << 30) < B)"],
     ),
+    // Tiles only at the shapes it expects counted (powers of two, as the scoreboard asks, and
+    // small problems), none at the shape drawn to time near the asked size: the technique is
+    // counted at the very shape this grading times.
+    Case::rejects(
+        L,
+        "tiles_only_at_powers_of_two_and_small_problems",
+        Decoy,
+        File("tiles_only_at_powers_of_two_and_small_problems"),
+        FailKind::Technique,
+        &["M=272 N=288 K=304", "the shape this grading times"],
+    )
+    .timed_at(256, [272, 288, 304]),
     Case::rejects(
         L,
         "tiles_read_only_at_the_counted_size",
@@ -716,6 +728,14 @@ pub mod cases {
     .printing(&["LAB-EVENT"]),
     // Correct in another style.
     Case::accepts(L, "transposed_b_tile", File("transposed_b_tile")),
+    // A power-of-two test the optimiser makes a population count of, which the simulator
+    // cannot run in the optimised build: counted built unoptimised, not refused.
+    Case::accepts(
+        L,
+        "tile_count_by_shift_where_k_is_a_power_of_two",
+        File("tile_count_by_shift_where_k_is_a_power_of_two"),
+    )
+    .timed_at(256, [256, 272, 256]),
     // Correct, with a loop for a last partial tile that never runs: the lesson's sizes are
     // whole tiles. Its accesses run neither under the simulator nor on the device.
     Case::accepts(

@@ -112,6 +112,9 @@ pub struct Case {
     /// Also time the code, at this square size, as the scoreboard does: for code whose
     /// cheat shows only on timed calls.
     pub timed: Option<usize>,
+    /// The shape (M, N, K) the scoreboard drew to time at, near the asked size `timed`;
+    /// `None`: timed at the asked size itself.
+    pub timed_at: Option<[usize; 3]>,
 }
 // ANCHOR_END: case
 
@@ -134,6 +137,7 @@ impl Case {
             printed: &[],
             watchdog: None,
             timed: None,
+            timed_at: None,
         }
     }
 
@@ -155,6 +159,7 @@ impl Case {
             printed: &[],
             watchdog: None,
             timed: None,
+            timed_at: None,
         }
     }
 
@@ -169,6 +174,7 @@ impl Case {
             printed: &[],
             watchdog: None,
             timed: None,
+            timed_at: None,
         }
     }
 
@@ -189,6 +195,7 @@ impl Case {
             printed: &[],
             watchdog: None,
             timed: None,
+            timed_at: None,
         }
     }
 
@@ -207,6 +214,14 @@ impl Case {
     /// The same case, also timed at `size`³ as the scoreboard times a passing kernel.
     pub const fn timed(mut self, size: usize) -> Case {
         self.timed = Some(size);
+        self
+    }
+
+    /// The same case graded as the scoreboard grades at the asked size `size`³ when it drew
+    /// `shape` (M, N, K) to time at: for code that keeps its technique for the asked size.
+    pub const fn timed_at(mut self, size: usize, shape: [usize; 3]) -> Case {
+        self.timed = Some(size);
+        self.timed_at = Some(shape);
         self
     }
 

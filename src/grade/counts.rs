@@ -108,6 +108,51 @@ pub(super) fn recount_unoptimised(
     }
 }
 
+/// A look's run in the build it asks for (`unoptimised`), and, where the simulator cannot run
+/// that build at all, the unoptimised build's run and why: the optimiser made an intrinsic of
+/// the kernel's code that Oclgrind 21.10 lacks (`(K & (K - 1)) == 0` becomes `llvm.ctpop`).
+/// The device computes C the same way in both builds, so every question the look was to
+/// answer (the sanitizer's, which code ran, the counts) is asked of the run that ran, and a
+/// correct kernel is not refused for the simulator's gap.
+pub(super) fn runnable(
+    unoptimised: bool,
+    run: impl Fn(bool) -> anyhow::Result<Run>,
+) -> (anyhow::Result<Run>, Option<String>) {
+    let first = run(unoptimised);
+    match first
+        .as_ref()
+        .ok()
+        .and_then(|r| lacking_intrinsic(&r.report))
+    {
+        Some(why) if !unoptimised => (run(true), Some(why)),
+        _ => (first, None),
+    }
+}
+
+/// How a verdict names where a count was made (`at`) and in which build.
+pub(super) fn built(at: String, unoptimised: bool, lacking: Option<&str>) -> String {
+    match (unoptimised, lacking) {
+        (_, Some(why)) => {
+            format!("{at}, built unoptimised: the simulator cannot run the optimised build ({why})")
+        }
+        (true, None) => format!("{at}, built unoptimised"),
+        (false, None) => at,
+    }
+}
+
+/// What the simulator said where it could not create the kernel for lacking a function the
+/// optimiser called (an LLVM intrinsic it does not implement); `None` for every other run.
+fn lacking_intrinsic(report: &Report) -> Option<String> {
+    (report.findings.iter()).find_map(|f| match &f.kind {
+        crate::harness::oclgrind::findings::Kind::SimulatorFailure { message }
+            if message.contains("Undefined external function") =>
+        {
+            Some(message.clone())
+        }
+        _ => None,
+    })
+}
+
 /// Why counts read from an output the kernel printed to judge nothing.
 const PRINTED: &str = "your kernel printed (printf) while the OpenCL simulator counted its instructions, and the simulator prints its counts on the same output, so the counts cannot be told from what the kernel wrote: the technique is not shown. Remove printf from the kernel before grading (print from your own program's runs while you debug).";
 
@@ -248,6 +293,46 @@ mod tests {
             killed,
             limit_s: 1.0,
         }
+    }
+
+    /// An optimised build the simulator cannot create (it lacks an intrinsic the optimiser
+    /// called) runs again unoptimised, and says why; a build that failed otherwise, or a look
+    /// unoptimised already, keeps its one run.
+    #[test]
+    fn an_optimised_build_the_simulator_cannot_run_is_run_unoptimised() {
+        let lacking = "OCLGRIND FATAL ERROR (./src/core/WorkItem.cpp:1681)\nUndefined external function: llvm.ctpop.i32\nWhen creating kernel 'matmul'\n";
+        let other = "OCLGRIND FATAL ERROR (./src/core/WorkItem.cpp:99)\nUnsupported instruction\n";
+        let with = |text: &str| {
+            let mut r = run(true, false);
+            r.report = crate::harness::oclgrind::parse(text);
+            r
+        };
+        for (first, unoptimised, builds_expected, reason) in [
+            (lacking, false, vec![false, true], true),
+            (lacking, true, vec![true], false),
+            (other, false, vec![false], false),
+            ("", false, vec![false], false),
+        ] {
+            let builds = std::cell::RefCell::new(Vec::new());
+            let (r, why) = runnable(unoptimised, |u| {
+                builds.borrow_mut().push(u);
+                Ok(if builds.borrow().len() == 1 {
+                    with(first)
+                } else {
+                    run(true, false)
+                })
+            });
+            assert_eq!(*builds.borrow(), builds_expected, "{first}");
+            assert_eq!(why.is_some(), reason, "{first}");
+            if reason {
+                assert!(why.unwrap().contains("llvm.ctpop.i32"));
+                assert!(r.unwrap().report.findings.is_empty());
+            }
+        }
+        assert_eq!(
+            built("at M=8".into(), false, Some("Undefined external function: llvm.ctpop.i32")),
+            "at M=8, built unoptimised: the simulator cannot run the optimised build (Undefined external function: llvm.ctpop.i32)"
+        );
     }
 
     /// Wrong under the simulator where the run traced it to the technique (lesson 11's unit

@@ -230,7 +230,7 @@ pub(super) fn check(
             let with = with_defines(&p.defines);
             let there = match p.every_group {
                 true => "at that same problem",
-                false => "at that same problem (the size this grading was asked for, where the simulator runs the last work-group and one drawn for this grading: code kept to the others is not checked there)",
+                false => "at that same problem (the size this grading was asked for or the shape it times, where the simulator runs the last work-group and one drawn for this grading: code kept to the others is not checked there)",
             };
             v.failure = Some(Failure::new(
                 FailKind::NotSelfContained,

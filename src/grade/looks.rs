@@ -102,10 +102,22 @@ pub(super) fn asked_looks(
             }
         };
     }
-    match own
-        .clone()
-        .and_then(|d| asked_look(ocl, opts.asked(gpu.info.is_gpu()), d))
-    {
+    // Where this grading times, the technique is counted at the very shape it times (drawn
+    // for the grading, never the asked size's cube but one time in 64): a kernel that keeps its
+    // technique for the shapes it expects counted (cubes, powers of two, the asked size) times
+    // without it, and is counted so. Where that shape cannot be counted, the asked size is.
+    let asked = opts.asked(gpu.info.is_gpu());
+    let at_timed = |d: Vec<crate::harness::program::Define>| match opts.timed_shape {
+        Some(timed) if timed != asked => asked_look(ocl, timed, d.clone())
+            .map(|mut a| {
+                a.at =
+                    "the shape this grading times, with the device's own defines and launch".into();
+                a
+            })
+            .or_else(|_| asked_look(ocl, asked, d)),
+        _ => asked_look(ocl, asked, d),
+    };
+    match own.clone().and_then(at_timed) {
         Ok(a) => looks.push(a),
         Err(why) => notes.push(format!(
             "the technique was not counted at the asked size: {why}"

@@ -47,6 +47,9 @@ pub(super) fn grade(
     progress: Progress,
 ) -> Verdict {
     let mut verdict = Verdict::new(lesson, file);
+    // The shape this grading times, drawn once, so that the simulator counts the technique at
+    // the same shape the device times (`super::looks`).
+    let opts = &opts.drawing_the_timed_shape();
     if let Err(e) = grade_into(&mut verdict, lesson, ocl, file, opts, progress) {
         verdict.failure = Some(classify(e));
     }

@@ -26,7 +26,8 @@ use crate::prepared::Prepared;
 
 pub use super::counts::Probed;
 use super::counts::{
-    judge_counts, judge_run, recount_unoptimised, unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
+    built, judge_counts, judge_run, recount_unoptimised, runnable, unoptimised_count, Run,
+    RECOUNTED, UNOPTIMISED,
 };
 use super::coverage::Coverage;
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
@@ -642,9 +643,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             unoptimised,
         )
     };
-    let runs = pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
-        run_look(look, unopt(look))
-    });
+    // Where the simulator cannot run a look's optimised build, every question is asked of
+    // the unoptimised one ([`runnable`]).
+    let (runs, lacking): (Vec<_>, Vec<_>) =
+        pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
+            runnable(unopt(look), |unoptimised| run_look(look, unoptimised))
+        })
+        .into_iter()
+        .unzip();
     // The text the simulator ran: its reports' columns are that text's.
     let ran = super::expand::ran(&written, &runs);
     let text = ran.clone().unwrap_or_else(|| written.clone());
@@ -820,11 +826,14 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
     }
     let mut lines = Vec::new();
     let mut banks_unchecked = false;
-    for &look in &looks[sanitized..sanitized + technique] {
+    for (n, &look) in looks[sanitized..sanitized + technique].iter().enumerate() {
         let run = runs
             .next()
             .expect("the technique's counts ran with the sanitizer's");
-        let (run, optimised) = recount_unoptimised(run, unopt(look), || run_look(look, true));
+        let lacking = &lacking[sanitized + n];
+        let (run, optimised) = recount_unoptimised(run, unopt(look) || lacking.is_some(), || {
+            run_look(look, true)
+        });
         // Another kind of device's defines that the simulator cannot run: said, not judged
         // (the counts at the asked size and the declared sets still are).
         if let (
@@ -876,10 +885,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 (probe, 1.0, at)
             }
         };
-        let at = match unopt(look) {
-            true => format!("{at}, built unoptimised"),
-            false => at,
-        };
+        let at = built(at, unopt(look), lacking.as_deref());
         let counted_at = match optimised {
             Some(_) => format!("{at}, {RECOUNTED}"),
             None => at.clone(),
@@ -889,7 +895,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         // build also an index past one dimension of an array (in the optimised one the
         // optimiser may fold a flat index into a local array back into its declared
         // dimensions, which the simulator then reports in a correct kernel).
-        let unoptimised = unopt(look) || optimised.is_some();
+        let unoptimised = unopt(look) || lacking.is_some() || optimised.is_some();
         for (r, unoptimised) in [
             (run.as_ref().ok(), unoptimised),
             (optimised.as_ref(), false),

@@ -298,15 +298,19 @@ impl Grader {
             Some(secs) => self.clone().impatient(secs),
             None => self.clone(),
         };
-        let grader = match case.timed {
+        let grader = match (case.timed, case.timed_at) {
+            (Some(size), Some([m, n, k])) => grader.with(|o| {
+                o.time = Some(lab::harness::matrix::Shape::square(size));
+                o.timed_shape = Some(lab::harness::matrix::Shape::new(m, n, k));
+            }),
             // Exactly that size: a case's cheat is written for the shape it expects timed (a
             // drawn shape would make a shape-detecting cheat do honest work, and the case
             // would prove nothing).
-            Some(size) => grader.with(|o| {
+            (Some(size), None) => grader.with(|o| {
                 o.time = Some(lab::harness::matrix::Shape::square(size));
                 o.time_exactly = true;
             }),
-            None => grader,
+            (None, _) => grader,
         };
         let verdict = if file.is_file() {
             grader.grade_file(case.lesson, file)
