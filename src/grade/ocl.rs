@@ -47,9 +47,20 @@ pub(super) fn grade(
     progress: Progress,
 ) -> Verdict {
     let mut verdict = Verdict::new(lesson, file);
-    // The shape this grading times, drawn once, so that the simulator counts the technique at
-    // the same shape the device times (`super::looks`).
-    let opts = &opts.drawing_the_timed_shape();
+    // The shape this grading times, drawn once and made of whole work-groups of the device's
+    // launch, so that the simulator counts the technique at the same shape the device times,
+    // exactly (`super::looks`).
+    let mut drawn = opts.drawing_the_timed_shape();
+    if let (Some(shape), false) = (drawn.timed_shape, opts.timed_shape.is_some()) {
+        if let Some(own) = super::looks::own_options(ocl, &drawn) {
+            drawn.timed_shape = Some(super::shapes::whole_groups_at_or_above(
+                ocl,
+                &own.defines,
+                shape,
+            ));
+        }
+    }
+    let opts = &drawn;
     if let Err(e) = grade_into(&mut verdict, lesson, ocl, file, opts, progress) {
         verdict.failure = Some(classify(e));
     }

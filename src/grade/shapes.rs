@@ -227,9 +227,76 @@ pub fn timing_launch(
     Err(anyhow::anyhow!(why))
 }
 
+/// `s` with M and N each raised to the nearest size at or above where the launch of `defines`
+/// ends a work-group's tiles (a side one longer needs more groups), within 512; a side
+/// where no such size is found, or where the launch does not take the shape, is kept. The
+/// shape a grading times is made so ([`crate::grade::ocl`]): the simulator counts two of its
+/// work-groups and scales them to the launch, which is exact only where no group is cut.
+pub fn whole_groups_at_or_above(
+    ocl: &crate::lesson::OclLesson,
+    defines: &[crate::harness::program::Define],
+    s: Shape,
+) -> Shape {
+    let global = |m: usize, n: usize| {
+        (ocl.launch)(Shape::new(m, n, s.k), defines)
+            .ok()
+            .map(|l| l.global)
+    };
+    let ends = |m: usize, n: usize, grown: (usize, usize)| match (
+        global(m, n),
+        global(grown.0, grown.1),
+    ) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    };
+    let m = (s.m..s.m + 512)
+        .find(|&m| ends(m, s.n, (m + 1, s.n)))
+        .unwrap_or(s.m);
+    let n = (s.n..s.n + 512)
+        .find(|&n| ends(m, n, (m, n + 1)))
+        .unwrap_or(s.n);
+    Shape::new(m, n, s.k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lesson 08 takes any size, in whole tiles of C with a guarded edge: a drawn 272×304×300
+    /// is raised to the nearest sides where its CPU tiles end, K untouched; a shape already
+    /// there stays. (A lesson of whole tiles only keeps its sides: its launch takes no other.)
+    #[test]
+    fn timed_shapes_are_raised_to_whole_work_groups() {
+        let course = crate::harness::paths::Course::from_env();
+        let ocl = crate::ladder::get("08").ocl().unwrap();
+        let cpu = super::super::kinds::kinds()
+            .into_iter()
+            .find(|k| !k.info.is_gpu())
+            .expect("a CPU kind");
+        let ctx = crate::lesson::Ctx {
+            info: &cpu.info,
+            course: &course,
+        };
+        let defines = crate::prepared::defines(ocl, &ctx, None, &[]).unwrap();
+        let tile = |s: Shape| (ocl.launch)(s, &defines).unwrap().global;
+        let raised = whole_groups_at_or_above(ocl, &defines, Shape::new(272, 304, 300));
+        assert_eq!(raised.k, 300);
+        assert_ne!(
+            (raised.m, raised.n),
+            (272, 304),
+            "272×304 is not whole tiles of 08 on a CPU"
+        );
+        assert!(raised.m >= 272 && raised.n >= 304, "{raised:?}");
+        // Whole: one more row or column needs more work-items.
+        assert_ne!(tile(raised), tile(Shape::new(raised.m + 1, raised.n, 300)));
+        assert_ne!(tile(raised), tile(Shape::new(raised.m, raised.n + 1, 300)));
+        // And the nearest such: one less is the same launch as the shape itself.
+        assert_eq!(tile(Shape::new(272, 304, 300)), tile(raised));
+        assert_eq!(whole_groups_at_or_above(ocl, &defines, raised), raised);
+        let six = crate::ladder::get("06").ocl().unwrap();
+        let odd = Shape::new(272, 304, 300);
+        assert_eq!(whole_groups_at_or_above(six, &defines, odd), odd);
+    }
 
     #[test]
     fn a_probe_drawn_near_the_declared_one_is_valid_and_never_it() {
