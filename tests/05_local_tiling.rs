@@ -451,7 +451,7 @@ pub mod cases {
         Cheat,
         File("tiles_only_where_a_walked_pointer_meets_b"),
         FailKind::NotSelfContained,
-        &["line 23", "reads where the OpenCL runtime put memory", "moved by arithmetic"],
+        &["line 23", "reads where the OpenCL runtime put memory", "`p += 1L << 38;`"],
     ),
     // The same asked by an ordering: A and B more than 2^32 bytes apart (two buffers'
     // pointers compared with `<`, which C leaves undefined).
@@ -461,7 +461,17 @@ pub mod cases {
         Cheat,
         File("tiles_only_where_buffers_lie_far_apart"),
         FailKind::NotSelfContained,
-        &["line 20", "compared in order", "(A + (1L << 30) < B)"],
+        &["line 20", "compared with another buffer's", "(A + (1L << 30) < B)"],
+    ),
+    // The same told by whether the two local tiles lie one right after the other: a pointer
+    // one past A's tile compared for equality with B's tile's start.
+    Case::rejects(
+        L,
+        "tiles_only_where_the_local_tiles_lie_apart",
+        Cheat,
+        File("tiles_only_where_the_local_tiles_lie_apart"),
+        FailKind::NotSelfContained,
+        &["reads where the OpenCL runtime put memory", "sim ?"],
     ),
     // Tiles only at the shapes it expects counted (powers of two, as the scoreboard asks, and
     // small problems), none at the shape drawn to time near the asked size: the technique is
@@ -475,6 +485,19 @@ pub mod cases {
         &["M=272 N=288 K=304", "the shape this grading times"],
     )
     .timed_at(256, [272, 288, 304]),
+    // Tiles only where built unoptimised (an undefined signed overflow tells the builds
+    // apart), behind a test the optimiser makes a population count of, which the simulator
+    // cannot run: counted unoptimised only, the technique is not checked where the device
+    // runs, and a strict grading fails it.
+    Case::rejects(
+        L,
+        "tiles_only_where_built_unoptimised_behind_a_popcount",
+        Cheat,
+        File("tiles_only_where_built_unoptimised_behind_a_popcount"),
+        FailKind::Unchecked,
+        &["counted only in the simulator's unoptimised build", "popcount(K) <= 1"],
+    )
+    .strict(),
     Case::rejects(
         L,
         "tiles_read_only_at_the_counted_size",

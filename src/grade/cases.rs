@@ -115,6 +115,8 @@ pub struct Case {
     /// The shape (M, N, K) the scoreboard drew to time at, near the asked size `timed`;
     /// `None`: timed at the asked size itself.
     pub timed_at: Option<[usize; 3]>,
+    /// Graded strictly (`--strict`): a part not checked fails the grading.
+    pub strict: bool,
 }
 // ANCHOR_END: case
 
@@ -138,6 +140,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            strict: false,
         }
     }
 
@@ -160,6 +163,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            strict: false,
         }
     }
 
@@ -175,6 +179,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            strict: false,
         }
     }
 
@@ -196,6 +201,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            strict: false,
         }
     }
 
@@ -222,6 +228,13 @@ impl Case {
     pub const fn timed_at(mut self, size: usize, shape: [usize; 3]) -> Case {
         self.timed = Some(size);
         self.timed_at = Some(shape);
+        self
+    }
+
+    /// The same case graded strictly, as a teacher's `--strict` grading: for code that passes
+    /// only where a check could not run.
+    pub const fn strict(mut self) -> Case {
+        self.strict = true;
         self
     }
 

@@ -140,6 +140,15 @@ pub(super) fn built(at: String, unoptimised: bool, lacking: Option<&str>) -> Str
     }
 }
 
+/// What a verdict says where a count ran only unoptimised for the simulator's gap (`why`), at
+/// `at`: the device runs the optimised build, which a kernel can make behave otherwise (an
+/// undefined operation the optimiser folds), so the technique there is not checked.
+pub(super) fn only_unoptimised(why: &str, at: &str) -> String {
+    format!(
+        "the technique was counted only in the simulator's unoptimised build at {at}: the simulator cannot run the optimised build, which the device runs ({why}). Write the test that the optimiser turns into that function otherwise (`(K & (K - 1)) == 0` as `popcount(K) <= 1`) to have the technique checked in both builds"
+    )
+}
+
 /// What the simulator said where it could not create the kernel for lacking a function the
 /// optimiser called (an LLVM intrinsic it does not implement); `None` for every other run.
 fn lacking_intrinsic(report: &Report) -> Option<String> {

@@ -26,8 +26,8 @@ use crate::prepared::Prepared;
 
 pub use super::counts::Probed;
 use super::counts::{
-    built, judge_counts, judge_run, recount_unoptimised, runnable, unoptimised_count, Run,
-    RECOUNTED, UNOPTIMISED,
+    built, judge_counts, judge_run, only_unoptimised, recount_unoptimised, runnable,
+    unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
 use super::coverage::Coverage;
 use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
@@ -935,6 +935,9 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         ) {
             Some((line, counted_banks)) => {
                 lines.push(line);
+                if let Some(why) = lacking {
+                    v.not_checked(Part::Technique, only_unoptimised(why, &describe(&probe)));
+                }
                 // Where the banks could not be counted, the technique is judged without them,
                 // and the verdict says so.
                 if behaviour.banks && !counted_banks && !banks_unchecked {

