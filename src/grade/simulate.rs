@@ -643,8 +643,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             unoptimised,
         )
     };
-    // Where the simulator cannot run a look's optimised build, every question is asked of
-    // the unoptimised one ([`runnable`]).
+    // A look whose optimised build the simulator cannot run is asked unoptimised ([`runnable`]).
     let (runs, lacking): (Vec<_>, Vec<_>) =
         pool::side_by_side_costliest_first(&looks, usize::MAX, cost, |&look| {
             runnable(unopt(look), |unoptimised| run_look(look, unoptimised))
