@@ -103,7 +103,7 @@ pub(super) fn asked_looks(
         };
     }
     // Where this grading times, the technique is counted at the very shape it times (drawn
-    // for the grading, never the asked size's cube but one time in 64): a kernel that keeps its
+    // for the grading, no kernel knows which): a kernel that keeps its
     // technique for the shapes it expects counted (cubes, powers of two, the asked size) times
     // without it, and is counted so. Where that shape cannot be counted, the asked size is.
     let asked = opts.asked(gpu.info.is_gpu());
