@@ -89,6 +89,29 @@ bool reads_a_pointer(LLVMValueRef instruction) {
     return false;
 }
 
+// An instruction's place in the source: its file as the compiler names it and its line.
+typedef std::pair<std::string, unsigned> Place;
+Place place_of(LLVMValueRef instruction) {
+    unsigned length = 0;
+    const char *file = LLVMGetDebugLocFilename(instruction, &length);
+    return Place(file ? std::string(file, length) : std::string(),
+                 LLVMGetDebugLocLine((const llvm::Instruction *)instruction));
+}
+
+// Writes each place to the file `out` names and ends the run: the kernel is refused whatever
+// it would do next.
+[[noreturn]] void stop_at(const char *out, const std::set<Place> &places) {
+    if (FILE *f = std::fopen(out, "a")) {
+        for (auto &at : places) {
+            std::fprintf(f, "pointer %s %u\n", at.first.empty() ? "-" : at.first.c_str(),
+                         at.second);
+        }
+        std::fclose(f);
+    }
+    std::fflush(nullptr);
+    std::_Exit(STOPPED);
+}
+
 class Addresses : public Plugin {
   public:
     explicit Addresses(const Context *context) : Plugin(context) {}
@@ -101,28 +124,15 @@ class Addresses : public Plugin {
         std::lock_guard<std::mutex> lock(mutex_);
         LLVMModuleRef module = LLVMGetGlobalParent(kernel);
         if (!read_.insert(module).second) return;
-        std::set<std::pair<std::string, unsigned>> found;
+        std::set<Place> found;
         for (LLVMValueRef f = LLVMGetFirstFunction(module); f; f = LLVMGetNextFunction(f)) {
             for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
                 for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
-                    if (!reads_a_pointer(i)) continue;
-                    unsigned length = 0;
-                    const char *file = LLVMGetDebugLocFilename(i, &length);
-                    found.insert(std::make_pair(file ? std::string(file, length) : std::string(),
-                                                LLVMGetDebugLocLine((const llvm::Instruction *)i)));
+                    if (reads_a_pointer(i)) found.insert(place_of(i));
                 }
             }
         }
-        if (found.empty()) return;
-        if (FILE *f = std::fopen(out, "a")) {
-            for (auto &at : found) {
-                std::fprintf(f, "pointer %s %u\n", at.first.empty() ? "-" : at.first.c_str(),
-                             at.second);
-            }
-            std::fclose(f);
-        }
-        std::fflush(nullptr);
-        std::_Exit(STOPPED);
+        if (!found.empty()) stop_at(out, found);
     }
 
     void instructionExecuted(const WorkItem *item, const llvm::Instruction *instruction,
@@ -170,16 +180,7 @@ class Addresses : public Plugin {
         const char *out = std::getenv("LAB_ADDRESSES_OUT");
         if (out == nullptr) return;
         std::lock_guard<std::mutex> lock(mutex_);
-        unsigned length = 0;
-        const char *file = LLVMGetDebugLocFilename(instruction, &length);
-        std::string name = file ? std::string(file, length) : std::string();
-        if (FILE *f = std::fopen(out, "a")) {
-            std::fprintf(f, "pointer %s %u\n", name.empty() ? "-" : name.c_str(),
-                         LLVMGetDebugLocLine((const llvm::Instruction *)instruction));
-            std::fclose(f);
-        }
-        std::fflush(nullptr);
-        std::_Exit(STOPPED);
+        stop_at(out, {place_of(instruction)});
     }
 
     std::mutex mutex_;
