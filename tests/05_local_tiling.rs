@@ -473,6 +473,40 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["reads where the OpenCL runtime put memory", "sim ?"],
     ),
+    // The same read from a pointer kept in private memory beside two numbers, and read back
+    // as the numbers (by vload2): nothing is converted, but a private slot that held a
+    // pointer may be read back only as one.
+    Case::rejects(
+        L,
+        "tiles_only_where_a_kept_pointer_reads_as_zero",
+        Cheat,
+        File("tiles_only_where_a_kept_pointer_reads_as_zero"),
+        FailKind::NotSelfContained,
+        &["line 26", "reads where the OpenCL runtime put memory", "vload2(0, k.words)"],
+    ),
+    // What C held before the kernel ran, read to choose a code: tiles only where it held a
+    // number (as where the simulator looks), in launches larger than the sanitizer's. C's
+    // earlier contents are not an input: a read of a buffer the kernel writes, where it has
+    // not written yet, is refused in every look of the simulator, as the sanitizer refuses it
+    // in its own small launches.
+    Case::rejects(
+        L,
+        "tiles_only_where_c_held_a_number_before",
+        Cheat,
+        File("tiles_only_where_c_held_a_number_before"),
+        FailKind::Uninitialized,
+        &["line 20", "reads a buffer it writes", "before = many ? C[row * N + col]"],
+    ),
+    // Work-groups counting themselves by atomics on two elements of C: the first two to run
+    // tile, which are the two the simulator runs of a large launch.
+    Case::rejects(
+        L,
+        "tiles_only_for_the_first_work_groups_to_count_themselves",
+        Cheat,
+        File("tiles_only_for_the_first_work_groups_to_count_themselves"),
+        FailKind::Uninitialized,
+        &["line 21", "reads a buffer it writes", "atomic_xchg(slot, me)"],
+    ),
     // Tiles only at the shapes it expects counted (powers of two, as the scoreboard asks, and
     // small problems), none at the shape drawn to time near the asked size: the technique is
     // counted at the very shape this grading times.

@@ -676,6 +676,14 @@ pub mod cases {
         FailKind::NotSelfContained,
         &["on the device at", "never ran under the simulator"],
     ),
+    // The tiles filled by the work-group's asynchronous copies, chained through an event kept
+    // in private memory: an event_t is a pointer to the compiler, but to private memory, and
+    // says nothing of where the runtime put a buffer (the address reader must not refuse it).
+    Case::accepts(
+        L,
+        "tiles_filled_by_asynchronous_copies",
+        File("tiles_filled_by_asynchronous_copies"),
+    ),
     Case::accepts(
         L,
         "flat_accumulators",

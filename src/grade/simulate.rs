@@ -35,7 +35,7 @@ use super::reported::{
     describe, failure_from, optimised_findings, simulator_trouble, skipped, UNORDERED_RUN,
 };
 use super::request::Request;
-use super::trust::{instrument_failed, reads_pointers};
+use super::trust::{instrument_failed, refuse_reads};
 use super::{FailKind, Options, Part, Source, Verdict};
 
 pub use super::request::Look;
@@ -660,8 +660,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             let places: Vec<&Place> = (runs.iter().flatten())
                 .flat_map(|r| r.addresses.iter().flatten())
                 .collect();
-            if let Some(f) = reads_pointers(&places, &file, &text) {
-                v.failure = Some(f);
+            if refuse_reads(v, &places, &file, &text) {
                 return;
             }
         }

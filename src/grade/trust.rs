@@ -1,5 +1,6 @@
 //! What makes the simulator's look at a kernel worth believing: the kernel cannot tell the
-//! simulator from the device by where the runtime put its memory ([`reads_pointers`]), and
+//! simulator from the device by where the runtime put its memory, or by what C held before
+//! it ran ([`refuse_reads`]), and
 //! cannot skip the simulator's checks by failing there, where the lesson's own answer runs
 //! ([`instrument_failed`]; the answer is run by `simulate::answer_runs`). A check the kernel
 //! makes impossible is the kernel's failure; only a check the machine cannot make is left
@@ -7,33 +8,72 @@
 
 use std::path::Path;
 
-use crate::harness::oclgrind::addresses::Place;
+use crate::harness::oclgrind::addresses::{Place, Reading};
 use crate::harness::paths;
 
-use super::{FailKind, Failure};
+use super::{FailKind, Failure, Verdict};
 
-/// The failure of a kernel whose program reads a pointer's value at `places` (the address
-/// reader's, over every look), with the lines of the kernel's own `text` shown; `None` where
-/// it reads none. The kernel's text is the simulator's `input.cl`.
-pub(super) fn reads_pointers(places: &[&Place], file: &Path, text: &str) -> Option<Failure> {
-    let mut lines: Vec<u32> = (places.iter())
-        .filter(|p| p.file == "input.cl" && p.line > 0)
-        .map(|p| p.line)
-        .collect();
-    lines.sort_unstable();
-    lines.dedup();
-    if lines.is_empty() {
-        return None;
+/// Refuses in `v` a kernel whose program reads what is not its input at `places` (the
+/// address reader's and the leftovers watch's, over every look): a pointer's value (not
+/// self-contained), or what a buffer it writes held before it wrote it (an uninitialised
+/// value, as the sanitizer names the same read in its small launches); with the lines of the
+/// kernel's own `text` (the simulator's `input.cl`) shown. True where it did. A kernel the
+/// device run already saw write into an input keeps that verdict, whose words say it plainly
+/// (the watch saw its reads of the input come before the write); another failure of the
+/// device run is added to the message.
+pub(super) fn refuse_reads(v: &mut Verdict, places: &[&Place], file: &Path, text: &str) -> bool {
+    let own = |what: Reading| -> (Vec<u32>, bool) {
+        let mut lines: Vec<u32> = (places.iter())
+            .filter(|p| p.what == what && p.file == "input.cl" && p.line > 0)
+            .map(|p| p.line)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        // A work-group's copy has no place of its own.
+        let copy = (places.iter()).any(|p| p.what == what && p.file.is_empty() && p.line == 0);
+        (lines, copy)
+    };
+    let mut parts = Vec::new();
+    let (pointers, _) = own(Reading::Pointer);
+    if !pointers.is_empty() {
+        parts.push(format!(
+            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, stored where it can be read back as one (a private slot that held a pointer read back as a number), moved by arithmetic from one buffer to another, or compared with another buffer's where only their placement decides (in order, or a pointer past its array's start for equality). The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values or distances.",
+            paths::display(file),
+            source_lines(text, &pointers).join("; ")
+        ));
     }
-    let shown = source_lines(text, &lines);
-    Some(Failure::new(
-        FailKind::NotSelfContained,
-        format!(
-            "{} reads where the OpenCL runtime put memory ({}): a pointer converted to an integer, stored where it can be read back as one, moved by arithmetic from one buffer to another, or compared with another buffer's where only their placement decides (in order, or a pointer past its array's start for equality). The simulator, which checks your kernel, and the device, which times it, put buffers at different addresses, so a kernel that reads them can show each a different code. Compute offsets from indices, not from pointers' values or distances.",
+    let (unwritten, copy) = own(Reading::Unwritten);
+    if !unwritten.is_empty() || copy {
+        let mut shown = source_lines(text, &unwritten);
+        if copy {
+            shown.push("a work-group's copy into local memory".to_string());
+        }
+        parts.push(format!(
+            "{} reads a buffer it writes where it has not written yet ({}): C read before the kernel wrote it holds what the grader left there, values that change from run to run, not an input. A kernel that reads it, to see whether it ran before or to count work-groups by atomics on it, behaves one way under the simulator, which runs only a few work-groups of a large launch, and another on the device. Write an element of C before you read it, and only read A and B.",
             paths::display(file),
             shown.join("; ")
-        ),
-    ))
+        ));
+    }
+    if parts.is_empty() {
+        return false;
+    }
+    let kind = match pointers.is_empty() {
+        true => FailKind::Uninitialized,
+        false => FailKind::NotSelfContained,
+    };
+    let mut f = Failure::new(kind, parts.join(" "));
+    match &v.failure {
+        Some(old) if old.kind == FailKind::InputsChanged && kind == FailKind::Uninitialized => {
+            return true
+        }
+        Some(old) => f.message.push_str(&format!(
+            "\n\n(The grader's run on the device also failed: {})",
+            super::words::failure_text(old)
+        )),
+        None => {}
+    }
+    v.failure = Some(f);
+    true
 }
 
 /// The first three of `lines` (from 1) of the kernel's own `text`, each quoted:

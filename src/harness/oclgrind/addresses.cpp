@@ -28,10 +28,17 @@
 // equality (`A == B`), or a pointer compared with null, are left alone: their answer is the
 // same on every device. No kernel that computes offsets from indices moves a pointer 2^47
 // bytes.
+//
+// A pointer stored into private memory (a `volatile` union of a pointer and bytes) can be
+// read back as a number without any conversion. So a private slot that holds a pointer to
+// global, constant or local memory may be read back only as a pointer: a load of a number from it stops the run the same way (a
+// copy of the slot, by `memcpy`, carries the pointer along; a number stored over it ends it).
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -42,12 +49,21 @@
 namespace {
 
 using namespace oclgrind;
+using lab::Place;
+using lab::place_of;
 
-const unsigned GLOBAL = 1, LOCAL = 3;  // LLVM's address spaces as Oclgrind numbers them
-const int STOPPED = 86;                 // the exit status of a run stopped here
+const unsigned PRIVATE = 0, GLOBAL = 1, LOCAL = 3;  // LLVM's address spaces, Oclgrind's numbers
 
 bool is_pointer(LLVMValueRef value) {
     return LLVMGetTypeKind(LLVMTypeOf(value)) == LLVM_POINTER_TYPE;
+}
+
+// Whether a value of this type is a number, or numbers (an integer or a float, or a vector or
+// an array of them), rather than a pointer or something holding one.
+bool is_number(LLVMTypeRef type) {
+    int kind = LLVMGetTypeKind(type);
+    if (kind == LLVM_VECTOR_TYPE || kind == LLVM_ARRAY_TYPE) return is_number(LLVMGetElementType(type));
+    return kind == LLVM_INTEGER_TYPE || (kind >= LLVM_HALF_TYPE && kind <= LLVM_PPC_FP128_TYPE);
 }
 
 bool converts(int opcode) { return opcode == LLVM_PTR_TO_INT || opcode == LLVM_INT_TO_PTR; }
@@ -89,29 +105,6 @@ bool reads_a_pointer(LLVMValueRef instruction) {
     return false;
 }
 
-// An instruction's place in the source: its file as the compiler names it and its line.
-typedef std::pair<std::string, unsigned> Place;
-Place place_of(LLVMValueRef instruction) {
-    unsigned length = 0;
-    const char *file = LLVMGetDebugLocFilename(instruction, &length);
-    return Place(file ? std::string(file, length) : std::string(),
-                 LLVMGetDebugLocLine((const llvm::Instruction *)instruction));
-}
-
-// Writes each place to the file `out` names and ends the run: the kernel is refused whatever
-// it would do next.
-[[noreturn]] void stop_at(const char *out, const std::set<Place> &places) {
-    if (FILE *f = std::fopen(out, "a")) {
-        for (auto &at : places) {
-            std::fprintf(f, "pointer %s %u\n", at.first.empty() ? "-" : at.first.c_str(),
-                         at.second);
-        }
-        std::fclose(f);
-    }
-    std::fflush(nullptr);
-    std::_Exit(STOPPED);
-}
-
 class Addresses : public Plugin {
   public:
     explicit Addresses(const Context *context) : Plugin(context) {}
@@ -132,13 +125,17 @@ class Addresses : public Plugin {
                 }
             }
         }
-        if (!found.empty()) stop_at(out, found);
+        if (!found.empty()) lab::stop_at(out, "pointer", found);
     }
 
     void instructionExecuted(const WorkItem *item, const llvm::Instruction *instruction,
                              const TypedValue &result) override {
         LLVMValueRef i = (LLVMValueRef)instruction;
         int opcode = LLVMGetInstructionOpcode(i);
+        if (opcode == LLVM_STORE || opcode == LLVM_LOAD || opcode == LLVM_CALL) {
+            watch_slots(item, i, opcode, result);
+            return;
+        }
         if (opcode == LLVM_GEP) {
             uint64_t from = 0, to = 0;
             if (pointer_value(item->getOperand((const llvm::Value *)LLVMGetOperand(i, 0)), &from) &&
@@ -172,15 +169,120 @@ class Addresses : public Plugin {
         if (ordered || (moved && !null)) stop(i);
     }
 
+    void workItemComplete(const WorkItem *item) override { held().erase(item); }
+
     bool isThreadSafe() const override { return true; }
 
   private:
+    // The private slots that hold a pointer, as start to end, per work-item. A work-group's
+    // work-items all run on one of Oclgrind's threads, so each thread keeps its own.
+    typedef std::map<uint64_t, uint64_t> Slots;
+    static std::map<const WorkItem *, Slots> &held() {
+        static thread_local std::map<const WorkItem *, Slots> slots;
+        return slots;
+    }
+
+    static bool overlaps(const Slots &slots, uint64_t from, uint64_t to) {
+        auto after = slots.lower_bound(to);
+        return after != slots.begin() && std::prev(after)->second > from;
+    }
+
+    static void forget(Slots &slots, uint64_t from, uint64_t to) {
+        for (auto s = slots.begin(); s != slots.end();) {
+            s = (s->first < to && s->second > from) ? slots.erase(s) : std::next(s);
+        }
+    }
+
+    // The private address `pointer` holds, where it is a private pointer.
+    static bool private_address(const WorkItem *item, LLVMValueRef pointer, uint64_t *at) {
+        return is_pointer(pointer) && LLVMGetPointerAddressSpace(LLVMTypeOf(pointer)) == PRIVATE &&
+               pointer_value(item->getOperand((const llvm::Value *)pointer), at);
+    }
+
+    // Follows the private slots that hold a pointer: a pointer stored makes one, a number
+    // stored over it ends it, `memcpy` carries it along; a number loaded from one, a copy of
+    // one out of private memory, or one passed to the runtime's own functions (`vload8` of
+    // its bytes) stops the run.
+    void watch_slots(const WorkItem *item, LLVMValueRef i, int opcode, const TypedValue &result) {
+        auto &all = held();
+        uint64_t at = 0;
+        if (opcode == LLVM_STORE) {
+            LLVMValueRef value = LLVMGetOperand(i, 0);
+            if (!private_address(item, LLVMGetOperand(i, 1), &at)) return;
+            TypedValue stored = item->getOperand((const llvm::Value *)value);
+            uint64_t end = at + uint64_t(stored.size) * stored.num;
+            // A pointer to memory: a private one (an `event_t` is one) says nothing of where
+            // the runtime put a buffer.
+            if (is_pointer(value) && LLVMGetPointerAddressSpace(LLVMTypeOf(value)) != PRIVATE) {
+                Slots &slots = all[item];
+                forget(slots, at, end);
+                slots[at] = end;
+            } else if (all.count(item) != 0) {
+                forget(all[item], at, end);
+            }
+            return;
+        }
+        auto found = all.find(item);
+        if (found == all.end() || found->second.empty()) return;
+        Slots &slots = found->second;
+        if (opcode == LLVM_LOAD) {
+            if (is_number(LLVMTypeOf(i)) && private_address(item, LLVMGetOperand(i, 0), &at) &&
+                overlaps(slots, at, at + uint64_t(result.size) * result.num)) {
+                stop(i);
+            }
+            return;
+        }
+        LLVMValueRef callee = LLVMGetCalledValue(i);
+        if (callee == nullptr || LLVMIsAFunction(callee) == nullptr) return;
+        size_t length = 0;
+        const char *name = LLVMGetValueName2(callee, &length);
+        std::string called(name ? name : "", name ? length : 0);
+        bool copies = called.rfind("llvm.memcpy", 0) == 0 || called.rfind("llvm.memmove", 0) == 0;
+        bool sets = called.rfind("llvm.memset", 0) == 0;
+        if (called.rfind("llvm.", 0) == 0 && !copies && !sets) return;  // lifetimes, debug info
+        if (!copies && !sets && LLVMIsDeclaration(callee) == 0) return;  // the program's own
+        uint64_t to = 0, from = 0, bytes = 0;
+        if (copies || sets) {
+            TypedValue size = item->getOperand((const llvm::Value *)LLVMGetOperand(i, 2));
+            if (size.data == nullptr || size.size > sizeof(bytes)) return;
+            std::memcpy(&bytes, size.data, size.size);
+        }
+        if (sets) {
+            if (private_address(item, LLVMGetOperand(i, 0), &to)) forget(slots, to, to + bytes);
+            return;
+        }
+        if (copies) {
+            if (!private_address(item, LLVMGetOperand(i, 1), &from) ||
+                !overlaps(slots, from, from + bytes)) {
+                if (private_address(item, LLVMGetOperand(i, 0), &to)) forget(slots, to, to + bytes);
+                return;
+            }
+            if (!private_address(item, LLVMGetOperand(i, 0), &to)) stop(i);
+            Slots moved;
+            for (auto &s : slots) {
+                if (s.first >= from && s.second <= from + bytes) {
+                    moved[s.first - from + to] = s.second - from + to;
+                }
+            }
+            forget(slots, to, to + bytes);
+            slots.insert(moved.begin(), moved.end());
+            return;
+        }
+        // One of the runtime's functions given a pointer into a slot reads or writes it as
+        // numbers.
+        for (unsigned k = 0, n = LLVMGetNumArgOperands(i); k < n; k++) {
+            if (private_address(item, LLVMGetOperand(i, k), &at) && overlaps(slots, at, at + 1)) {
+                stop(i);
+            }
+        }
+    }
+
     // Writes the place of `instruction` and ends the run, as the reading pass does.
     void stop(LLVMValueRef instruction) {
         const char *out = std::getenv("LAB_ADDRESSES_OUT");
         if (out == nullptr) return;
         std::lock_guard<std::mutex> lock(mutex_);
-        stop_at(out, {place_of(instruction)});
+        lab::stop_at(out, "pointer", {place_of(instruction)});
     }
 
     std::mutex mutex_;
@@ -188,5 +290,30 @@ class Addresses : public Plugin {
 };
 
 }  // namespace
+
+namespace lab {
+
+const int STOPPED = 86;  // the exit status of a run stopped by a plugin
+
+Place place_of(LLVMValueRef instruction) {
+    unsigned length = 0;
+    const char *file = LLVMGetDebugLocFilename(instruction, &length);
+    return Place(file ? std::string(file, length) : std::string(),
+                 LLVMGetDebugLocLine((const llvm::Instruction *)instruction));
+}
+
+void stop_at(const char *out, const char *what, const std::set<Place> &places) {
+    if (FILE *f = std::fopen(out, "a")) {
+        for (auto &at : places) {
+            std::fprintf(f, "%s %s %u\n", what, at.first.empty() ? "-" : at.first.c_str(),
+                         at.second);
+        }
+        std::fclose(f);
+    }
+    std::fflush(nullptr);
+    std::_Exit(STOPPED);
+}
+
+}  // namespace lab
 
 oclgrind::Plugin *make_addresses(oclgrind::Context *context) { return new Addresses(context); }

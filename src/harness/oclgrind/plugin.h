@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace llvm {
 class Function;
@@ -45,8 +47,11 @@ LLVMTypeRef LLVMTypeOf(LLVMValueRef value);
 int LLVMGetTypeKind(LLVMTypeRef type);
 unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
 LLVMValueRef LLVMGetCalledValue(LLVMValueRef call);
+LLVMTypeRef LLVMGetElementType(LLVMTypeRef type);
+const char *LLVMGetValueName2(LLVMValueRef value, size_t *length);
 unsigned LLVMGetNumArgOperands(LLVMValueRef call);
 LLVMValueRef LLVMIsAFunction(LLVMValueRef value);
+int LLVMIsDeclaration(LLVMValueRef global);
 LLVMMetadataRef LLVMInstructionGetDebugLoc(LLVMValueRef instruction);
 LLVMMetadataRef LLVMDILocationGetInlinedAt(LLVMMetadataRef location);
 unsigned LLVMDILocationGetLine(LLVMMetadataRef location);
@@ -64,7 +69,12 @@ const int LLVM_ICMP = 42;          // LLVMICmp
 const int LLVM_CALL = 45;          // LLVMCall
 const int LLVM_INT_EQ = 32;        // LLVMIntEQ (LLVMIntNE is 33, the orderings 34 to 41)
 const int LLVM_INT_NE = 33;
+const int LLVM_HALF_TYPE = 1;      // LLVMHalfTypeKind (then float, double, the wide floats)
+const int LLVM_PPC_FP128_TYPE = 6; // LLVMPPC_FP128TypeKind, the last float kind
+const int LLVM_INTEGER_TYPE = 8;   // LLVMIntegerTypeKind
+const int LLVM_ARRAY_TYPE = 11;    // LLVMArrayTypeKind
 const int LLVM_POINTER_TYPE = 12;  // LLVMPointerTypeKind
+const int LLVM_VECTOR_TYPE = 13;   // LLVMVectorTypeKind
 
 namespace oclgrind {
 class Context;
@@ -164,9 +174,19 @@ class Plugin {
 };
 }  // namespace oclgrind
 
+namespace lab {
+// An instruction's place in the source: its file as the compiler names it, and its line.
+typedef std::pair<std::string, unsigned> Place;
+Place place_of(LLVMValueRef instruction);
+// Appends `WHAT FILE LINE` for each place to the file `out` names and ends the run (status
+// 86): the kernel is refused whatever it would do next (addresses.cpp).
+[[noreturn]] void stop_at(const char *out, const char *what, const std::set<Place> &places);
+}  // namespace lab
+
 // Each plugin of the course, made where its output variable is set (plugins.cpp).
 oclgrind::Plugin *make_banks(oclgrind::Context *context);
 oclgrind::Plugin *make_addresses(oclgrind::Context *context);
 oclgrind::Plugin *make_coverage(oclgrind::Context *context);
+oclgrind::Plugin *make_leftovers(oclgrind::Context *context);
 
 #endif

@@ -15,6 +15,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("plugin.h", include_str!("plugin.h")),
     ("banks.cpp", include_str!("banks.cpp")),
     ("addresses.cpp", include_str!("addresses.cpp")),
+    ("leftovers.cpp", include_str!("leftovers.cpp")),
     ("coverage.cpp", include_str!("coverage.cpp")),
     ("plugins.cpp", include_str!("plugins.cpp")),
 ];
