@@ -71,7 +71,7 @@ fn launches_any_size_and_refuses_bad_defines() {
 
 #[test]
 fn accuracy_is_judged_against_fp32_on_the_same_inputs() {
-    let p = Problem::random(Shape::new(8, 6, 2048), 5);
+    let p = Problem::random(Shape::new(8, 8, 2048), 5);
     let exact = lab::harness::matrix::reference(&p).c;
     // The exact product rounded to f32: better than FP32's loop, accepted.
     let good: Vec<f32> = exact.iter().map(|&x| x as f32).collect();
@@ -93,7 +93,7 @@ fn accuracy_is_judged_against_fp32_on_the_same_inputs() {
     let why = unit::accuracy(&p, &drift, false).expect("rejected");
     assert!(why.contains("kept inside the unit"), "{why}");
     // A short K is not judged against FP32 unless the allowance already failed it.
-    let short = Problem::random(Shape::new(8, 6, 16), 5);
+    let short = Problem::random(Shape::new(8, 8, 16), 5);
     let ok: Vec<f32> = lab::harness::matrix::reference(&short)
         .c
         .iter()
