@@ -107,15 +107,6 @@ pub fn unscaled(gpu: &Gpu, p: &Problem, mut out: RunOutput) -> RunOutput {
 /// 2⁻²² per product can exceed a short FP32 sum's.
 pub const ACCURACY_FROM_K: usize = 1024;
 
-/// Below this many elements of C, "at least as accurate as FP32" is a coin with too few
-/// tosses: the split's error and FP32's are each a root mean square over the elements, and
-/// with four (a 2×2 C at K = 1327) the right split came out less accurate than the FP32 loop
-/// in 7 % of random problems (in 0.3 % with 16 elements, none of 300 with 64, whose largest
-/// ratio was 0.64: a simulation of the unit's rounding, TF32 splits summed toward zero in
-/// steps of eight, against a float loop). A kernel that sums inside the unit errs 13–35×
-/// FP32's at every shape, so the shapes with enough elements still find it.
-pub const ACCURACY_FROM_ELEMENTS: usize = 64;
-
 /// Beyond this many multiply-adds the host's FP32 loop would slow grading down.
 const MAX_MADS: usize = 1 << 28;
 
@@ -155,7 +146,13 @@ const TF32_U: f64 = 1.0 / 2048.0;
 /// Lesson 11's judgement of accuracy (see [`lab::lesson::AccuracyFn`]).
 pub fn accuracy(p: &Problem, c: &[f32], failed: bool) -> Option<String> {
     let s = p.shape;
-    let judged = s.k >= ACCURACY_FROM_K && s.m * s.n >= ACCURACY_FROM_ELEMENTS;
+    // Over fewer elements than every lesson's comparison with FP32 takes, "at least as
+    // accurate" is a coin with too few tosses: with four (a 2×2 C at K = 1327) the right split
+    // came out less accurate than the FP32 loop in 7 % of random problems (0.3 % with 16, none
+    // of 300 with 64, whose largest ratio was 0.64: a simulation of the unit's rounding, TF32
+    // splits summed toward zero in steps of eight, against a float loop). A kernel that sums
+    // inside the unit errs 13–35× FP32's at every shape, so larger shapes still find it.
+    let judged = s.k >= ACCURACY_FROM_K && s.m * s.n >= lab::grade::PRECISION_FROM_ELEMENTS;
     if (!failed && !judged) || s.m * s.n * s.k > MAX_MADS {
         return None;
     }

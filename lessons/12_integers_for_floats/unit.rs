@@ -157,9 +157,8 @@ pub fn errors(p: &Problem, c: &[f32]) -> (f64, f64) {
 /// what too few bits mean for the scheme.
 pub fn accuracy(p: &Problem, c: &[f32], failed: bool) -> Option<String> {
     let s = p.shape;
-    // Lesson 11's count of elements below which the comparison is a coin with too few tosses.
-    let from = lab::ladder::l11_matrix_units::unit::ACCURACY_FROM_ELEMENTS;
-    let judged = s.k >= ACCURACY_FROM_K && s.m * s.n >= from;
+    // Over as many elements as every lesson's comparison with FP32 takes (lesson 11 says why).
+    let judged = s.k >= ACCURACY_FROM_K && s.m * s.n >= lab::grade::PRECISION_FROM_ELEMENTS;
     if (!failed && !judged) || s.m * s.n * s.k > MAX_MADS {
         return None;
     }

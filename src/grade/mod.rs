@@ -42,7 +42,7 @@ pub mod worker;
 /// few free cores; the course's own tests grade such a case again, alone.
 pub const TOO_FEW_CORES: &str = "not checked, too few cores free";
 
-pub use judge::judge;
+pub use judge::{judge, PRECISION_FROM_ELEMENTS};
 pub use worker::grade;
 
 /// Which code to grade.

@@ -35,7 +35,7 @@ use super::reported::{
     describe, failure_from, optimised_findings, simulator_trouble, skipped, UNORDERED_RUN,
 };
 use super::request::Request;
-use super::trust::{instrument_failed, refuse_reads};
+use super::trust::{instrument_failed, refuse_reads, replace_device_failure};
 use super::{FailKind, Options, Part, Source, Verdict};
 
 pub use super::request::Look;
@@ -716,7 +716,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                 }
                 Some(f)
             });
-        if let Some(mut f) = found {
+        if let Some(f) = found {
             match &mut v.failure {
                 // The device run already saw the bad write: keep its words, and add where
                 // in the source the simulator saw it.
@@ -726,14 +726,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
                     old.message
                         .push_str(&format!("\n\nThe simulator locates it: {}", f.message));
                 }
-                Some(old) => {
-                    f.message.push_str(&format!(
-                        "\n\n(The grader's run on the device also failed: {})",
-                        super::words::failure_text(old)
-                    ));
-                    v.failure = Some(f);
-                }
-                None => v.failure = Some(f),
+                _ => replace_device_failure(v, f),
             }
             return;
         }

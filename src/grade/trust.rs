@@ -61,19 +61,23 @@ pub(super) fn refuse_reads(v: &mut Verdict, places: &[&Place], file: &Path, text
         true => FailKind::Uninitialized,
         false => FailKind::NotSelfContained,
     };
-    let mut f = Failure::new(kind, parts.join(" "));
-    match &v.failure {
-        Some(old) if old.kind == FailKind::InputsChanged && kind == FailKind::Uninitialized => {
-            return true
-        }
-        Some(old) => f.message.push_str(&format!(
+    let input_written = matches!(&v.failure, Some(old) if old.kind == FailKind::InputsChanged);
+    if !(input_written && kind == FailKind::Uninitialized) {
+        replace_device_failure(v, Failure::new(kind, parts.join(" ")));
+    }
+    true
+}
+
+/// Makes the simulator's failure `f` the verdict of `v`, with the device run's own failure,
+/// where it had one, added to its message.
+pub(super) fn replace_device_failure(v: &mut Verdict, mut f: Failure) {
+    if let Some(old) = &v.failure {
+        f.message.push_str(&format!(
             "\n\n(The grader's run on the device also failed: {})",
             super::words::failure_text(old)
-        )),
-        None => {}
+        ));
     }
     v.failure = Some(f);
-    true
 }
 
 /// The first three of `lines` (from 1) of the kernel's own `text`, each quoted:
