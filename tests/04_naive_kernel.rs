@@ -62,6 +62,21 @@ pub mod cases {
         &[FailKind::Unwritten, FailKind::Wrong, FailKind::OutOfBounds],
         &["M=4"],
     ),
+    // Wrong only where M, N and K all pass 512: the last column left at zero. No side of
+    // the lesson's, drawn or thin shapes passes 512 with both others; every grading checks
+    // one shape past the asked size on every side at once (grade::shapes::past_every_side:
+    // 513 to 576 at a CPU's 256, 4,097 to 4,352 at a GPU's 1024).
+    Case::rejects(
+        L,
+        "last_column_dropped_where_every_side_is_large",
+        Cheat,
+        Mutant(&[(
+            "C[row * N + col] = acc;",
+            "C[row * N + col] = (M > 512 && N > 512 && K > 512 && col == N - 1) ? 0.0f : acc;",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got", "column"],
+    ),
     Case::rejects(
         L,
         "wrong_index",

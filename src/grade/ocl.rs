@@ -206,7 +206,11 @@ fn grade_into(
                     let near = match n {
                         0 => {
                             s.push(drawn_case(ocl, set, secret)?);
-                            super::shapes::around_asked(opts.asked(gpu.info.is_gpu()), secret)
+                            super::shapes::around_asked(
+                                opts.asked(gpu.info.is_gpu()),
+                                gpu.info.is_gpu(),
+                                secret,
+                            )
                         }
                         _ => super::shapes::thin(secret)[..2].to_vec(),
                     };

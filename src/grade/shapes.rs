@@ -14,7 +14,10 @@
 //!   eight to twelve;
 //! - two thin Cs over a K past every lesson's blocking and split (one K from 1,025 to 4,096,
 //!   one from 4,097 to 8,192): a kernel that drops, caps or wraps its k-steps past some K
-//!   multiplies few elements there.
+//!   multiplies few elements there;
+//! - a shape past the asked one on every side at once, well past it (to 4,097 and more on a
+//!   GPU, 513 on a CPU): a kernel wrong only where M, N and K are all large is wrong there,
+//!   however large it makes "large" below that.
 
 use crate::harness::matrix::{Rng, Shape};
 
@@ -28,9 +31,9 @@ pub fn default_asked(gpu: bool) -> Shape {
     }
 }
 
-/// The shapes checked around `asked`, in the order above, each once. `secret` draws the
-/// multiple-of-256 shape and the wide C.
-pub fn around_asked(asked: Shape, secret: u64) -> Vec<Shape> {
+/// The shapes checked around `asked` on a GPU or a CPU (`gpu`), in the order above, each
+/// once. `secret` draws the multiple-of-256 shape, the wide C and the shape past every side.
+pub fn around_asked(asked: Shape, gpu: bool, secret: u64) -> Vec<Shape> {
     let mut rng = Rng::new(secret ^ 0x0A5C_ED51);
     let mut coin = || rng.next_u64() % 2 == 1;
     let cube = Shape::square(nearest_power_of_two(asked));
@@ -46,8 +49,9 @@ pub fn around_asked(asked: Shape, secret: u64) -> Vec<Shape> {
     // 1,025 × 1,025 is just past 2^20 elements; K of a tile or two.
     let wide = Shape::new(pick(1025, 1160), pick(1025, 1160), pick(5, 40));
     let [deep, deeper, vast] = thin(secret);
+    let past = past_every_side(asked, gpu, secret);
     let mut all = Vec::new();
-    for s in [asked, cube, round, wide, vast, deep, deeper] {
+    for s in [asked, cube, round, wide, vast, deep, deeper, past] {
         if !all.contains(&s) {
             all.push(s);
         }
@@ -73,6 +77,25 @@ pub fn thin(secret: u64) -> [Shape; 3] {
         pick(8, 12),
     );
     [deep, deeper, vast]
+}
+
+/// A shape larger than `asked` on every side at once, each side drawn from `secret` in the
+/// 256 (GPU) or 64 (CPU) sizes just past the larger of the side itself and the *reach*: four
+/// times the side up to 4,096 on a GPU, twice it up to 512 on a CPU. So the scoreboard's
+/// 1024³ on a GPU is checked at every side from 4,097 to 4,352 as well (the ladder's sizes
+/// reach 8,192), its 256³ on a CPU at 513 to 576: a kernel that goes wrong only when every
+/// side passes some bound below the reach goes wrong here, in every grading. The reach keeps
+/// the cost at most 64 times the asked size's (8 times on a CPU), and about the asked size's
+/// where that is past the reach already; the sides are drawn among 64 or 256 sizes, so the
+/// last tiles of a blocking are cut nearly always.
+pub fn past_every_side(asked: Shape, gpu: bool, secret: u64) -> Shape {
+    let (times, reach, spread) = if gpu { (4, 4096, 256) } else { (2, 512, 64) };
+    let mut rng = Rng::new(secret ^ 0x9A57_E7E5);
+    let mut side = |d: usize| {
+        let from = d.max((times * d).min(reach));
+        from + 1 + (rng.next_u64() % spread as u64) as usize
+    };
+    Shape::new(side(asked.m), side(asked.n), side(asked.k))
 }
 
 /// The power of two nearest to the geometric mean of a shape's sides (at least 16).
@@ -344,7 +367,7 @@ mod tests {
     fn the_asked_size_comes_first_then_round_shapes_near_it() {
         for secret in 0..32 {
             let asked = Shape::new(1000, 700, 300);
-            let all = around_asked(asked, secret);
+            let all = around_asked(asked, false, secret);
             assert_eq!(all[0], asked);
             assert!(all.contains(&Shape::square(512)), "{all:?}");
             let round = all
@@ -372,15 +395,42 @@ mod tests {
         }
         // An asked size that is already round is checked once, and beside a round rectangle.
         for secret in 0..16 {
-            let all = around_asked(Shape::square(256), secret);
+            let all = around_asked(Shape::square(256), false, secret);
             assert_eq!(all.iter().filter(|s| **s == Shape::square(256)).count(), 1);
             assert!(all[1] != all[0] && all[1].n.is_multiple_of(256), "{all:?}");
         }
         // The multiple-of-256 shape is drawn: not always the same.
         let rounds: std::collections::BTreeSet<_> = (0..32)
-            .map(|s| around_asked(Shape::square(256), s)[1].m)
+            .map(|s| around_asked(Shape::square(256), false, s)[1].m)
             .collect();
         assert!(rounds.len() > 1);
+    }
+
+    /// Every side past the reach at once, in every grading: a kernel wrong only where all
+    /// three sides pass 4,096 (GPU) or 512 (CPU) is checked there; past a larger asked size,
+    /// just past it; and drawn, never the same shape twice in a row.
+    #[test]
+    fn one_shape_is_past_every_side_at_once() {
+        let mut seen = std::collections::BTreeSet::new();
+        for secret in 0..64 {
+            let all = around_asked(Shape::square(1024), true, secret);
+            let past = past_every_side(Shape::square(1024), true, secret);
+            assert!(all.contains(&past), "{all:?}");
+            for d in [past.m, past.n, past.k] {
+                assert!((4097..=4352).contains(&d), "{past:?}");
+            }
+            seen.insert((past.m, past.n, past.k));
+            let cpu = past_every_side(Shape::square(256), false, secret);
+            assert!([cpu.m, cpu.n, cpu.k]
+                .iter()
+                .all(|d| (513..=576).contains(d)));
+            assert!(around_asked(Shape::square(256), false, secret).contains(&cpu));
+            // A larger asked size: just past it, at about its cost.
+            let big = past_every_side(Shape::new(8192, 6000, 700), true, secret);
+            assert!(big.m > 8192 && big.m <= 8448 && big.n > 6000 && big.n <= 6256);
+            assert!(big.k > 2800 && big.k <= 3056, "{big:?}");
+        }
+        assert!(seen.len() > 60);
     }
 
     #[test]

@@ -186,7 +186,7 @@ pub(super) fn grade(
     let shapes = opts.shapes.clone().unwrap_or_else(|| {
         let mut all = CPU_SHAPES.to_vec();
         all.extend(honest::drawn_shapes(secret));
-        for s in super::shapes::around_asked(opts.asked(false), secret) {
+        for s in super::shapes::around_asked(opts.asked(false), false, secret) {
             if !all.contains(&s) {
                 all.push(s);
             }
