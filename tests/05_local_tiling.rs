@@ -509,16 +509,27 @@ pub mod cases {
     ),
     // Tiles only at the shapes it expects counted (powers of two, as the scoreboard asks, and
     // small problems), none at the shape drawn to time near the asked size: the technique is
-    // counted at the very shape this grading times.
+    // counted at the very shape this grading times, drawn by the grading as the scoreboard's
+    // is (never the asked size itself).
     Case::rejects(
         L,
         "tiles_only_at_powers_of_two_and_small_problems",
         Decoy,
         File("tiles_only_at_powers_of_two_and_small_problems"),
         FailKind::Technique,
-        &["M=272 N=288 K=304", "the shape this grading times"],
+        &["the shape this grading times"],
     )
-    .timed_at(256, [272, 288, 304]),
+    .scored(256),
+    // The same file graded by `lab grade`, which times nothing: the technique is counted at
+    // a shape drawn near the asked size as a timed one is, never the asked 256³ itself.
+    Case::rejects(
+        L,
+        "tiles_only_at_powers_of_two_where_nothing_is_timed",
+        Decoy,
+        File("tiles_only_at_powers_of_two_and_small_problems"),
+        FailKind::Technique,
+        &["a shape drawn near the asked size for this grading"],
+    ),
     // Tiles only where built unoptimised (an undefined signed overflow tells the builds
     // apart), behind a test the optimiser makes a population count of, which the simulator
     // cannot run: counted unoptimised only, the technique is not checked where the device
@@ -727,7 +738,7 @@ pub mod cases {
         }",
         )]),
         FailKind::Technique,
-        &["values from global memory per multiply-add", "the size this grading was asked for"],
+        &["values from global memory per multiply-add", "a shape drawn near the asked size for this grading"],
     ),
     Case::rejects(
         L,
@@ -736,7 +747,7 @@ pub mod cases {
         // The tiles are read only when the kernel is built with the tile size lesson 05 once
         // declared for the technique's counts (TS = 8, also a small GPU's); the device's own
         // TS (16 on most devices) reads A and B from global memory for every product, and
-        // the technique is counted with it at the asked size.
+        // the technique is counted with it near the asked size.
         Mutant(&[(
             "        for (int k = 0; k < TS; k++) {
             acc += Asub[tr][k] * Bsub[k][tc];
@@ -752,7 +763,7 @@ pub mod cases {
 #endif",
         )]),
         FailKind::Technique,
-        &["values from global memory per multiply-add", "2/TS", "the size this grading was asked for"],
+        &["values from global memory per multiply-add", "2/TS", "a shape drawn near the asked size for this grading"],
     ),
     Case::rejects(
         L,

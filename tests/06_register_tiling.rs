@@ -521,7 +521,7 @@ pub mod cases {
         // device's own defines read every product from the local tiles.
         blocks_only_if!("WPTM * TSM == 64"),
         FailKind::Technique,
-        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "the size this grading was asked for"],
+        &["values from local memory per multiply-add", "1/WPTM + 1/WPTN", "a shape drawn near the asked size for this grading"],
     ),
     Case::rejects(
         L,
@@ -544,7 +544,7 @@ pub mod cases {
         // tiles, where the user's problems are multiplied.
         blocks_only_if!("TSM * TSN * TSK < 32 * 32 * 16"),
         FailKind::Technique,
-        &["values from local memory per multiply-add", "the size this grading was asked for"],
+        &["values from local memory per multiply-add", "a shape drawn near the asked size for this grading"],
     ),
     Case::rejects(
         L,

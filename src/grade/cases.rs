@@ -115,6 +115,9 @@ pub struct Case {
     /// The shape (M, N, K) the scoreboard drew to time at, near the asked size `timed`;
     /// `None`: timed at the asked size itself.
     pub timed_at: Option<[usize; 3]>,
+    /// Timed as the scoreboard times, at `timed`: the shape drawn by the grading itself, no
+    /// code knows which, and the reference timed beside ([`Case::scored`]).
+    pub scored: bool,
     /// Graded strictly (`--strict`): a part not checked fails the grading.
     pub strict: bool,
 }
@@ -140,6 +143,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            scored: false,
             strict: false,
         }
     }
@@ -163,6 +167,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            scored: false,
             strict: false,
         }
     }
@@ -179,6 +184,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            scored: false,
             strict: false,
         }
     }
@@ -201,6 +207,7 @@ impl Case {
             watchdog: None,
             timed: None,
             timed_at: None,
+            scored: false,
             strict: false,
         }
     }
@@ -220,6 +227,16 @@ impl Case {
     /// The same case, also timed at `size`³ as the scoreboard times a passing kernel.
     pub const fn timed(mut self, size: usize) -> Case {
         self.timed = Some(size);
+        self
+    }
+
+    /// The same case graded as the scoreboard grades at the asked size `size`³: the grading
+    /// draws the shape it times near it, and the reference is timed beside. For code that
+    /// keeps its technique for the asked size, which no named shape would show (the grading
+    /// must draw it, as it does for every student).
+    pub const fn scored(mut self, size: usize) -> Case {
+        self.timed = Some(size);
+        self.scored = true;
         self
     }
 

@@ -105,13 +105,19 @@ pub(super) fn asked_looks(
     // Where this grading times, the technique is counted at the very shape it times (drawn
     // for the grading, no kernel knows which): a kernel that keeps its
     // technique for the shapes it expects counted (cubes, powers of two, the asked size) times
-    // without it, and is counted so. Where that shape cannot be counted, the asked size is.
+    // without it, and is counted so. A grading that times nothing counts at a shape drawn
+    // near the asked size the same way (`super::ocl::grade`). Where that shape cannot be
+    // counted, the asked size is.
     let asked = opts.asked(gpu.info.is_gpu());
     let at_timed = |d: Vec<crate::harness::program::Define>| match opts.timed_shape {
         Some(timed) if timed != asked => asked_look(ocl, timed, d.clone())
             .map(|mut a| {
-                a.at =
-                    "the shape this grading times, with the device's own defines and launch".into();
+                a.at = match opts.time {
+                    Some(_) => "the shape this grading times",
+                    None => "a shape drawn near the asked size for this grading",
+                }
+                .to_string();
+                a.at += ", with the device's own defines and launch";
                 a
             })
             .or_else(|_| asked_look(ocl, asked, d)),
@@ -161,16 +167,22 @@ pub(super) fn asked_looks(
 
 /// The options with the device's own defines, resolved as the device run resolves them.
 pub(super) fn own_options(ocl: &OclLesson, opts: &Options) -> Option<Options> {
+    own_device(ocl, opts).map(|(o, _)| o)
+}
+
+/// [`own_options`], and whether the device is a GPU.
+pub(super) fn own_device(ocl: &OclLesson, opts: &Options) -> Option<(Options, bool)> {
     let gpu = Gpu::open(opts.device.as_deref()).ok()?;
     let ctx = crate::lesson::Ctx {
         info: &gpu.info,
         course: &opts.course,
     };
     let defines = crate::prepared::defines(ocl, &ctx, None, &opts.defines).ok()?;
-    Some(Options {
+    let options = Options {
         defines,
         ..opts.clone()
-    })
+    };
+    Some((options, gpu.info.is_gpu()))
 }
 
 /// The asked size's look, with the device's own `defines` (those the device run used and

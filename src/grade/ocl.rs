@@ -39,6 +39,33 @@ pub fn classify(e: anyhow::Error) -> Failure {
     Failure::new(FailKind::Runtime, format!("{e:#}"))
 }
 
+/// `opts` with the shape an OpenCL grading times, and at which the simulator counts the
+/// technique, drawn once (`super::worker` grades and reviews with them): near the asked size,
+/// made of whole work-groups of the device's launch, so that the simulator counts at the
+/// very shape the device times (`super::looks`; it runs two work-groups and scales them,
+/// exact only where no group is cut). A grading that times nothing (`lab grade`) counts at a
+/// shape drawn the same way, never the asked size itself: at the asked size (256³ or 1024³,
+/// cubes of a power of two) a kernel that keeps its technique for such shapes would be
+/// credited with it. A shape given by whoever compares two gradings is kept as it is.
+pub(super) fn with_shape_drawn(ocl: &OclLesson, opts: &Options) -> Options {
+    let mut drawn = opts.drawing_the_timed_shape();
+    if let Some((own, gpu)) = super::looks::own_device(ocl, &drawn) {
+        let shape = match (drawn.timed_shape, drawn.time) {
+            (Some(s), _) if opts.timed_shape.is_none() => Some(s),
+            (None, None) => Some(timing::drawn_shape(drawn.asked(gpu))),
+            _ => None,
+        };
+        if let Some(shape) = shape {
+            drawn.timed_shape = Some(super::shapes::whole_groups_at_or_above(
+                ocl,
+                &own.defines,
+                shape,
+            ));
+        }
+    }
+    drawn
+}
+
 pub(super) fn grade(
     lesson: &Lesson,
     ocl: &OclLesson,
@@ -47,20 +74,6 @@ pub(super) fn grade(
     progress: Progress,
 ) -> Verdict {
     let mut verdict = Verdict::new(lesson, file);
-    // The shape this grading times, drawn once and made of whole work-groups of the device's
-    // launch, so that the simulator counts the technique at the same shape the device times,
-    // exactly (`super::looks`).
-    let mut drawn = opts.drawing_the_timed_shape();
-    if let (Some(shape), false) = (drawn.timed_shape, opts.timed_shape.is_some()) {
-        if let Some(own) = super::looks::own_options(ocl, &drawn) {
-            drawn.timed_shape = Some(super::shapes::whole_groups_at_or_above(
-                ocl,
-                &own.defines,
-                shape,
-            ));
-        }
-    }
-    let opts = &drawn;
     if let Err(e) = grade_into(&mut verdict, lesson, ocl, file, opts, progress) {
         verdict.failure = Some(classify(e));
     }

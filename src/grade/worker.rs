@@ -209,6 +209,11 @@ pub fn serve(
     if let Some(look) = look {
         return simulate::serve_probe(lesson, &source, &opts, look, &mut out);
     }
+    // The device and the simulator grade with the same drawn shape.
+    let opts = match lesson.ocl() {
+        Some(ocl) => super::ocl::with_shape_drawn(ocl, &opts),
+        None => opts,
+    };
     let out = Mutex::new(out);
     let send = |ev: &Event| out.lock().unwrap_or_else(|e| e.into_inner()).send(ev);
     let mut failed_to_send = None;

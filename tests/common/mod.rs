@@ -299,6 +299,10 @@ impl Grader {
             None => self.clone(),
         };
         let grader = match (case.timed, case.timed_at) {
+            (Some(size), _) if case.scored => grader.with(|o| {
+                o.time = Some(lab::harness::matrix::Shape::square(size));
+                o.beside = true;
+            }),
             (Some(size), Some([m, n, k])) => grader.with(|o| {
                 o.time = Some(lab::harness::matrix::Shape::square(size));
                 o.timed_shape = Some(lab::harness::matrix::Shape::new(m, n, k));
