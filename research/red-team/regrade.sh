@@ -8,6 +8,8 @@ cd "$(dirname "$0")/../.."
 LAB=${1:-target/release/lab}
 for dir in research/red-team/ocl/*/ research/red-team/ocl3/*/ research/red-team/right3/*/; do
   name=$(basename "$(dirname "$dir")")-$(basename "$dir")
+  # Hosts and demonstrations of an attempt, not attempts.
+  case $(basename "$dir") in host|demo) continue ;; esac
   k=$(mktemp -d)
   for f in "$dir"*.cl; do [ -e "$f" ] && cp "$f" "$k/"; done
   for d in "$dir"*.diff; do
