@@ -106,8 +106,8 @@ pub(super) fn asked_looks(
     // for the grading, no kernel knows which): a kernel that keeps its
     // technique for the shapes it expects counted (cubes, powers of two, the asked size) times
     // without it, and is counted so. A grading that times nothing counts at a shape drawn
-    // near the asked size the same way (`super::ocl::with_shape_drawn`). Where that shape cannot be
-    // counted, the asked size is.
+    // near the asked size the same way (`super::ocl::with_shape_drawn`). Where that shape
+    // cannot be counted, the asked size is.
     let asked = opts.asked(gpu.info.is_gpu());
     let at_timed = |d: Vec<crate::harness::program::Define>| match opts.timed_shape {
         Some(timed) if timed != asked => asked_look(ocl, timed, d.clone())
