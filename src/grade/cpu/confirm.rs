@@ -27,8 +27,13 @@ use super::{builder, outcome, start};
 /// How one instrument's verdict is confirmed. Calls of the student's code and of the
 /// course's with the technique are made `rounds` times, the fastest of each deciding (a call
 /// slowed by the machine's other work only makes a time longer, never shorter). The course's
-/// code without the technique is called once: a slow call of it only moves the line toward
-/// it, and code without the technique stays beyond the line all the same.
+/// code without the technique is called once where the line is drawn from it: a slow call of
+/// it only moves the line toward it, and code without the technique stays beyond the line all
+/// the same. Where the line may be drawn from the student's own serial code instead
+/// (`own_alone`), the gap between the course's two codes scales that line down, and a slow call
+/// of the one without the technique would widen the gap and draw the line too low (beside a
+/// busy core, the course's own reference graded as a student once failed so): it is then
+/// called every round too.
 pub struct Judge {
     /// The instrument, as the verdict names it: "the cache simulator".
     pub seen_by: &'static str,
@@ -231,10 +236,11 @@ fn time_three(
         // Each round in another order: a machine that grows busier slows all three alike.
         for turn in 0..codes {
             let which = (turn + round) % codes;
-            // The course's code without the technique is slow, and a slow call of it only
-            // moves the line toward it: once. The student's alone is the line where it is
-            // ahead, and a slow call would move the line away: every round, as the student's.
-            if which == 2 && round > 0 {
+            // The course's code without the technique is slow, and where the line is drawn
+            // from it a slow call only moves the line toward it: once. Where the student's
+            // alone may draw the line, that code's time widens the gap that scales the line
+            // down (`Times::line`): every round, as the student's.
+            if which == 2 && round > 0 && alone.is_none() {
                 continue;
             }
             match which {
