@@ -185,25 +185,6 @@ pub fn describe(status: std::process::ExitStatus) -> String {
     format!("exited with {status} without a verdict")
 }
 
-/// Ends this worker when the process that supervises it ends. The parent's watchdog is what
-/// stops a kernel that never finishes; a parent killed on its own (a batch's time limit, the
-/// out-of-memory killer, a signal to it alone) would leave such a worker busy on a core for
-/// good. (Linux: the signal comes when the thread that started this process ends, and each
-/// grading waits for its worker on the thread that started it.)
-fn die_with_parent() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory;
-    // getppid and _exit have no preconditions.
-    unsafe {
-        let parent = libc::getppid();
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        // The parent may have ended before the signal was asked for.
-        if libc::getppid() != parent {
-            libc::_exit(1);
-        }
-    }
-}
-
 /// The worker's side: reads the request, grades, writes the events. `find` looks a lesson
 /// up by name (the registry lives above this module).
 pub fn serve(
@@ -211,7 +192,6 @@ pub fn serve(
     events: &Path,
     find: impl Fn(&str) -> Option<&'static Lesson>,
 ) -> Result<()> {
-    die_with_parent();
     let body = std::fs::read(request)
         .with_context(|| format!("reading the grading request {}", request.display()))?;
     let Request {

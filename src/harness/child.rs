@@ -143,18 +143,48 @@ pub enum Tick {
     Kill,
 }
 
-/// Starts `cmd` in a process group of its own, stdin closed, stdout and stderr captured
-/// (`keep` bytes from each end of each), and calls `tick` every 50 ms until it exits;
-/// `Tick::Kill` kills the group (the child and anything it started). Returns how it ended.
-pub fn supervise(mut cmd: Command, keep: usize, mut tick: impl FnMut() -> Tick) -> Result<Ended> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+/// Has the child `cmd` starts lead a process group of its own, so that [`kill_group`] ends it
+/// and everything it starts, and (Linux) end by SIGKILL when the thread that starts it ends.
+/// A process in a group of its own outlives whoever started it: a worker stopped by its
+/// parent's watchdog ends by SIGKILL and runs no destructor, and code under valgrind that
+/// never finishes went on spinning a core for good, orphaned, after its grading was over.
+/// Every child the course starts is started on the thread that waits for it or ends it.
+pub fn own_group_ending_with_us(cmd: &mut Command) {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
         cmd.process_group(0);
     }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec only prctl and getppid run, both async-signal-safe;
+        // they touch no memory.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The thread may have ended before the signal was asked for.
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::other("its parent had already ended"));
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Starts `cmd` in a process group of its own, ending with this thread
+/// ([`own_group_ending_with_us`]), stdin closed, stdout and stderr captured (`keep` bytes
+/// from each end of each), and calls `tick` every 50 ms until it exits; `Tick::Kill` kills the
+/// group (the child and anything it started). Returns how it ended.
+pub fn supervise(mut cmd: Command, keep: usize, mut tick: impl FnMut() -> Tick) -> Result<Ended> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    own_group_ending_with_us(&mut cmd);
     let started = Instant::now();
     let mut child = cmd
         .spawn()
@@ -385,6 +415,35 @@ mod tests {
         let e = run_with_limit(cmd, Duration::from_millis(300), KEEP).unwrap();
         assert!(e.killed());
         assert!(e.elapsed < Duration::from_secs(10));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_ends_with_the_thread_that_started_it() {
+        // Started on a thread that then ends without waiting for it, as a worker killed by
+        // its watchdog leaves the driver it started.
+        let pid = std::thread::spawn(|| {
+            let mut cmd = Command::new("sleep");
+            cmd.arg("60");
+            own_group_ending_with_us(&mut cmd);
+            cmd.spawn().expect("sleep starts").id() as libc::pid_t
+        })
+        .join()
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut status = 0;
+        // SAFETY: waitpid writes only `status`; the child is this process's own.
+        while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == 0 {
+            if Instant::now() > deadline {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                panic!("the child outlived the thread that started it by 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL,
+            "{status:#x}"
+        );
     }
 
     #[test]

@@ -172,7 +172,10 @@ impl Session {
         {
             use std::os::unix::io::AsRawFd as _;
             use std::os::unix::process::CommandExt as _;
-            cmd.process_group(0);
+            // Ended with the grading's thread, even where that ends by SIGKILL (a worker
+            // stopped by its watchdog): code under valgrind that never finishes would
+            // otherwise keep a core busy for good.
+            super::child::own_group_ending_with_us(&mut cmd);
             let fd = c_memory.as_raw_fd();
             // SAFETY: between fork and exec only dup2 and fcntl run, which are
             // async-signal-safe; they touch descriptors, not memory.
