@@ -435,6 +435,7 @@ mod tests {
         // SAFETY: waitpid writes only `status`; the child is this process's own.
         while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == 0 {
             if Instant::now() > deadline {
+                // SAFETY: kill(2) signals the child; it touches no memory.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 panic!("the child outlived the thread that started it by 10 s");
             }

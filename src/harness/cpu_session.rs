@@ -172,9 +172,7 @@ impl Session {
         {
             use std::os::unix::io::AsRawFd as _;
             use std::os::unix::process::CommandExt as _;
-            // Ended with the grading's thread, even where that ends by SIGKILL (a worker
-            // stopped by its watchdog): code under valgrind that never finishes would
-            // otherwise keep a core busy for good.
+            // Ended with the grading's thread, even a worker's killed by its watchdog.
             super::child::own_group_ending_with_us(&mut cmd);
             let fd = c_memory.as_raw_fd();
             // SAFETY: between fork and exec only dup2 and fcntl run, which are
