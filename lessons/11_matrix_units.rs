@@ -437,6 +437,15 @@ fn through_the_unit(m: &Measured, probe: &Probe) -> Result<String, String> {
             "the matrix unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at} under the simulator, which counts the unit's calls); lesson 11's kernel sends three through it, big·big, big·small and small·big, and does none on the ordinary FP32 units.\nHint: every product of A and B goes through mma_tf32: load the fragments from the local tiles, split them, and call mma_tf32 three times per 16×8 tile and k-step of 8."
         ));
     }
+    // The split and the sum outside the unit only subtract and add; one multiplication in two
+    // multiply-adds is far above what any split costs (a split by a multiplication, as
+    // Veltkamp's, costs one per value: at most 1/WM + 1/WN per multiply-add).
+    let lanes = per_mad(unit::lane_multiplies(m.counts), probe);
+    if lanes > 0.5 {
+        return Err(format!(
+            "the ordinary FP32 units did {lanes:.2} multiplications for each multiply-add of the product, besides the matrix unit's {per:.2} (measured at {at} under the simulator, which counts every multiplication outside the unit); lesson 11's products are all made in the unit, and the lanes only split values and add the unit's results. Calls of the unit whose results are not the product's (on zeros, on known fragments, or repeating work done on the lanes) do its work for show.\nHint: every product of A and B goes through mma_tf32, three per 16×8 tile and k-step of 8 (big·small, small·big, big·big); the lanes split (small = x − big) and add what the unit returns into acc."
+        ));
+    }
     if per > 3.0 * padded * 1.2 {
         return Err(format!(
             "the matrix unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at}); three per multiply-add (big·big, big·small, small·big) are enough for FP32 accuracy, and each costs time.\nHint: small·small is below FP32's rounding: leave it out; and call mma_tf32 once per tile, product and k-step."

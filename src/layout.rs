@@ -286,7 +286,9 @@ pub fn check(root: &Path, ladder: &[&Lesson]) -> Vec<String> {
             ));
         } else if l.graded() {
             let grader = std::fs::read_to_string(root.join(format!("tests/{name}.rs")));
-            if !grader.unwrap_or_default().contains("\npub mod cases {") {
+            // Inline, or in a file of its own beside the grader (`#[path]`).
+            let grader = grader.unwrap_or_default();
+            if !grader.contains("\npub mod cases {") && !grader.contains("\npub mod cases;") {
                 problems.push(format!(
                     "lesson {}: its grader tests/{name}.rs declares no `pub mod cases`",
                     l.key

@@ -184,6 +184,20 @@ pub fn unit_mads(counts: &lab::harness::oclgrind::Counts) -> u64 {
         .sum()
 }
 
+/// Multiplications the model makes for each element of D it returns (each ends in one
+/// `convert_float_rtz`): eight products, C divided by the scale, the sum multiplied by it.
+const MODEL_MULTIPLIES: u64 = 10;
+
+/// Float multiplications the kernel made outside the unit (on the ordinary FP32 lanes), as the
+/// simulator counted them: all it counted, less the model's own. The split and the sum outside
+/// the unit subtract and add; only products made elsewhere than the unit multiply. A plain
+/// vector `fmul` counts once for all its lanes (the simulator's count does not say its width),
+/// so products on the lanes written as separate multiplications of wide vectors count low.
+pub fn lane_multiplies(counts: &lab::harness::oclgrind::Counts) -> u64 {
+    let elements = unit_mads(counts) / 8;
+    (counts.float_multiplies()).saturating_sub(MODEL_MULTIPLIES * elements)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -465,19 +465,43 @@ impl Counts {
             .filter_map(|(name, &n)| {
                 let f = name.strip_prefix("call ")?.trim_end_matches("()");
                 if let Some(ty) = f.strip_prefix("llvm.fmuladd.") {
-                    // f32, v4f32, ...
-                    let lanes = ty
-                        .strip_prefix('v')
-                        .and_then(|t| t.split('f').next())
-                        .and_then(|w| w.parse::<u64>().ok())
-                        .unwrap_or(1);
-                    return Some(n * lanes);
+                    return Some(n * intrinsic_lanes(ty));
                 }
                 let base = base_name(f);
                 (base == "mad" || base == "fma").then(|| n * mangled_lanes(f))
             })
             .sum()
     }
+
+    /// Float multiplications (and divisions, which multiply by a reciprocal), counted per lane
+    /// where the simulator's name tells the lanes: fused multiply-adds of every width
+    /// ([`Counts::multiply_adds`], `llvm.fma` too), and calls of `dot`, `cross`, `mix`,
+    /// `native_divide` and `half_divide`. A plain `fmul` or `fdiv` counts once whatever its width: the
+    /// simulator counts instructions by their name alone, which does not say the type.
+    pub fn float_multiplies(&self) -> u64 {
+        let by_call: u64 = (self.ops.iter())
+            .filter_map(|(name, &n)| {
+                let f = name.strip_prefix("call ")?.trim_end_matches("()");
+                if let Some(ty) = f.strip_prefix("llvm.fma.") {
+                    return Some(n * intrinsic_lanes(ty));
+                }
+                match base_name(f) {
+                    "dot" | "mix" | "native_divide" | "half_divide" => Some(n * mangled_lanes(f)),
+                    "cross" => Some(n * 6),
+                    _ => None,
+                }
+            })
+            .sum();
+        self.multiply_adds() + by_call + self.count("fmul") + self.count("fdiv")
+    }
+}
+
+/// Lanes of an LLVM intrinsic's type suffix: `f32` 1, `v4f32` 4, `v2f64` 2.
+fn intrinsic_lanes(ty: &str) -> u64 {
+    ty.strip_prefix('v')
+        .and_then(|t| t.split('f').next())
+        .and_then(|w| w.parse::<u64>().ok())
+        .unwrap_or(1)
 }
 
 fn space_name(space: Space) -> &'static str {
@@ -609,6 +633,26 @@ mod tests {
         assert_eq!(whole.count("load global"), 384);
         assert_eq!(whole.loads(Space::Global).bytes, 1536);
         assert_eq!(c.scaled(2.5).count("load global"), 8, "rounded to nearest");
+    }
+
+    #[test]
+    fn multiplications_per_lane_where_the_name_tells_the_lanes() {
+        let mut c = Counts::default();
+        for (name, n) in [
+            ("call llvm.fmuladd.v4f32()", 10), // 40
+            ("call _Z3fmaddd()", 3),           // 3
+            ("call llvm.fma.v2f64()", 5),      // 10
+            ("call _Z3dotDv4_fS_()", 2),       // 8
+            ("call _Z3madDv8_fS_S_()", 1),     // 8
+            ("fmul", 7),                       // 7, whatever the width
+            ("fdiv", 1),                       // 1
+            ("fadd", 100),
+            ("mul", 100),
+        ] {
+            c.ops.insert(name.into(), n);
+        }
+        assert_eq!(c.multiply_adds(), 40 + 3 + 8);
+        assert_eq!(c.float_multiplies(), 40 + 3 + 10 + 8 + 8 + 7 + 1);
     }
 
     #[test]
