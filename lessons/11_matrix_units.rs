@@ -452,6 +452,6 @@ fn through_the_unit(m: &Measured, probe: &Probe) -> Result<String, String> {
         ));
     }
     Ok(format!(
-        "the matrix unit did {per:.2} multiply-adds per multiply-add of the product at {at} (three products)"
+        "the matrix unit did {per:.2} multiply-adds per multiply-add of the product at {at} (three products), the lanes {lanes:.2} multiplications"
     ))
 }

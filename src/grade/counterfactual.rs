@@ -33,8 +33,9 @@ use super::{FailKind, Failure, Options, Progress, Verdict};
 
 /// What a verdict says where every run of the model scales the unit's products.
 /// It says what the scale shows, no more: a kernel that learns the factor by calling the unit
-/// on fragments it knows, and scales a C made elsewhere by it, comes out scaled too.
-const SCALED: &str = "technique: C comes out scaled as the unit's products are, in every run (the model multiplies them by a power of two the kernel is not told, and C is divided by it; a kernel that learned the factor from the unit at run time would too)";
+/// on fragments it knows, and scales a C made elsewhere by it, comes out scaled too; the
+/// lesson's count of the lanes' multiplications is what sees that.
+const SCALED: &str = "technique: C comes out scaled as the unit's products are, in every run (the model multiplies them by a power of two the kernel is not told, and C is divided by it; a kernel that learned the factor from the unit at run time would too, and only the simulator's count of the multiplications made outside the unit tells it apart)";
 
 /// Products up to this many multiply-adds are compared at every element of C; larger ones at
 /// [`SAMPLES`] points drawn for the grading.
