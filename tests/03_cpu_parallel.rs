@@ -238,14 +238,17 @@ pub mod cases {
     ),
     // The same, faster than the course's one-thread code in rayon's own pool, and slowed on
     // purpose in a pool of one so that its own serial time cannot bound it: the calls timed
-    // in rayon's own pool show one thread doing the work.
+    // in rayon's own pool show one thread doing the work. Beside a busy core those shares
+    // cannot be measured (no core is free to show them), and the file is then as slow as the
+    // course's one-thread code and refused by the line between that and the threaded code
+    // instead: either way, by what it does run as timed, on one thread.
     Case::rejects(
         L,
         "slower_alone_than_in_its_pool",
         Decoy,
         File("slower_alone_than_in_its_pool"),
         FailKind::Technique,
-        &["outside the thread check", "in rayon's own pool", "on one thread"],
+        &["outside the thread check", "on one thread"],
     ),
     Case::rejects(
         L,
