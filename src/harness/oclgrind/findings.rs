@@ -476,8 +476,9 @@ impl Counts {
     /// Float multiplications (and divisions, which multiply by a reciprocal), counted per lane
     /// where the simulator's name tells the lanes: fused multiply-adds of every width
     /// ([`Counts::multiply_adds`], `llvm.fma` too), and calls of `dot`, `cross`, `mix`,
-    /// `native_divide` and `half_divide`. A plain `fmul` or `fdiv` counts once whatever its width: the
-    /// simulator counts instructions by their name alone, which does not say the type.
+    /// `native_divide` and `half_divide`. A plain `fmul` or `fdiv` counts once whatever its
+    /// width: the simulator counts instructions by their name alone, which does not say the
+    /// type.
     pub fn float_multiplies(&self) -> u64 {
         let by_call: u64 = (self.ops.iter())
             .filter_map(|(name, &n)| {
