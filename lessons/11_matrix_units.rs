@@ -451,7 +451,11 @@ fn through_the_unit(m: &Measured, probe: &Probe) -> Result<String, String> {
             "the matrix unit did {per:.2} multiply-adds for each multiply-add of the product (measured at {at}); three per multiply-add (big·big, big·small, small·big) are enough for FP32 accuracy, and each costs time.\nHint: small·small is below FP32's rounding: leave it out; and call mma_tf32 once per tile, product and k-step."
         ));
     }
+    let once = match m.counts.wide_lanes {
+        Some(_) => "",
+        None => " (a vector multiplication counted once, not per lane: the course's simulator plugin did not run)",
+    };
     Ok(format!(
-        "the matrix unit did {per:.2} multiply-adds per multiply-add of the product at {at} (three products), the lanes {lanes:.2} multiplications"
+        "the matrix unit did {per:.2} multiply-adds per multiply-add of the product at {at} (three products), the lanes {lanes:.2} multiplications{once}"
     ))
 }

@@ -190,9 +190,9 @@ const MODEL_MULTIPLIES: u64 = 10;
 
 /// Float multiplications the kernel made outside the unit (on the ordinary FP32 lanes), as the
 /// simulator counted them: all it counted, less the model's own. The split and the sum outside
-/// the unit subtract and add; only products made elsewhere than the unit multiply. A plain
-/// vector `fmul` counts once for all its lanes (the simulator's count does not say its width),
-/// so products on the lanes written as separate multiplications of wide vectors count low.
+/// the unit subtract and add; only products made elsewhere than the unit multiply. A vector
+/// `fmul` counts once per lane where the course's plugin ran (the simulator's own count does
+/// not say its width), else once ([`lab::harness::oclgrind::Counts::wide_lanes`]).
 pub fn lane_multiplies(counts: &lab::harness::oclgrind::Counts) -> u64 {
     let elements = unit_mads(counts) / 8;
     (counts.float_multiplies()).saturating_sub(MODEL_MULTIPLIES * elements)

@@ -306,14 +306,19 @@ fn simulate(
             .map(|t| addresses::parse(&t))
             .unwrap_or_default()
     });
-    let coverage = (options.coverage.is_some()).then(|| {
-        std::fs::read_to_string(folder.join(coverage::OUT_FILE))
-            .ok()
-            .and_then(|t| coverage::parse(&t))
-    });
+    let covered = (options.coverage.is_some())
+        .then(|| std::fs::read_to_string(folder.join(coverage::OUT_FILE)).ok())
+        .flatten();
+    let coverage =
+        (options.coverage.is_some()).then(|| covered.as_deref().and_then(coverage::parse));
+    let mut report = oclgrind::parse(&output);
+    // The lanes the simulator's count leaves out, from the same run's plugin.
+    if let Some(c) = report.counts.as_mut() {
+        c.wide_lanes = covered.as_deref().and_then(coverage::lanes);
+    }
     Ok(Run {
         probed,
-        report: oclgrind::parse(&output),
+        report,
         second,
         banks,
         addresses,

@@ -441,6 +441,39 @@ ment(scratch, scratch, 0.0f);",
         FailKind::Technique,
         &["ordinary FP32 units", "multiplications for each multiply-add", "for show"],
     ),
+    // C on the lanes in FP32, each k's four products one multiplication of a float4 (which
+    // the simulator's own count names once, whatever its width), the sum apart, and brought to
+    // the unit's scale by a factor learned from a call on fragments of halves; three calls on
+    // zeros keep the unit's count.
+    Case::rejects(
+        L,
+        "products_on_the_lanes_as_four_wide_multiplications",
+        Decoy,
+        Mutant(&[
+            (
+                "    // The first STAGES-1 k-steps are in flight before the loop starts.",
+                "    const float learned = mma_tf32((float4)(0.5f), (float2)(0.5f), (float4)(0.0f), scratch).x * 0.5f;
+    // The first STAGES-1 k-steps are in flight before the loop starts.",
+            ),
+            (
+                THREE,
+                "                    float4 d = mma_tf32((float4)(0.0f), (float2)(0.0f), (float4)(0.0f), scratch);
+                    d = mma_tf32((float4)(0.0f), (float2)(0.0f), d, scratch);
+                    d = mma_tf32((float4)(0.0f), (float2)(0.0f), d, scratch);
+                    const int row = wm + i * 16 + g, col = wn + j * 8 + 2 * t4;
+                    float4 s = (float4)(0.0f);
+                    for (int k = 0; k < 8; k++) {
+                        const float a0 = as[row * SA + kk + k], a1 = as[(row + 8) * SA + kk + k];
+                        const float b0 = bs[(kk + k) * SB + col], b1 = bs[(kk + k) * SB + col + 1];
+                        const float4 p = (float4)(a0, a0, a1, a1) * (float4)(b0, b1, b0, b1);
+                        s += p;
+                    }
+                    acc[i][j] += d + s * learned;",
+            ),
+        ]),
+        FailKind::Technique,
+        &["ordinary FP32 units", "multiplications for each multiply-add", "for show"],
+    ),
     // The same, only in the blocks a large GPU takes (128 × 128): the unit's products in
     // every block a CPU or a small GPU takes. Each kind of device's blocks run where the unit
     // is the model, not only the grading machine's.

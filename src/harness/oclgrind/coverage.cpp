@@ -21,7 +21,11 @@
 // could forge), as
 //     access LINE COLUMN ran|never FILE
 // (the file last: a name given by `#line` may hold spaces)
-// where `ran` says that some work-item of some kernel run in this process executed it.
+// where `ran` says that some work-item of some kernel run in this process executed it, then
+//     lanes N
+// where N is the lanes past the first of every float multiplication and division of a vector
+// type those programs executed (a `float8` product is one `fmul` to the simulator's own count,
+// which names instructions only, and eight multiplications: 7 here), then `end`.
 
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +96,9 @@ class Coverage : public Plugin {
         for (LLVMValueRef f = LLVMGetFirstFunction(module); f; f = LLVMGetNextFunction(f)) {
             for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
                 for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+                    if (unsigned more = lanes_past_the_first(i)) {
+                        wide_[(const llvm::Instruction *)i] = more;
+                    }
                     if (!accesses_memory(i)) continue;
                     // The instruction's own place, then each call it was inlined at.
                     std::vector<bool *> marks;
@@ -109,6 +116,10 @@ class Coverage : public Plugin {
 
     void instructionExecuted(const WorkItem *, const llvm::Instruction *instruction,
                              const TypedValue &) override {
+        if (!wide_.empty()) {
+            auto wide = wide_.find(instruction);
+            if (wide != wide_.end()) lanes_ += wide->second;
+        }
         if (watched_.empty()) return;
         auto found = watched_.find(instruction);
         if (found == watched_.end()) return;
@@ -128,7 +139,7 @@ class Coverage : public Plugin {
                              std::get<2>(p.first), p.second ? "ran" : "never",
                              std::get<0>(p.first).empty() ? "-" : std::get<0>(p.first).c_str());
             }
-            std::fprintf(f, "end\n");
+            std::fprintf(f, "lanes %llu\nend\n", (unsigned long long)lanes_);
             std::fclose(f);
         }
     }
@@ -147,7 +158,21 @@ class Coverage : public Plugin {
         return name ? std::string(name, length) : std::string();
     }
 
+    // A float multiplication or division of a vector type: its lanes less one, else 0.
+    static unsigned lanes_past_the_first(LLVMValueRef instruction) {
+        int opcode = LLVMGetInstructionOpcode(instruction);
+        if (opcode != LLVM_FMUL && opcode != LLVM_FDIV) return 0;
+        LLVMTypeRef type = LLVMTypeOf(instruction);
+        if (LLVMGetTypeKind(type) != LLVM_VECTOR_TYPE) return 0;
+        unsigned lanes = LLVMGetVectorSize(type);
+        return lanes > 1 ? lanes - 1 : 0;
+    }
+
     std::set<LLVMModuleRef> read_;
+    // The vector multiplications and divisions of the programs read, and the lanes past the
+    // first that ran.
+    std::unordered_map<const llvm::Instruction *, unsigned> wide_;
+    unsigned long long lanes_ = 0;
     std::map<Place, bool> places_;
     std::unordered_map<const llvm::Instruction *, std::vector<bool *>> watched_;
 };

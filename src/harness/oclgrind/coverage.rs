@@ -6,6 +6,10 @@
 //! A kernel that tells the simulator from the device (by arithmetic that differs between
 //! them: a fused `mad`, a rounding of `sin`, a float converted out of an integer's range)
 //! runs other code on the device; that code's accesses never run under the simulator.
+//!
+//! The same plugin, which follows every instruction the lesson's programs run, also counts the
+//! lanes of their vector float multiplications ([`lanes`]), which the simulator's own count
+//! does not tell.
 
 /// The file, in the run's folder, where the plugin writes the places.
 pub const OUT_FILE: &str = "coverage.txt";
@@ -38,6 +42,9 @@ pub fn parse(text: &str) -> Option<Vec<Access>> {
         if l == "end" {
             return Some(places);
         }
+        if l.starts_with("lanes ") {
+            continue;
+        }
         let mut parts = l.splitn(5, ' ');
         let (Some("access"), Some(line), Some(column), Some(ran), Some(file)) = (
             parts.next(),
@@ -65,6 +72,15 @@ pub fn parse(text: &str) -> Option<Vec<Access>> {
     None
 }
 
+/// The lanes past the first of every float multiplication and division of a vector type the
+/// lesson's programs ran (`lanes N`, before `end`): what the simulator's own count, which
+/// counts an instruction once whatever its width, leaves out. `None` where the list has no
+/// such line or does not end.
+pub fn lanes(text: &str) -> Option<u64> {
+    parse(text)?;
+    (text.lines()).find_map(|l| l.strip_prefix("lanes ")?.parse().ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +99,10 @@ mod tests {
         assert_eq!(parse("access 14 9 ran input.cl\n"), None);
         assert_eq!(parse("access x 9 ran input.cl\nend\n"), None);
         assert_eq!(parse("end\n"), Some(Vec::new()));
+        assert_eq!(lanes(text), None);
+        let with_lanes = "access 14 9 ran input.cl\nlanes 21\nend\n";
+        assert_eq!(parse(with_lanes).map(|p| p.len()), Some(1));
+        assert_eq!(lanes(with_lanes), Some(21));
+        assert_eq!(lanes("lanes 21\n"), None);
     }
 }

@@ -350,6 +350,12 @@ pub struct Counts {
     /// read from such an output say nothing of the kernel.
     #[serde(default)]
     pub printed: bool,
+    /// The lanes past the first of the vector float multiplications and divisions the
+    /// lesson's programs ran, as the course's plugin counted them (`super::coverage::lanes`):
+    /// the simulator's own count names an `fmul` once whatever its width. `None` where the
+    /// plugin did not run.
+    #[serde(default)]
+    pub wide_lanes: Option<u64>,
 }
 
 impl Counts {
@@ -366,6 +372,7 @@ impl Counts {
             ops: times(&self.ops),
             bytes: times(&self.bytes),
             printed: self.printed,
+            wide_lanes: (self.wide_lanes).map(|n| (n as f64 * factor).round() as u64),
         }
     }
 
@@ -476,9 +483,9 @@ impl Counts {
     /// Float multiplications (and divisions, which multiply by a reciprocal), counted per lane
     /// where the simulator's name tells the lanes: fused multiply-adds of every width
     /// ([`Counts::multiply_adds`], `llvm.fma` too), and calls of `dot`, `cross`, `mix`,
-    /// `native_divide` and `half_divide`. A plain `fmul` or `fdiv` counts once whatever its
-    /// width: the simulator counts instructions by their name alone, which does not say the
-    /// type.
+    /// `native_divide` and `half_divide`. A plain `fmul` or `fdiv` counts once in the
+    /// simulator's count, which names instructions alone; the lanes past the first are the
+    /// course's plugin's ([`Counts::wide_lanes`]), where it ran.
     pub fn float_multiplies(&self) -> u64 {
         let by_call: u64 = (self.ops.iter())
             .filter_map(|(name, &n)| {
@@ -493,7 +500,8 @@ impl Counts {
                 }
             })
             .sum();
-        self.multiply_adds() + by_call + self.count("fmul") + self.count("fdiv")
+        let wide = self.wide_lanes.unwrap_or(0);
+        self.multiply_adds() + by_call + self.count("fmul") + self.count("fdiv") + wide
     }
 }
 
@@ -654,6 +662,11 @@ mod tests {
         }
         assert_eq!(c.multiply_adds(), 40 + 3 + 8);
         assert_eq!(c.float_multiplies(), 40 + 3 + 10 + 8 + 8 + 7 + 1);
+        // The lanes past the first of vector `fmul` and `fdiv`, from the course's plugin,
+        // scaled with the rest.
+        c.wide_lanes = Some(21);
+        assert_eq!(c.float_multiplies(), 40 + 3 + 10 + 8 + 8 + 7 + 1 + 21);
+        assert_eq!(c.scaled(2.0).wide_lanes, Some(42));
     }
 
     #[test]

@@ -45,6 +45,7 @@ LLVMValueRef LLVMIsAConstantExpr(LLVMValueRef value);
 int LLVMGetConstOpcode(LLVMValueRef value);
 LLVMTypeRef LLVMTypeOf(LLVMValueRef value);
 int LLVMGetTypeKind(LLVMTypeRef type);
+unsigned LLVMGetVectorSize(LLVMTypeRef vector);
 unsigned LLVMGetPointerAddressSpace(LLVMTypeRef type);
 LLVMValueRef LLVMGetCalledValue(LLVMValueRef call);
 LLVMTypeRef LLVMGetElementType(LLVMTypeRef type);
@@ -60,6 +61,8 @@ LLVMMetadataRef LLVMDILocationGetScope(LLVMMetadataRef location);
 LLVMMetadataRef LLVMDIScopeGetFile(LLVMMetadataRef scope);
 const char *LLVMDIFileGetFilename(LLVMMetadataRef file, unsigned *length);
 }
+const int LLVM_FMUL = 13;          // LLVMFMul
+const int LLVM_FDIV = 16;          // LLVMFDiv
 const int LLVM_LOAD = 27;          // LLVMLoad
 const int LLVM_STORE = 28;         // LLVMStore
 const int LLVM_GEP = 29;           // LLVMGetElementPtr

@@ -2,7 +2,7 @@
 // OCLGRIND_PLUGINS and calls initializePlugins, which makes each plugin whose output file is
 // named (LAB_BANKS_OUT: the bank counter, banks.cpp; LAB_ADDRESSES_OUT: the address reader,
 // addresses.cpp, and the leftovers watch, leftovers.cpp; LAB_COVERAGE_OUT: the coverage of
-// global accesses, coverage.cpp). The bank counter follows every local access and the
+// global accesses and the lanes of vector multiplications, coverage.cpp). The bank counter follows every local access and the
 // coverage every executed instruction, and each makes Oclgrind run one thread; the address
 // reader reads the program once per kernel.
 
