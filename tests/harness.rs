@@ -557,3 +557,46 @@ __kernel void addresses(__global float *out, __global ulong *where) {
         .collect();
     assert_eq!(lines, [10, 11, 12, 13, 14]);
 }
+
+/// The coverage plugin's count of vector lanes, on a kernel whose 16 work-items each make one
+/// `float8` product, one `float2` quotient, a scalar product, and a `float4` product in a
+/// branch no work-item takes: the lanes past the first are 16 × (7 + 1), whatever the
+/// simulator's own count says of the `fmul` instructions.
+#[test]
+fn the_coverage_plugin_counts_each_vector_multiplication_s_lanes() {
+    use lab::harness::oclgrind::coverage;
+    let scratch = lab::harness::child::Scratch::new("lanes").unwrap();
+    let plugin = simulator_plugins();
+    let dir = &scratch.dir;
+    std::fs::write(
+        dir.join("lanes.cl"),
+        "__kernel void lanes(__global float *out) {
+    const int i = get_global_id(0);
+    const float8 a = (float8)(out[i]) + (float8)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    const float8 p = a * a;
+    const float2 q = (float2)(out[i] + 1.0f, 2.0f) / (float2)(3.0f, out[i] + 5.0f);
+    float s = out[i] * out[i];
+    if (i > 64) s += dot((float4)(s) * (float4)(out[i]), (float4)(1.0f));
+    out[i] = p.s0 + p.s7 + q.x + q.y + s;
+}
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("lanes.sim"),
+        "lanes.cl\nlanes\n16 1 1\n16 1 1\n<size=64 fill=1>\n",
+    )
+    .unwrap();
+    let out = dir.join(coverage::OUT_FILE);
+    let ran = std::process::Command::new("oclgrind-kernel")
+        .arg("lanes.sim")
+        .current_dir(dir)
+        .env("OCLGRIND_PLUGINS", &plugin)
+        .env(coverage::OUT_VARIABLE, &out)
+        .env(coverage::KERNEL_VARIABLE, "lanes")
+        .output()
+        .expect("oclgrind-kernel runs");
+    assert!(ran.status.success(), "{ran:?}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(coverage::lanes(&text), Some(16 * (7 + 1)), "{text}");
+}
