@@ -74,7 +74,9 @@ pub fn judge(
         ));
     }
     let held = before(cmp.poison);
-    if let Some((r, c)) = cmp.first_unwritten {
+    // Only where the wrong elements that hold the old value are more than chance: a kernel
+    // wrong everywhere meets a numeric poison's value now and then.
+    if let (Some((r, c)), true) = (cmp.first_unwritten, cmp.unwritten_beyond_chance()) {
         return Some(Failure::new(
             FailKind::Unwritten,
             format!(
@@ -304,6 +306,30 @@ mod tests {
         assert_eq!(f.kind, FailKind::Unwritten);
         assert!(
             f.message.contains("without clearing it first"),
+            "{}",
+            f.message
+        );
+    }
+
+    /// A C wrong everywhere that holds the poison's value in one element by chance is wrong,
+    /// not unwritten; one right but for a row never written is unwritten, and says where.
+    #[test]
+    fn one_element_equal_to_the_poison_by_chance_is_not_a_missing_store() {
+        use crate::harness::poison::{Kind, Poison};
+        let mut p = Problem::random(Shape::new(40, 30, 50), 14);
+        let right: Vec<f32> = reference(&p).c.iter().map(|&x| x as f32).collect();
+        let before: Vec<f32> = crate::harness::matrix::random(1200, 22);
+        p.poison = Poison::from_values(Kind::Random, before.clone());
+        let mut wrong: Vec<f32> = right.iter().map(|x| x * 1.5 + 0.25).collect();
+        wrong[617] = before[617];
+        let f = judged_with(&p, wrong).expect("wrong everywhere");
+        assert_eq!(f.kind, FailKind::Wrong, "{}", f.message);
+        let mut row_left = right.clone();
+        row_left[30 * 7..30 * 8].copy_from_slice(&before[30 * 7..30 * 8]);
+        let f = judged_with(&p, row_left).expect("a row never written");
+        assert_eq!(f.kind, FailKind::Unwritten);
+        assert!(
+            f.message.contains("(row 7, column 0) was never written"),
             "{}",
             f.message
         );

@@ -306,6 +306,16 @@ impl Comparison {
         self.wrong == 0
     }
 
+    /// Whether the wrong elements that hold C's value from before the call are too many to be
+    /// chance: at least one in a hundred of the wrong ones. A numeric poison's value turns up
+    /// in a computed element about once in 2^25 (the largest checks scan 17 million elements
+    /// for it), so a kernel wrong everywhere may meet it once or twice; a store that is
+    /// missing leaves every element it misses so, and those that are wrong otherwise are then
+    /// rarely a hundred times more.
+    pub fn unwritten_beyond_chance(&self) -> bool {
+        self.unwritten > 0 && self.unwritten.saturating_mul(100) >= self.wrong
+    }
+
     /// How many times plain FP32's error C's error is over the elements checked (root mean
     /// squares); `None` where FP32 made no error to compare with.
     pub fn error_over_fp32(&self) -> Option<f64> {

@@ -3,8 +3,9 @@
 //! ([`super::matrix::Problem::random`]), and every runner fills C with it before the call.
 //!
 //! The poison varies, drawn per call from a seed no code under test can predict, among NaN,
-//! random numbers, and an earlier C (a right product of other inputs: the last C a call
-//! returned, repeated to this call's length). So nothing in C tells one call from another:
+//! random numbers, and an earlier C (the product of other inputs: the last C a call
+//! returned, repeated to this call's length; a wrong kernel's own where it is the one
+//! called). So nothing in C tells one call from another:
 //! code that skips work when C already holds numbers, or computes only when C is NaN or zero,
 //! meets every kind of C and fails on the ones it does not handle. An element left unwritten
 //! is still caught whatever the poison: it holds the poison's value exactly, and the checks
@@ -25,7 +26,7 @@ pub enum Kind {
     Nan,
     /// Random numbers of a product's size.
     Random,
-    /// A right product of other inputs: what an earlier call returned.
+    /// The product of other inputs: what an earlier call returned.
     Earlier,
 }
 
@@ -151,7 +152,7 @@ pub fn draw(len: usize, k: usize) -> Poison {
 }
 
 /// Keeps a C a call returned, as the earlier C of later draws. A C with anything but finite
-/// numbers is not kept: the earlier C is a right product. Nor is one that repeats a value,
+/// numbers is not kept: the earlier C looks like a product. Nor is one that repeats a value,
 /// zero or its first, in more than a sixteenth of its elements, as a product of random
 /// numbers never does: a wrong kernel's constant C would become a poison that the same
 /// kernel writes again, and its wrong result would read as "never written" on some draws
