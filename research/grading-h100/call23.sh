@@ -7,7 +7,7 @@
 # of C 1 % off there), on the scoreboard and by `lab grade`; lessons 11 and 12 by `lab grade`.
 # No Oclgrind on the device.
 set -u
-D=$PWD/device-bin/g41   # the lab binary, built on a CPU machine
+D=${D:-$PWD/device-bin/g41}   # the lab binary, built on a CPU machine (call 27 passes another)
 # The wrong kernels: the references with one store edited (one element of C 1 % off where
 # the condition holds), made here from solutions/.
 K=$(mktemp -d)

@@ -1,47 +1,16 @@
 #!/bin/bash
 # On an H100 (asked for nvidia-h100-x1), with main's code of 2026-12-07 (f716604, whose grader
-# is 90e14ab's): call 23 again. The references of 04, 10 and 11 graded as a student on the
-# scoreboard ten times in a row (each rank a tie?); kernels wrong only at 1024^3 or only at
-# square powers of two from 256 (lessons 04 and 11: one element of C 1 % off there), on the
-# scoreboard and by `lab grade`; lessons 11 and 12 by `lab grade`; then every GPU lesson's
-# reference (04-12) on the scoreboard once. No Oclgrind on the device.
+# is 90e14ab's): call 23 again with that binary (the references of 04, 10 and 11 graded as a
+# student on the scoreboard ten times in a row; kernels wrong only at 1024^3 or only at square
+# powers of two from 256 on the scoreboard and by `lab grade`; lessons 11 and 12 by `lab
+# grade`), then every GPU lesson's reference (04-12) on the scoreboard once. No Oclgrind on the
+# device.
 set -u
-D=$PWD/device-bin/g42   # the lab binary, built on a CPU machine
-# The wrong kernels: the references with one store edited (one element of C 1 % off where
-# the condition holds), made here from solutions/.
-K=$(mktemp -d)
-wrong() {  # name, cond
-  mkdir -p "$K/k04-$1" "$K/k11-$1"
-  sed "s/    C\[row \* N + col\] = acc;/    C[row * N + col] = ($2 \&\& col == 5) ? acc * 1.01f : acc;/" \
-    solutions/04_naive_kernel.cl > "$K/k04-$1/04_naive_kernel.cl"
-  sed "s/if (col < N) C\[row \* N + col\] = v.x;/if (col < N) C[row * N + col] = ($2 \&\& col == 6) ? v.x * 1.01f : v.x;/" \
-    solutions/11_matrix_units.cl > "$K/k11-$1/11_matrix_units.cl"
-}
-wrong asked 'M == 1024 \&\& N == 1024 \&\& K == 1024'
-wrong pow2 'M == N \&\& N == K \&\& M >= 256 \&\& (M \& (M - 1)) == 0'
+export D=$PWD/device-bin/g42   # the lab binary, built on a CPU machine
+bash "$(dirname "$0")/call23.sh"
 export LAB_ROOT=$PWD
 export CUDA_CACHE_DISABLE=1
 L=$OUT/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $L
-date -u | tee -a $L
-sha1sum $D/lab $K/k*/*.cl | tee -a $L
-grep -h '1.01f' $K/k*/*.cl | tee -a $L
-for i in 1 2 3 4 5 6 7 8 9 10; do
-  echo "== ties, run $i (t=${SECONDS}s)" | tee -a $L
-  timeout 60 $D/lab --device NVIDIA --kernels solutions --lesson 4 --lesson 10 --lesson 11 2>&1 | grep -E "^\| |tie|device" | cut -c1-300 | tee -a $L
-done
-for k in k04-asked:4 k04-pow2:4 k11-asked:11 k11-pow2:11; do
-  dir=${k%%:*}; les=${k##*:}
-  echo "== $dir (lesson $les), scoreboard (t=${SECONDS}s)" | tee -a $L
-  timeout 100 $D/lab --device NVIDIA --kernels $K/$dir --lesson $les 2>&1 | grep -E "^\| |device" | cut -c1-300 | tee -a $L
-  echo "== $dir (lesson $les), lab grade" | tee -a $L
-  timeout 100 $D/lab grade $les --device NVIDIA --kernels $K/$dir 2>&1 | grep -E "^  [A-Za-z]" | cut -c1-500 | tee -a $L
-done
-for k in 11 12; do
-  echo "== lesson $k's reference, lab grade (t=${SECONDS}s)" | tee -a $L
-  timeout 120 $D/lab grade $k --device NVIDIA --kernels solutions 2>&1 | grep -E "^  [A-Za-z]" | cut -c1-500 | tee -a $L
-done
-date -u | tee -a $L
 echo "== every GPU lesson's reference on the scoreboard (t=${SECONDS}s)" | tee -a $L
 timeout 300 $D/lab --device NVIDIA --kernels solutions --lesson 4 --lesson 5 --lesson 6 --lesson 7 \
   --lesson 8 --lesson 9 --lesson 10 --lesson 11 --lesson 12 2>&1 | grep -E "^\| |tie|device" | cut -c1-300 | tee -a $L
