@@ -9,7 +9,7 @@ use opencl3::kernel::Kernel;
 use opencl3::program::Program;
 
 use crate::harness::device::Gpu;
-use crate::harness::{paths, ptx_patch};
+use crate::harness::{oclgrind, paths, ptx_patch};
 
 /// A `-D NAME=VALUE` define passed to the OpenCL compiler.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -104,7 +104,44 @@ pub fn build_source(
 fn build_source_with(gpu: &Gpu, path: &Path, source: &str, opts: &str) -> Result<Program> {
     let program = Program::create_from_source(&gpu.context, source)
         .with_context(|| format!("creating a program from {}", paths::display(path)))?;
-    finish(gpu, path, program, opts, opts)
+    let program = finish(gpu, path, program, opts, opts)?;
+    Ok(lowered_for_the_simulator(gpu, path, program, opts))
+}
+
+/// On Oclgrind, `program` with the optimiser's intrinsics that the simulator cannot run
+/// written out ([`oclgrind::lower`]), so that it runs the build the device runs; `program`
+/// itself everywhere else, where nothing needs it, or where the lowering fails (the simulator
+/// then says which function it lacks, and the grader runs the unoptimised build instead).
+fn lowered_for_the_simulator(gpu: &Gpu, path: &Path, program: Program, opts: &str) -> Program {
+    if !gpu.info.platform.contains("Oclgrind") {
+        return program;
+    }
+    let Some(bitcode) = program
+        .get_binaries()
+        .ok()
+        .and_then(|b| b.into_iter().next())
+    else {
+        return program;
+    };
+    if !oclgrind::lower::needed(&bitcode) {
+        return program;
+    }
+    let lowered = match oclgrind::lower::lower(&bitcode) {
+        Ok(l) => l,
+        Err(_) => return program,
+    };
+    // SAFETY: the binary is the simulator's own bitcode of this build, its intrinsics
+    // written out; the simulator parses it as it parses every program binary.
+    let rebuilt = unsafe {
+        Program::create_from_binary(&gpu.context, &[gpu.device.id()], &[lowered.as_slice()])
+    };
+    match rebuilt
+        .map_err(anyhow::Error::from)
+        .and_then(|p| finish(gpu, path, p, "", opts))
+    {
+        Ok(p) => p,
+        Err(_) => program,
+    }
 }
 
 /// Builds `program` for the device with `opts`, the compiler's log in the error where it fails

@@ -20,6 +20,7 @@ pub mod banks;
 pub mod coverage;
 pub mod findings;
 pub mod icd;
+pub mod lower;
 pub mod parse;
 pub mod plugin;
 
