@@ -98,16 +98,33 @@ pub fn judge(
                 ),
             ));
         }
-        return Some(Failure::new(
-            FailKind::Wrong,
-            format!(
-                "{shape}: C is wrong at row {}, column {}: expected {:.6}, got {:.6} (allowed error {:.2e}).\n{} of {} elements are wrong; max relative error {:.2e}.",
-                bad.row, bad.col, bad.expected, bad.got, bad.allowed, cmp.wrong, cmp.checked, cmp.max_rel_err
-            ),
-        ));
+        let mut message = format!(
+            "{shape}: C is wrong at row {}, column {}: expected {:.6}, got {:.6} (allowed error {:.2e}).\n{} of {} elements are wrong; max relative error {:.2e}.",
+            bad.row, bad.col, bad.expected, bad.got, bad.allowed, cmp.wrong, cmp.checked, cmp.max_rel_err
+        );
+        // Every wrong element only just past its allowance, and C as a whole far from FP32:
+        // the few that miss are the tail of a product made in lower precision, which is what
+        // to fix (whether any element misses at all is chance, from one draw to the next).
+        if cmp.worst_miss <= NEAR_MISS {
+            if let Some(why) = imprecise(shape, cmp) {
+                message.push_str(&format!(
+                    " Each of them misses by at most {:.1} times its allowance, and {}",
+                    cmp.worst_miss,
+                    why.message
+                        .split_once("but ")
+                        .map_or(why.message.as_str(), |(_, rest)| rest)
+                ));
+            }
+        }
+        return Some(Failure::new(FailKind::Wrong, message));
     }
     imprecise(shape, cmp)
 }
+
+/// How far past its allowance (in units of it) a wrong element may lie for C's imprecision as
+/// a whole to be named beside it: lower precision makes the few elements that miss miss by
+/// little, a wrong index or a missing term by far more.
+const NEAR_MISS: f64 = 4.0;
 
 /// What a message says C held before the call.
 fn before(kind: Kind) -> String {
@@ -255,6 +272,37 @@ mod tests {
         );
         let f = judged(&p, product(&p, |x| to_bits(x, 10))).expect("ten bits are not FP32");
         assert_eq!(f.kind, FailKind::Wrong);
+    }
+
+    /// Lower precision that happens to push an element just past its allowance is named as
+    /// lower precision too, whichever element misses; a wrong term is not.
+    #[test]
+    fn a_near_miss_of_lower_precision_names_the_precision() {
+        let p = Problem::random(Shape::new(40, 36, 700), 11);
+        let r = reference(&p);
+        let mut c = product(&p, |x| to_bits(x, 13));
+        // Pushed just past its allowance, as the tail of the imprecise sum does by chance.
+        let (exact, scale) = (r.c[5], r.scale[5]);
+        let allowed = crate::harness::matrix::tolerance(p.shape.k, scale);
+        c[5] = (exact + 1.5 * allowed) as f32;
+        let f = judged(&p, c.clone()).expect("an element past its allowance");
+        assert_eq!(f.kind, FailKind::Wrong);
+        for words in [
+            "C is wrong at row 0, column 5",
+            "less precise than FP32",
+            "in float",
+        ] {
+            assert!(f.message.contains(words), "{words}: {}", f.message);
+        }
+        // A wrong index or a term left out misses by far more: only the element is named.
+        c[5] = (exact + 100.0 * allowed) as f32;
+        let f = judged(&p, c).expect("a wrong element");
+        assert!(
+            f.message.contains("C is wrong at row 0, column 5"),
+            "{}",
+            f.message
+        );
+        assert!(!f.message.contains("less precise"), "{}", f.message);
     }
 
     #[test]

@@ -299,6 +299,11 @@ pub struct Comparison {
     pub sq_err: f64,
     #[serde(default)]
     pub sq_err_fp32: f64,
+    /// The largest error of a wrong element in units of its allowance (infinite for NaN, or
+    /// for a wrong element counted without its exact value): near 1 where every wrong element
+    /// only just misses, as lower precision makes them; far above it for a wrong index.
+    #[serde(default)]
+    pub worst_miss: f64,
 }
 
 impl Comparison {
@@ -375,6 +380,12 @@ impl Comparison {
         }
         if wrong {
             self.wrong += 1;
+            let miss = if got.is_finite() {
+                err / allowed
+            } else {
+                f64::INFINITY
+            };
+            self.worst_miss = self.worst_miss.max(miss);
             if self.first_wrong.is_none() {
                 self.first_wrong = Some(Mismatch {
                     row,
@@ -514,6 +525,7 @@ pub fn check(p: &Problem, c: &[f32]) -> Comparison {
     for &idx in suspect.iter().skip(located.len()) {
         cmp.checked += 1;
         cmp.wrong += 1;
+        cmp.worst_miss = f64::INFINITY;
         cmp.nans += usize::from(c[idx].is_nan());
         if p.poison.held(idx, c[idx]) {
             cmp.unwritten += 1;
