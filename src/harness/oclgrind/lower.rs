@@ -367,6 +367,20 @@ impl Build {
         (1..=most).contains(&w)
     }
 
+    /// `a + b` (`add`) or `a - b`, and whether it overflowed (`signed` or not): by the signs
+    /// of the operands and the result, or by the carry.
+    unsafe fn sum(&self, add: bool, signed: bool, a: Ref, b: Ref) -> (Ref, Ref) {
+        let zero = self.k((self.l.type_of)(a), 0);
+        let r = self.op(if add { ADD } else { SUB }, a, b);
+        let over = match (signed, add) {
+            (true, true) => self.op(AND, self.op(XOR, a, r), self.op(XOR, b, r)),
+            (true, false) => self.op(AND, self.op(XOR, a, b), self.op(XOR, a, r)),
+            (false, true) => return (r, self.cmp(ULT, r, a)),
+            (false, false) => return (r, self.cmp(ULT, a, b)),
+        };
+        (r, self.cmp(SLT, over, zero))
+    }
+
     /// `{ a op b, whether it overflowed }` (`pair`, the call's type) for the intrinsics
     /// `llvm.[us](add|sub|mul).with.overflow`: sums and differences by their signs and
     /// carries, products in lanes twice as wide.
@@ -374,30 +388,9 @@ impl Build {
         let l = self.l;
         let ty = (l.type_of)(a);
         let w = self.width(ty);
-        let zero = self.k(ty, 0);
         let signed = kind.starts_with("llvm.s");
-        let (r, over) = if kind.contains("add.") {
-            let r = self.op(ADD, a, b);
-            let over = match signed {
-                true => self.cmp(
-                    SLT,
-                    self.op(AND, self.op(XOR, a, r), self.op(XOR, b, r)),
-                    zero,
-                ),
-                false => self.cmp(ULT, r, a),
-            };
-            (r, over)
-        } else if kind.contains("sub.") {
-            let r = self.op(SUB, a, b);
-            let over = match signed {
-                true => self.cmp(
-                    SLT,
-                    self.op(AND, self.op(XOR, a, b), self.op(XOR, a, r)),
-                    zero,
-                ),
-                false => self.cmp(ULT, a, b),
-            };
-            (r, over)
+        let (r, over) = if !kind.contains("mul.") {
+            self.sum(kind.contains("add."), signed, a, b)
         } else {
             // Products: in lanes of 2w bits, overflowed where the wide product does not
             // survive the way back to w bits.
@@ -468,28 +461,17 @@ impl Build {
                 }
             }
             "llvm.abs." => self.sel(self.cmp(SLT, a, zero), self.op(SUB, zero, a), a),
-            "llvm.uadd.sat." => {
-                let b = (l.operand)(call, 1);
-                let r = self.op(ADD, a, b);
-                self.sel(self.cmp(ULT, r, a), ones, r)
-            }
-            "llvm.usub.sat." => {
-                let b = (l.operand)(call, 1);
-                self.sel(self.cmp(ULT, a, b), zero, self.op(SUB, a, b))
-            }
-            "llvm.sadd.sat." | "llvm.ssub.sat." => {
-                let b = (l.operand)(call, 1);
-                let (r, over) = if kind == "llvm.sadd.sat." {
-                    let r = self.op(ADD, a, b);
-                    (r, self.op(AND, self.op(XOR, a, r), self.op(XOR, b, r)))
-                } else {
-                    let r = self.op(SUB, a, b);
-                    (r, self.op(AND, self.op(XOR, a, b), self.op(XOR, a, r)))
+            "llvm.uadd.sat." | "llvm.usub.sat." | "llvm.sadd.sat." | "llvm.ssub.sat." => {
+                let signed = kind.starts_with("llvm.s");
+                let (r, over) = self.sum(kind.contains("add."), signed, a, (l.operand)(call, 1));
+                // On overflow the bound it passed: unsigned, all ones or zero; signed, the
+                // most negative or the most positive, on a's side.
+                let bound = match (signed, kind.contains("add.")) {
+                    (false, true) => ones,
+                    (false, false) => zero,
+                    (true, _) => self.sel(self.cmp(SLT, a, zero), top, self.op(XOR, ones, top)),
                 };
-                // On overflow the bound on a's side: the most negative or the most positive.
-                let max = self.op(XOR, ones, top);
-                let bound = self.sel(self.cmp(SLT, a, zero), top, max);
-                self.sel(self.cmp(SLT, over, zero), bound, r)
+                self.sel(over, bound, r)
             }
             _ => unreachable!("{kind} is not lowered"),
         })
