@@ -378,7 +378,10 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of", "k < K, not k <= K"],
     ),
-    Case::rejects(
+    // The wrapped index also has two work-items write one element of C where C has more
+    // than 65 536: where the simulator runs such a problem (drawn per grading), it names
+    // that race, the device's words on the 16 bits after it.
+    Case::rejects_any(
         L,
         "ushort_index_of_c",
         Edge,
@@ -386,7 +389,7 @@ pub mod cases {
             "C[row * N + offN + tidn + wn * RTSN] = acc[wm][wn];",
             "C[(ushort)(row * N + offN + tidn + wn * RTSN)] = acc[wm][wn];",
         )]),
-        FailKind::Unwritten,
+        &[FailKind::Unwritten, FailKind::Race],
         &["16 bits", "ushort"],
     ),
     Case::rejects(

@@ -237,7 +237,10 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of", "k < K, not k <= K"],
     ),
-    Case::rejects(
+    // The wrapped index also has two work-items write one element of C where C has more
+    // than 65 536: where the simulator runs such a problem (drawn per grading), it names
+    // that race, the device's words on the 16 bits after it.
+    Case::rejects_any(
         L,
         "ushort_index_of_c",
         Edge,
@@ -245,7 +248,7 @@ pub mod cases {
             "Cv[(row * N + offN) / WIDTH + tidn + wv * RTSN] = acc[wm][wv];",
             "Cv[(ushort)((row * N + offN) / WIDTH + tidn + wv * RTSN)] = acc[wm][wv];",
         )]),
-        FailKind::Unwritten,
+        &[FailKind::Unwritten, FailKind::Race],
         &["16 bits", "ushort"],
     ),
     Case::rejects(

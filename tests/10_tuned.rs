@@ -331,7 +331,10 @@ pub mod cases {
         FailKind::OutOfBounds,
         &["outside C", "0 ≤ row < M"],
     ),
-    Case::rejects(
+    // The wrapped index also has two work-items write one element of C where C has more
+    // than 65 536: where the simulator runs such a problem (drawn per grading), it names
+    // that race, the device's words on the 16 bits after it.
+    Case::rejects_any(
         L,
         "ushort_index_of_c",
         Edge,
@@ -339,7 +342,7 @@ pub mod cases {
             "__global float* p = C + row * N + col;",
             "__global float* p = C + (ushort)(row * N + col);",
         )]),
-        FailKind::Unwritten,
+        &[FailKind::Unwritten, FailKind::Race],
         &["16 bits", "ushort"],
     ),
     Case::rejects(
