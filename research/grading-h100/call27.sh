@@ -6,7 +6,7 @@
 # grade`), then every GPU lesson's reference (04-12) on the scoreboard once. No Oclgrind on the
 # device.
 set -u
-export D=$PWD/device-bin/g42   # the lab binary, built on a CPU machine
+export D=${D:-$PWD/device-bin/g42}   # the lab binary, built on a CPU machine (call 28 passes another)
 bash "$(dirname "$0")/call23.sh"
 export LAB_ROOT=$PWD
 export CUDA_CACHE_DISABLE=1
