@@ -141,7 +141,15 @@ impl Prepared {
 static BUILDS: Mutex<Option<HashMap<(PathBuf, String), usize>>> = Mutex::new(None);
 
 fn count(file: &Path, defines: &[Define], options: &str) {
-    let key = (file.to_path_buf(), program::options(defines, options));
+    // A build for a window of a launch is another program of the same options.
+    let window = match crate::harness::groups::window() {
+        Some(_) => " (a window)",
+        None => "",
+    };
+    let key = (
+        file.to_path_buf(),
+        format!("{}{window}", program::options(defines, options)),
+    );
     let mut builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     *builds
         .get_or_insert_with(HashMap::new)

@@ -103,6 +103,21 @@ pub mod cases {
     const RACE: &[&str] = &["data race", "__local", "barrier(CLK_LOCAL_MEM_FENCE)"];
 
     pub const CASES: &[Case] = &[
+    // Wrong only where M, N and K all pass a thousand: the last tile of K skipped. On a CPU
+    // no shape but one passes a thousand on every side at once: the problem past 4,096 that
+    // every grading runs on a window of its work-groups (grade::window); on a GPU the asked
+    // size does.
+    Case::rejects(
+        L,
+        "last_tile_skipped_where_every_side_passes_a_thousand",
+        Cheat,
+        Mutant(&[(
+            "const int tiles = K / TS;",
+            "const int tiles = K / TS - (M > 1000 && N > 1000 && K > 1000);",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
     // Barriers and races. PoCL runs a work-group's items in lock-step between barriers, so
     // these give right numbers there; the simulator sees the race.
     Case::rejects(

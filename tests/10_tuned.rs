@@ -273,6 +273,20 @@ pub mod cases {
     ),
     // Wrong only past some K: every define set, each of the tuner's combinations among them,
     // is also checked at thin shapes with K from 1,025 to 8,192 (grade::shapes::thin).
+    // A k-step fewer in launches of more than 4,000 work-groups over a K past 2,048: no
+    // launch that large has so long a K but the problem every grading runs on a window of
+    // its work-groups, whose kernel counts the whole launch's groups (grade::window).
+    Case::rejects(
+        L,
+        "a_step_fewer_in_launches_of_many_groups_at_long_k",
+        Cheat,
+        Mutant(&[(
+            "const int steps = (K + TSK - 1) / TSK;",
+            "const int steps = (K + TSK - 1) / TSK - (get_num_groups(0) * get_num_groups(1) > 4000 && K > 2048);",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
     Case::rejects(
         L,
         "k_steps_capped",

@@ -35,6 +35,7 @@ pub mod shapes;
 mod shift;
 pub mod simulate;
 mod trust;
+mod window;
 pub mod words;
 pub mod worker;
 

@@ -393,6 +393,23 @@ fn grade_into(
         if !verdict.passed() {
             return Ok(());
         }
+        // A grading (not a lesson program's check at its one shape): a problem past every
+        // other on every side, on a window of its work-groups.
+        if opts.shapes.is_none() {
+            super::window::check(
+                verdict,
+                &gpu,
+                ocl,
+                (file, &text),
+                &defines,
+                &options,
+                starter,
+                progress,
+            )?;
+            if !verdict.passed() {
+                return Ok(());
+            }
+        }
     }
     if let (Some(asked), Some(own)) = (opts.time, own) {
         let kernel = &own.kernel;
@@ -789,8 +806,15 @@ mod tests {
         }
         assert_eq!(
             builds.len(),
-            1 + alike.len(),
-            "one build per define set the compiler sees, and the own set's unoptimised: {builds:?}"
+            2 + alike.len(),
+            "one build per define set the compiler sees, and the own set's unoptimised and for a window of a launch: {builds:?}"
+        );
+        assert_eq!(
+            (builds.iter())
+                .filter(|(o, _)| o.ends_with(" (a window)"))
+                .count(),
+            1,
+            "{builds:?}"
         );
         assert!(builds.iter().all(|(_, n)| *n == 1), "{builds:?}");
         let unoptimised: Vec<_> = (builds.iter())

@@ -40,7 +40,7 @@ const ASKS: &str = "asks which compiler, device or OpenCL version builds the ker
 const LINKS: &str =
     "links in code from a library or assembly, which the grader would time as yours";
 const STARTS: &str = "starts another program, whose work the grader would time as yours";
-const IDS: &str = "replaces the work-group ids the course hands every kernel: the same ids on every device and in every check (src/harness/groups.rs); use get_group_id and get_global_id as they are";
+const IDS: &str = "replaces the work-group ids and counts the course hands every kernel: the same on every device and in every check (src/harness/groups.rs); use get_group_id, get_global_id, get_num_groups and get_global_size as they are";
 const COUNTED: &str = "is what the simulator counts the unit's work by: only the unit's own functions (mma_tf32, mma_s8) may call it, or the count would be yours and not the unit's";
 const PASTES: &str = "pastes tokens into a name: in a lesson whose unit is counted by the names its model calls, the names of your kernel must be written as they are";
 const TRIGRAPH: &str = "is a trigraph, which one compiler reads as another character (`??/` as a backslash that joins two lines) and another as written, so the grader cannot tell which code the device builds; write the character itself, or something other than two question marks";
@@ -308,7 +308,11 @@ pub fn opencl(source: &str, counted: &[&str]) -> Option<Refused> {
                 .collect();
             if matches!(
                 target.as_str(),
-                "get_group_id" | "get_global_id" | "get_global_linear_id"
+                "get_group_id"
+                    | "get_global_id"
+                    | "get_global_linear_id"
+                    | "get_num_groups"
+                    | "get_global_size"
             ) {
                 return Some(Refused {
                     line: n + 1,

@@ -17,7 +17,10 @@
 //!   multiplies few elements there;
 //! - a shape past the asked one on every side at once, well past it (to 4,097 and more on a
 //!   GPU, 513 on a CPU): a kernel wrong only where M, N and K are all large is wrong there,
-//!   however large it makes "large" below that.
+//!   however large it makes "large" below that;
+//! - a problem larger still on every side (past 4,096 on a CPU, 8,192 on a GPU), run on a
+//!   window of its work-groups that no kernel can tell from the whole launch
+//!   ([`crate::harness::groups::Window`], [`window`]): its cost is a few work-groups'.
 
 use crate::harness::matrix::{Rng, Shape};
 
@@ -96,6 +99,19 @@ pub fn past_every_side(asked: Shape, gpu: bool, secret: u64) -> Shape {
         from + 1 + (rng.next_u64() % spread as u64) as usize
     };
     Shape::new(side(asked.m), side(asked.n), side(asked.k))
+}
+
+/// The problem checked on a window of its work-groups ([`crate::grade`]'s window check):
+/// every side from just past 4,096 on a CPU (8,192 on a GPU) to 256 more, drawn for this
+/// grading, so that a bound anywhere up to there is past on every side at once, and the last
+/// tiles of a blocking are cut nearly always. Its matrices are 67 to 76 MB each on a CPU, 268
+/// to 286 MB on a GPU: the device multiplies only the window's work-groups, and the grader
+/// checks only what they wrote.
+pub fn window(gpu: bool, secret: u64) -> Shape {
+    let from = if gpu { 8192 } else { 4096 };
+    let mut rng = Rng::new(secret ^ 0x3D0_3B0E);
+    let mut side = || from + 1 + (rng.next_u64() % 256) as usize;
+    Shape::new(side(), side(), side())
 }
 
 /// The power of two nearest to the geometric mean of a shape's sides (at least 16).

@@ -37,6 +37,20 @@ const THE_BARRIER: &str = "        WAIT_FOR_STEP();
         barrier(CLK_LOCAL_MEM_FENCE);";
 
 pub const CASES: &[Case] = &[
+    // The last k-step dropped where M, N and K all pass 3,000 (past any thin shape's M and N,
+    // and past a CPU's shape past every side): the problem every grading runs on a window of
+    // its work-groups finds it (grade::window), as a GPU's shape past every side does.
+    Case::rejects(
+        L,
+        "last_step_dropped_where_every_side_passes_3000",
+        Cheat,
+        Mutant(&[(
+            "const int steps = (K + BK - 1) / BK;",
+            "const int steps = (K + BK - 1) / BK - (M > 3000 && N > 3000 && K > 3000);",
+        )]),
+        FailKind::Wrong,
+        &["expected", "got"],
+    ),
     // Accuracy: what the unit's TF32 and its truncating sum do to C.
     // The model's own helper called beside the unit, on the kernel's fragments: its count
     // would be the kernel's and not the unit's. The names the model is counted by cannot be
