@@ -14,6 +14,11 @@
 //! check). At the grading's largest launch the simulator also runs the block with the edges
 //! ([`see_edges`]): the two groups it runs are then seen as one in the last column of groups
 //! and one in the last row, each at a drawn place along the other side.
+//!
+//! The device, too, runs a few work-groups of a launch: a grading's largest problem, past
+//! 4,096 on every side, on a [`Window`] of its groups. There the block hands the kernel the
+//! ids of the groups the window's stand for and the counts of the whole launch
+//! (`get_num_groups`, `get_global_size`), names a file may not define or undefine either.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
