@@ -1,6 +1,8 @@
 #!/bin/bash
 # Issue 30: the window check on a GPU. `lab` of the commit named below; the references of the
-# OpenCL lessons graded by `lab grade`, then kernels wrong only where every side is large.
+# OpenCL lessons graded by `lab grade`, then kernels wrong only where every side is large
+# (device-bin/win/k05, k10, k11: `call30/kernels/*.diff` applied to solutions/; k04:
+# research/red-team/ocl/04-joint-large).
 set -u
 D=device-bin/win
 echo "lab sha1 $(sha1sum $D/lab | cut -c1-40)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
