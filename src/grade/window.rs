@@ -10,7 +10,7 @@
 //! ([`crate::harness::groups::Window`]). The kernel is built to see the ids and counts of the
 //! whole launch, so no kernel can tell the window from it; every group of a lesson's kernel is
 //! independent of the others, which is what lets the simulator run two groups of a launch too.
-//! What the window's groups wrote is checked (up to 4,096 elements, the edges among them);
+//! What the window's groups wrote is checked (up to 4,096 elements, evenly spaced);
 //! the rest of C still holds the call's poison, and is not read.
 
 use std::path::Path;
@@ -46,7 +46,7 @@ pub(super) fn check(
 ) -> Result<()> {
     let secret = timing::secret_seed().rotate_left(23);
     let asked = super::shapes::window(gpu.info.is_gpu(), secret);
-    let past = if gpu.info.is_gpu() { 8192 } else { 4096 };
+    let past = super::shapes::window_past(gpu.info.is_gpu());
     if !ocl.host.kernels.is_empty() {
         verdict.notes.push(format!(
             "a problem past {past} on every side was not multiplied on a window of its work-groups: the lesson's product is several kernels, each of which reads what the one before wrote whole"
@@ -83,7 +83,7 @@ pub(super) fn check(
     let at = format!(
         "on {ran} of the {of} work-groups of a problem past {past} on every side (a drawn one and the last in each direction, which no kernel can tell from the whole launch)"
     );
-    let written = points(&p, &out.c, secret);
+    let written = matrix::written_sample(&p, &out.c, CHECKED, secret);
     if written.is_empty() {
         verdict.failure = Some(Failure::new(
             FailKind::Unwritten,
@@ -107,23 +107,6 @@ pub(super) fn check(
         )),
     }
     Ok(())
-}
-
-/// Up to [`CHECKED`] of the elements the window wrote (no longer holding the call's poison):
-/// every one in C's last row and last column, the rest drawn from `seed`.
-fn points(p: &Problem, c: &[f32], seed: u64) -> Vec<(usize, usize)> {
-    let n = p.shape.n;
-    type Points = Vec<(usize, usize)>;
-    let (edges, inner): (Points, Points) = (c.iter().enumerate())
-        .filter(|&(idx, &x)| !p.poison.held(idx, x))
-        .map(|(idx, _)| (idx / n, idx % n))
-        .partition(|&(i, j)| i + 1 == p.shape.m || j + 1 == n);
-    let room = CHECKED.saturating_sub(edges.len()).max(1);
-    let step = inner.len().div_ceil(room).max(1);
-    let offset = (seed % step as u64) as usize;
-    let mut out: Vec<_> = edges.into_iter().take(CHECKED).collect();
-    out.extend(inner.into_iter().skip(offset).step_by(step));
-    out
 }
 
 #[cfg(test)]
@@ -186,27 +169,5 @@ mod tests {
         crate::harness::exec::run_guarded(gpu, &k.kernel, p, l)
             .unwrap()
             .c
-    }
-
-    #[test]
-    fn the_points_are_what_was_written_the_edges_first() {
-        let mut p = Problem::random(Shape::new(300, 200, 4), 3);
-        p.poison = crate::harness::poison::Poison::nan(300 * 200);
-        let mut c = vec![f32::NAN; 300 * 200];
-        // A window's two groups of 16×16: one inside, one at the corner.
-        for i in (40..56).chain(284..300) {
-            for j in (64..80).chain(184..200) {
-                c[i * 200 + j] = 1.0;
-            }
-        }
-        let pts = points(&p, &c, 99);
-        assert_eq!(
-            pts.len(),
-            4 * 256,
-            "every written element, fewer than the most"
-        );
-        assert!(pts.iter().all(|&(i, j)| c[i * 200 + j] == 1.0));
-        assert!(pts.contains(&(299, 199)) && pts.contains(&(299, 64)) && pts.contains(&(40, 199)));
-        assert!(points(&p, &vec![f32::NAN; 300 * 200], 1).is_empty());
     }
 }

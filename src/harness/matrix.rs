@@ -452,21 +452,27 @@ pub fn sample_points(shape: Shape, random: usize, seed: u64) -> Vec<(usize, usiz
     pts
 }
 
-/// Whether a C that only some work-groups wrote (the simulator's quick mode runs the first
-/// and the last) is right where it was written: some element no longer holds the call's
-/// poison, and up to 4 096 of those, drawn from the secret seed, are what they should be.
-pub fn written_right(p: &Problem, got: &[f32]) -> bool {
+/// Up to `most` of the elements of a C that only some work-groups wrote (no longer holding the
+/// call's poison), evenly spaced from an offset drawn from `seed`; empty where none was written.
+pub fn written_sample(p: &Problem, got: &[f32], most: usize, seed: u64) -> Vec<(usize, usize)> {
     let written: Vec<(usize, usize)> = (got.iter().enumerate())
         .filter(|&(idx, &x)| !p.poison.held(idx, x))
         .map(|(idx, _)| (idx / p.shape.n, idx % p.shape.n))
         .collect();
     if written.is_empty() {
-        return false;
+        return written;
     }
-    let step = written.len().div_ceil(4096);
-    let offset = (secret_seed() % step as u64) as usize;
-    let points: Vec<(usize, usize)> = written.iter().copied().skip(offset).step_by(step).collect();
-    compare_sampled(p, got, &points).passed()
+    let step = written.len().div_ceil(most.max(1));
+    let offset = (seed % step as u64) as usize;
+    written.into_iter().skip(offset).step_by(step).collect()
+}
+
+/// Whether a C that only some work-groups wrote (the simulator's quick mode runs the first
+/// and the last) is right where it was written: some element no longer holds the call's
+/// poison, and up to 4 096 of those, drawn from the secret seed, are what they should be.
+pub fn written_right(p: &Problem, got: &[f32]) -> bool {
+    let points = written_sample(p, got, 4096, secret_seed());
+    !points.is_empty() && compare_sampled(p, got, &points).passed()
 }
 
 /// Compares `got` with the reference at the sample points only.
@@ -541,6 +547,28 @@ const LOCATED: usize = 256;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sample_is_what_was_written_the_edges_among_it() {
+        let mut p = Problem::random(Shape::new(300, 200, 4), 3);
+        p.poison = Poison::nan(300 * 200);
+        let mut c = vec![f32::NAN; 300 * 200];
+        // A window's two groups of 16×16: one inside, one at the corner.
+        for i in (40..56).chain(284..300) {
+            for j in (64..80).chain(184..200) {
+                c[i * 200 + j] = 1.0;
+            }
+        }
+        let pts = written_sample(&p, &c, 4096, 99);
+        assert_eq!(
+            pts.len(),
+            4 * 256,
+            "every written element, fewer than the most"
+        );
+        assert!(pts.iter().all(|&(i, j)| c[i * 200 + j] == 1.0));
+        assert!(pts.contains(&(299, 199)) && pts.contains(&(299, 64)) && pts.contains(&(40, 199)));
+        assert!(written_sample(&p, &vec![f32::NAN; 300 * 200], 4096, 1).is_empty());
+    }
 
     #[test]
     fn reference_matches_hand_computed_product() {
