@@ -2,6 +2,7 @@
 //! zones around C, A and B checked afterwards, and the launch checked against the device's
 //! limits first.
 
+use std::ops::Range;
 use std::ptr;
 use std::time::Instant;
 
@@ -139,19 +140,14 @@ impl GuardedC {
         // grader's sizes without costing much at large ones.
         let tail = 65_536usize.max(len / 16);
         let total = len.max(1) + tail;
-        let mut init = vec![GUARD; total];
-        for (i, x) in init[..len].iter_mut().enumerate() {
-            *x = before.at(i);
+        let mut whole =
+            device_buffer(gpu, total, flags).context("allocating C and its guard zone")?;
+        match before.values() {
+            Some(values) => write(gpu, &mut whole, 0, values),
+            None => fill(gpu, &mut whole, 0..len, f32::NAN),
         }
-        let whole = unsafe {
-            Buffer::<f32>::create(
-                &gpu.context,
-                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
-                total,
-                init.as_mut_ptr().cast(),
-            )
-        }
-        .context("allocating C and its guard zone")?;
+        .context("poisoning C")?;
+        fill(gpu, &mut whole, len..total, GUARD).context("filling C's guard zone")?;
         // SAFETY: retaining the object first makes the second handle own a reference of its
         // own, released when it drops.
         let c = unsafe {
@@ -202,7 +198,7 @@ impl GuardedC {
 
     /// [`GuardedC::split`] without keeping C: a run the grader made for itself, on a C no
     /// call ever holds.
-    fn unkept(&self, all: Vec<f32>) -> (Vec<f32>, GuardReport) {
+    fn unkept(&self, mut all: Vec<f32>) -> (Vec<f32>, GuardReport) {
         let mut report = GuardReport::default();
         let end = self.offset + self.len.max(1);
         for (i, v) in all[end..].iter().enumerate() {
@@ -211,31 +207,68 @@ impl GuardedC {
                 report.nearest_after.get_or_insert(i);
             }
         }
-        let c = all[self.offset..self.offset + self.len].to_vec();
-        (c, report)
+        // C in place, not copied out: at a problem past 4,096 on every side it is 70 MB.
+        all.truncate(self.offset + self.len);
+        all.drain(..self.offset);
+        (all, report)
     }
 }
 
-/// An input buffer created from host data, readable and writable so that a kernel that
-/// writes to it can be caught. Behind the data lies a zone of NaN, [`INPUT_GUARD`] floats
-/// long: a kernel that reads past the end of A or B reads NaN there (and not whatever
-/// happens to follow), and the NaN it spreads into C tells a read from a missing write.
+/// An input buffer holding host data, readable and writable so that a kernel that writes to
+/// it can be caught. Behind the data lies a zone of NaN, [`INPUT_GUARD`] floats long: a
+/// kernel that reads past the end of A or B reads NaN there (and not whatever happens to
+/// follow), and the NaN it spreads into C tells a read from a missing write.
 // ANCHOR: input_buffer
 pub fn input_buffer(gpu: &Gpu, data: &[f32], flags: cl_mem_flags) -> Result<Buffer<f32>> {
-    let mut copy = Vec::with_capacity(data.len() + INPUT_GUARD);
-    copy.extend_from_slice(data);
-    copy.resize(data.len() + INPUT_GUARD, f32::NAN);
-    unsafe {
-        Buffer::<f32>::create(
-            &gpu.context,
-            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR | flags,
-            copy.len(),
-            copy.as_mut_ptr().cast(),
-        )
-    }
-    .context("allocating an input matrix on the device")
+    let len = data.len() + INPUT_GUARD;
+    let mut buffer =
+        device_buffer(gpu, len, flags).context("allocating an input matrix on the device")?;
+    write(gpu, &mut buffer, 0, data).context("copying an input matrix to the device")?;
+    fill(gpu, &mut buffer, data.len()..len, f32::NAN).context("filling an input's guard zone")?;
+    Ok(buffer)
 }
 // ANCHOR_END: input_buffer
+
+/// A read-write buffer of `len` floats, its contents left to [`write`] and [`fill`]: a large
+/// problem's matrices go to the device once, not first into a host array of the buffer's
+/// shape (C and its guard zone together are 75 MB past 4,096 on every side).
+// ANCHOR: device_buffer
+fn device_buffer(gpu: &Gpu, len: usize, flags: cl_mem_flags) -> Result<Buffer<f32>> {
+    Ok(unsafe {
+        Buffer::<f32>::create(
+            &gpu.context,
+            CL_MEM_READ_WRITE | flags,
+            len,
+            ptr::null_mut(),
+        )?
+    })
+}
+
+/// Copies `data` into `buffer` from element `at` on, and waits until it is there.
+fn write(gpu: &Gpu, buffer: &mut Buffer<f32>, at: usize, data: &[f32]) -> Result<()> {
+    // A write of no bytes is an error in OpenCL.
+    if !data.is_empty() {
+        unsafe {
+            gpu.queue
+                .enqueue_write_buffer(buffer, CL_BLOCKING, at * 4, data, &[])?;
+        }
+    }
+    Ok(())
+}
+
+/// Sets the elements `range` of `buffer` to `value`, on the device, and waits.
+fn fill(gpu: &Gpu, buffer: &mut Buffer<f32>, range: Range<usize>, value: f32) -> Result<()> {
+    if !range.is_empty() {
+        let bytes = (range.start * 4, range.len() * 4);
+        unsafe {
+            gpu.queue
+                .enqueue_fill_buffer(buffer, &[value], bytes.0, bytes.1, &[])?
+        }
+        .wait()?;
+    }
+    Ok(())
+}
+// ANCHOR_END: device_buffer
 
 /// Floats of NaN after each input matrix.
 pub const INPUT_GUARD: usize = 4096;
@@ -243,19 +276,32 @@ pub const INPUT_GUARD: usize = 4096;
 /// Reads an input buffer back (data and guard zone) and returns the index of the first
 /// element that differs from what was put there: `data`, then NaN.
 pub fn first_change(gpu: &Gpu, buf: &Buffer<f32>, data: &[f32]) -> Result<Option<usize>> {
-    let mut back = vec![0.0f32; data.len() + INPUT_GUARD];
-    unsafe {
-        gpu.queue
-            .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut back, &[])
-            .context("reading an input matrix back")?;
+    // Read in pieces into one host array: an input past 4,096 on every side is 70 MB, and a
+    // host copy of it whole would cost more than the comparison.
+    const PIECE: usize = 1 << 20;
+    let total = data.len() + INPUT_GUARD;
+    let mut back = vec![0.0f32; PIECE.min(total)];
+    let mut at = 0;
+    while at < total {
+        let piece = &mut back[..PIECE.min(total - at)];
+        unsafe {
+            gpu.queue
+                .enqueue_read_buffer(buf, CL_BLOCKING, at * 4, piece, &[])
+                .context("reading an input matrix back")?;
+        }
+        let changed = piece
+            .iter()
+            .enumerate()
+            .position(|(i, x)| match data.get(at + i) {
+                Some(y) => x.to_bits() != y.to_bits(),
+                None => !x.is_nan(),
+            });
+        if let Some(i) = changed {
+            return Ok(Some(at + i));
+        }
+        at += piece.len();
     }
-    Ok(back
-        .iter()
-        .enumerate()
-        .position(|(i, x)| match data.get(i) {
-            Some(y) => x.to_bits() != y.to_bits(),
-            None => !x.is_nan(),
-        }))
+    Ok(None)
 }
 
 /// Sets the standard arguments (M, N, K, A, B, C) in that order. B is a buffer, or in

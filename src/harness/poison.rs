@@ -83,6 +83,11 @@ impl Poison {
         self.values.as_ref().map_or(f32::NAN, |v| v[idx])
     }
 
+    /// C's values before the call, or `None` where it holds NaN.
+    pub fn values(&self) -> Option<&[f32]> {
+        self.values.as_deref()
+    }
+
     /// C as it is before the call.
     pub fn to_vec(&self) -> Vec<f32> {
         match &self.values {
