@@ -4,7 +4,9 @@
 # (device-bin/win/k05, k10, k11: `call30/kernels/*.diff` applied to solutions/; k04:
 # research/red-team/ocl/04-joint-large).
 set -u
-D=device-bin/win
+# D and KERNELS (dir:lesson pairs) and OUTDIR may name another call's binaries and kernels.
+D=${D:-device-bin/win}
+KERNELS=${KERNELS:-"k04:04 k05:05 k10:10 k11:11"}
 echo "lab sha1 $(sha1sum $D/lab | cut -c1-40)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 for l in 04 05 06 07 08 09 10 11 12; do
   s=$(date +%s.%N)
@@ -12,10 +14,10 @@ for l in 04 05 06 07 08 09 10 11 12; do
   e=$(date +%s.%N)
   echo "solution $l: $(grep -E '^  (PASSED|[A-Z][A-Z -]{3,}:)' $D/out-sol-$l.txt | head -1 | cut -c1-80) | $(grep -o 'also right.*compared\|was not multiplied[^:]*' $D/out-sol-$l.txt | cut -c1-200) | $s $e"
 done
-for k in k04:04 k05:05 k10:10 k11:11; do
+for k in $KERNELS; do
   dir=${k%%:*}; l=${k##*:}
   $D/lab grade $l --kernels $D/$dir > $D/out-$dir.txt 2>&1
   echo "$dir: $(grep -E '^  (PASSED|[A-Z][A-Z -]{3,}:)' $D/out-$dir.txt | head -1 | cut -c1-400)"
 done
 date -u
-mkdir -p $OUT/win; cp $D/out-*.txt $OUT/win/
+mkdir -p $OUT/${OUTDIR:-win}; cp $D/out-*.txt $OUT/${OUTDIR:-win}/
