@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context as _, Result};
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, ClMem, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::types::{cl_int, cl_mem, cl_mem_flags, CL_BLOCKING};
 use serde::{Deserialize, Serialize};
 
@@ -905,20 +905,14 @@ pub fn run_steps_exact(
 
 /// A buffer holding exactly `data` (one NaN where it is empty), readable and writable.
 fn exact_input(gpu: &Gpu, data: &[f32], what: &str) -> Result<Buffer<f32>> {
-    let mut copy = if data.is_empty() {
-        vec![f32::NAN]
-    } else {
-        data.to_vec()
-    };
-    unsafe {
-        Buffer::<f32>::create(
-            &gpu.context,
-            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-            copy.len(),
-            copy.as_mut_ptr().cast(),
-        )
+    let mut buffer =
+        device_buffer(gpu, data.len().max(1), 0).with_context(|| format!("allocating {what}"))?;
+    match data.is_empty() {
+        true => fill(gpu, &mut buffer, 0..1, f32::NAN),
+        false => write(gpu, &mut buffer, 0, data),
     }
-    .with_context(|| format!("allocating {what}"))
+    .with_context(|| format!("filling {what}"))?;
+    Ok(buffer)
 }
 
 /// The steps on A and B as given, into a C of exactly M·N floats left uninitialised.
