@@ -271,6 +271,38 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of", "M=4"],
     ),
+    // Columns of B past N read only where the last column of tiles is nearly empty (its
+    // vectors from 32 columns past the edge on, unguarded) or nearly full (a tile three
+    // columns short or less read as if whole, in float4), in launches of more than a thousand
+    // groups. A drawn side leaves a drawn part of the last tile past the edge, so each of
+    // these reads past B in some gradings only; the simulator also runs the edges where every
+    // last tile is cut the two extreme ways (grade::shapes::cut_both_ways): in every grading.
+    Case::rejects(
+        L,
+        "reads_past_b_where_the_last_tile_is_nearly_empty",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "if (row >= K || col >= N) {",
+            "const bool far = get_num_groups(0) * get_num_groups(1) > 1000 && col >= N + 32;
+        if (row >= K || (col >= N && !far)) {",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of", "N=4"],
+    ),
+    Case::rejects(
+        L,
+        "reads_past_b_where_the_last_tile_is_nearly_full",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "} else if ((N & 3) == 0) {
+            rb[l] = *(const __global float4*)p;",
+            "} else if ((N & 3) == 0 || (get_num_groups(0) * get_num_groups(1) > 1000
+                                     && n0 + TSN - N < 4)) {
+            rb[l] = vload4(0, p);",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of", "N=4"],
+    ),
     // Wrong only past some K: every define set, each of the tuner's combinations among them,
     // is also checked at thin shapes with K from 1,025 to 8,192 (grade::shapes::thin).
     // A k-step fewer in launches of more than 4,000 work-groups over a K past 2,048: no

@@ -423,6 +423,46 @@ fn several_look(
     })
 }
 
+/// The sanitizer's looks at the grading's largest launch (the vast thin shape drawn from
+/// `secret`, [`super::shapes::thin`]) with the device's own `defines`, each with the
+/// multiply-adds its two work-groups simulate: a drawn group and the last, and the edges (one
+/// group in the last column of groups, one in the last row), at the drawn shape and again
+/// where its last tiles are cut the two extreme ways ([`super::shapes::cut_both_ways`]): the
+/// drawn sides leave a drawn part of the last tiles past the edge, which may be less than a
+/// vector; the cuts leave all of it but one row and column, and one row and column, so that a
+/// kernel reading past the edge in its last tiles is found in every grading. Or why none runs.
+pub(super) fn vast_looks(
+    ocl: &OclLesson,
+    secret: u64,
+    defines: Option<&[crate::harness::program::Define]>,
+) -> Result<Vec<(Look, f64)>, String> {
+    let defines = defines.ok_or("the device's own defines could not be resolved")?;
+    let launch =
+        |s: Shape| super::shapes::timing_launch(ocl, s, defines).map_err(|e| format!("{e:#}"));
+    let vast = super::shapes::thin(secret)[2];
+    let (shape, l) = launch(vast)?;
+    if l.groups() < 3 {
+        return Err(format!(
+            "at {shape} it has fewer than three work-groups, whose edges the small problems run"
+        ));
+    }
+    let two_of = |s: Shape, groups: usize| 2.0 * (s.m * s.n * s.k) as f64 / groups.max(1) as f64;
+    let mut looks = vec![
+        (Look::Vast(shape, false), two_of(shape, l.groups())),
+        (Look::Vast(shape, true), two_of(shape, l.groups())),
+    ];
+    // A launch that takes only whole tiles rounds the cuts away: nothing more to see there.
+    for cut in super::shapes::cut_both_ways(vast) {
+        match launch(cut) {
+            Ok((taken, l)) if taken == cut && cut != shape && l.groups() >= 3 => {
+                looks.push((Look::Vast(cut, true), two_of(cut, l.groups())))
+            }
+            _ => {}
+        }
+    }
+    Ok(looks)
+}
+
 /// The problem the sanitizer runs with the device's own `defines` ([`super::simulate`]):
 /// the smallest that asks each of its questions. Three or four work-groups, every one run
 /// (one is neither the first nor the last), over two or three k-steps (what one step leaves
@@ -560,6 +600,39 @@ mod tests {
                 check(&name, ocl, &kind, defines, step);
             }
         }
+    }
+
+    /// The largest launch's edges are asked at the drawn shape and where its last tiles are cut
+    /// deepest, whatever is drawn, for every lesson whose launch takes a ragged side: there the
+    /// last column and row of groups hold one column and row of the matrix, or all but one.
+    #[test]
+    fn the_largest_launchs_edges_are_also_asked_where_they_are_cut_both_ways() {
+        every_lesson_and_kind(|name, ocl, kind, defines, _| {
+            for secret in 0..8u64 {
+                let Ok(looks) = vast_looks(ocl, secret, Some(&defines)) else {
+                    return;
+                };
+                let shapes: Vec<(Shape, bool)> = (looks.iter())
+                    .map(|(l, _)| match *l {
+                        Look::Vast(s, edges) => (s, edges),
+                        _ => panic!("{name}: {l:?}"),
+                    })
+                    .collect();
+                let drawn = shapes[0].0;
+                assert_eq!(&shapes[..2], &[(drawn, false), (drawn, true)], "{name}");
+                // A launch of whole tiles only keeps no cut side: nothing more to ask there.
+                if drawn.m.is_multiple_of(64) && drawn.n.is_multiple_of(64) {
+                    assert_eq!(shapes.len(), 2, "{name} on {}: {shapes:?}", kind.label);
+                    continue;
+                }
+                assert_eq!(shapes.len(), 4, "{name} on {}: {shapes:?}", kind.label);
+                for ((cut, edges), rest) in shapes[2..].iter().zip([1, 255]) {
+                    assert!(*edges, "{name}: {cut}");
+                    assert_eq!((cut.m % 256, cut.n % 256), (rest, rest), "{name}: {cut}");
+                }
+                assert!(looks.iter().all(|(_, mads)| *mads > 0.0), "{name}");
+            }
+        });
     }
 
     /// Every kind of device's look runs whole k-steps of that kind's tiles: the lesson names

@@ -82,6 +82,25 @@ pub fn thin(secret: u64) -> [Shape; 3] {
     [deep, deeper, vast]
 }
 
+/// `s` with its last tiles cut the two extreme ways, K kept: M and N each one past the
+/// multiple of 256 at or below them, and each one short of the multiple of 256 above them. For
+/// every blocking up to 256 wide (any power of two) the last tile then holds one row and
+/// column of the matrix, all the rest past the edge, or all but one. A drawn side leaves a
+/// drawn part in between, which may be less than a vector (4,157 against 64-wide tiles of
+/// float4: the last float4 starts at 4,156, inside): a kernel that reads or writes past the
+/// edge only when its last tiles are nearly empty, or nearly full, is found in some gradings
+/// and not others. The simulator's edges at the grading's largest launch run at both cuts
+/// ([`crate::grade::looks::vast_looks`]), so that it is found in every one. Both stay past
+/// 2^24 elements of C where `s` is.
+pub fn cut_both_ways(s: Shape) -> [Shape; 2] {
+    let deepest = |side: usize| (side.saturating_sub(1) / 256) * 256 + 1;
+    let slightest = |side: usize| (side / 256 + 1) * 256 - 1;
+    [
+        Shape::new(deepest(s.m), deepest(s.n), s.k),
+        Shape::new(slightest(s.m), slightest(s.n), s.k),
+    ]
+}
+
 /// A shape larger than `asked` on every side at once, each side drawn from `secret` in the
 /// 256 (GPU) or 64 (CPU) sizes just past the larger of the side itself and the *reach*: four
 /// times the side up to 4,096 on a GPU, twice it up to 512 on a CPU. So the scoreboard's
@@ -309,6 +328,26 @@ pub fn whole_groups_at_or_above(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every blocking's last tile holds one row and column, or all but one, at the two cuts,
+    /// for tiles of 16 to 256; K is kept, C stays past 2^24 elements.
+    #[test]
+    fn the_two_cuts_leave_one_row_and_column_or_all_but_one() {
+        for secret in 0..50u64 {
+            let vast = thin(secret)[2];
+            let [deepest, slightest] = cut_both_ways(vast);
+            for (cut, rest) in [(deepest, 1), (slightest, 255)] {
+                assert_eq!(cut.k, vast.k);
+                assert!(cut.m * cut.n > 1 << 24, "{cut}: past 2^24 elements of C");
+                for tile in [16, 32, 64, 128, 256] {
+                    let left = (cut.m % tile, cut.n % tile);
+                    assert_eq!(left, (rest % tile, rest % tile), "{cut}, tiles of {tile}");
+                }
+            }
+        }
+        let [a, b] = cut_both_ways(Shape::new(4097, 256, 9));
+        assert_eq!((a, b), (Shape::new(4097, 1, 9), Shape::new(4351, 511, 9)));
+    }
 
     /// Lesson 08 takes any size, in whole tiles of C with a guarded edge: a drawn 272×304×300
     /// is raised to the nearest sides where its CPU tiles end, K untouched; a shape already

@@ -30,7 +30,7 @@ use super::counts::{
     unoptimised_count, Run, RECOUNTED, UNOPTIMISED,
 };
 use super::coverage::Coverage;
-use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run};
+use super::looks::{asked_probe, drawn_of, own_optimised, probe_of, second_run, vast_looks};
 use super::reported::{
     describe, failure_from, optimised_findings, simulator_trouble, skipped, UNORDERED_RUN,
 };
@@ -496,29 +496,20 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         None => {}
     }
     // And the grading's largest launch (the vast thin shape), own defines: a drawn group and
-    // the last, then the two edges.
-    let vast = super::shapes::thin(secret.rotate_left(11))[2];
-    let vast_launch = (own_opts.as_ref())
-        .map(|o| super::shapes::timing_launch(ocl, vast, &o.defines).map_err(|e| format!("{e:#}")))
-        .unwrap_or_else(|| Err("the device's own defines could not be resolved".into()));
-    match &vast_launch {
-        Ok((shape, l)) if l.groups() >= 3 => {
-            looks.push(Look::Vast(*shape, false));
-            looks.push(Look::Vast(*shape, true));
-        }
-        Ok((shape, _)) => v.notes.push(format!(
-            "not checked under the simulator at the grading's largest launch: at {shape} it has fewer than three work-groups, whose edges the small problems run"
-        )),
-        Err(why) => v.notes.push(format!(
+    // the last, then the edges, also where the last tiles are cut deepest.
+    let own_defines = own_opts.as_ref().map(|o| o.defines.as_slice());
+    let vast = vast_looks(ocl, secret.rotate_left(11), own_defines).unwrap_or_else(|why| {
+        v.notes.push(format!(
             "not checked under the simulator at the grading's largest launch (the edges of a launch of thousands of work-groups): {why}"
-        )),
-    }
-    let vast_launch = vast_launch.ok();
+        ));
+        Vec::new()
+    });
+    looks.extend(vast.iter().map(|&(look, _)| look));
     // What quick mode simulates there: two of the launch's work-groups.
-    let vast_mads = |s: Shape| {
-        vast_launch
-            .as_ref()
-            .map_or(0.0, |(_, l)| 2.0 * mads(s) / l.groups().max(1) as f64)
+    let vast_mads = |look: &Look| {
+        vast.iter()
+            .find(|(l, _)| l == look)
+            .map_or(0.0, |&(_, m)| m)
     };
     let sanitized = looks.len();
     let counted = if v.passed() { behaviour_probes } else { &[] };
@@ -627,7 +618,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
             }
             Look::Own(shape, true) => own_cost * mads(shape),
             Look::Own(_, false) => own_cost * at_asked_mads,
-            Look::Vast(shape, _) => SANITIZER * vast_mads(shape),
+            Look::Vast(..) => SANITIZER * vast_mads(look),
         }
     };
     let banks = ocl.behaviour.as_ref().is_some_and(|b| b.banks);
