@@ -317,6 +317,24 @@ pub mod cases {
         FailKind::BadAccess,
         &["past the end of A"],
     ),
+    // Up to two columns of B past N read where the last column of tiles is nearly full (two
+    // columns short or less), in launches of more than a thousand groups: at a drawn odd side
+    // one grading in 32 (a side one short of a multiple of 64), so the simulator also runs the
+    // largest launch's edges where every last tile is cut the two extreme ways, in every
+    // grading (grade::shapes::cut_both_ways).
+    Case::rejects(
+        L,
+        "b_read_two_past_n_where_the_last_tile_is_nearly_full",
+        OutOfBoundsRead,
+        Mutant(&[(
+            "b.s[w] = kt + r < K && col < N ? B[(kt + r) * N + col] : 0.0f;",
+            "const bool nearly = get_num_groups(0) * get_num_groups(1) > 1000
+                        && (int)get_num_groups(0) * TSN - N <= 2;
+                    b.s[w] = kt + r < K && col < N + (nearly ? 2 : 0) ? B[(kt + r) * N + col] : 0.0f;",
+        )]),
+        FailKind::BadAccess,
+        &["past the end of B", "N=4"],
+    ),
     // ANCHOR: case_example
     Case::rejects(
         L,
