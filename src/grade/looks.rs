@@ -603,8 +603,9 @@ mod tests {
     }
 
     /// The largest launch's edges are asked at the drawn shape and where its last tiles are cut
-    /// deepest, whatever is drawn, for every lesson whose launch takes a ragged side: there the
-    /// last column and row of groups hold one column and row of the matrix, or all but one.
+    /// the two extreme ways, whatever is drawn, for every lesson whose launch takes a ragged
+    /// side: there the last column and row of groups hold one column and row of the matrix, or
+    /// all but one.
     #[test]
     fn the_largest_launchs_edges_are_also_asked_where_they_are_cut_both_ways() {
         every_lesson_and_kind(|name, ocl, kind, defines, _| {

@@ -496,7 +496,7 @@ pub fn review(lesson: &Lesson, ocl: &OclLesson, source: &Source, opts: &Options,
         None => {}
     }
     // And the grading's largest launch (the vast thin shape), own defines: a drawn group and
-    // the last, then the edges, also where the last tiles are cut deepest.
+    // the last, then the edges, also where the last tiles are cut the two extreme ways.
     let own_defines = own_opts.as_ref().map(|o| o.defines.as_slice());
     let vast = vast_looks(ocl, secret.rotate_left(11), own_defines).unwrap_or_else(|why| {
         v.notes.push(format!(
