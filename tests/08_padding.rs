@@ -319,8 +319,8 @@ pub mod cases {
     ),
     // Up to two columns of B past N read where the last column of tiles is nearly full (two
     // columns short or less), in launches of more than a thousand groups: at a drawn odd side
-    // one grading in 32 (a side one short of a multiple of 64), so the simulator also runs the
-    // largest launch's edges where every last tile is cut the two extreme ways, in every
+    // only where it is one short of a multiple of the tile width, so the simulator also runs
+    // the largest launch's edges where every last tile is cut the two extreme ways, in every
     // grading (grade::shapes::cut_both_ways).
     Case::rejects(
         L,

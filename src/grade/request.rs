@@ -77,7 +77,7 @@ pub enum Look {
     /// last row ([`crate::harness::groups::see_edges`]), else one drawn and the last. A kernel
     /// keyed on how many work-groups its launch has, or on the edges of a large launch, is
     /// asked where it behaves so, at little cost: K is short. The edges are asked again where
-    /// the last tiles are cut deepest ([`super::looks::vast_looks`]).
+    /// the last tiles are cut the two extreme ways ([`super::looks::vast_looks`]).
     Vast(Shape, bool),
     /// The sanitizer's probe number `i`, built as the device builds it (optimised), run for the
     /// address reader alone, where no look of the technique builds the kernel that way: the
