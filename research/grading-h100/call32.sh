@@ -1,0 +1,38 @@
+#!/bin/bash
+# Call 23's two questions on the final grader of issue 30's last changes (5dfd20a: the largest
+# launch's edges also asked at the two cuts; on a device without Oclgrind those looks do not
+# run): kernels wrong only at 1024^3 or only at square powers of two from 256 (lessons 04 and
+# 11), on the scoreboard; then the references of 04, 10 and 11 graded as a student on the
+# scoreboard ten times in a row. No Oclgrind on the device. Leaner than call 23 (no `lab
+# grade` of the wrong kernels or of 11 and 12), so that it fits about seven minutes. Not run
+# yet: no machine was lent on 2026-12-08 (README). D: a folder holding `lab` built in release
+# mode on a CPU machine from the commit to be checked.
+set -u
+D=${D:-$PWD/device-bin/g53}   # 5dfd20a's lab (sha1 a133d08d…)
+K=$(mktemp -d)
+wrong() {  # name, cond: the reference with one element of C 1 % off where cond holds
+  mkdir -p "$K/k04-$1" "$K/k11-$1"
+  sed "s/    C\[row \* N + col\] = acc;/    C[row * N + col] = ($2 \&\& col == 5) ? acc * 1.01f : acc;/" \
+    solutions/04_naive_kernel.cl > "$K/k04-$1/04_naive_kernel.cl"
+  sed "s/if (col < N) C\[row \* N + col\] = v.x;/if (col < N) C[row * N + col] = ($2 \&\& col == 6) ? v.x * 1.01f : v.x;/" \
+    solutions/11_matrix_units.cl > "$K/k11-$1/11_matrix_units.cl"
+}
+wrong asked 'M == 1024 \&\& N == 1024 \&\& K == 1024'
+wrong pow2 'M == N \&\& N == K \&\& M >= 256 \&\& (M \& (M - 1)) == 0'
+export LAB_ROOT=$PWD
+export CUDA_CACHE_DISABLE=1
+L=$OUT/log.txt
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $L
+date -u | tee -a $L
+sha1sum $D/lab $K/k*/*.cl | tee -a $L
+grep -h '1.01f' $K/k*/*.cl | tee -a $L
+for k in k04-asked:4 k04-pow2:4 k11-asked:11 k11-pow2:11; do
+  dir=${k%%:*}; les=${k##*:}
+  echo "== $dir (lesson $les), scoreboard (t=${SECONDS}s)" | tee -a $L
+  timeout 100 $D/lab --device NVIDIA --kernels $K/$dir --lesson $les 2>&1 | grep -E "^\| |device" | cut -c1-300 | tee -a $L
+done
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  echo "== ties, run $i (t=${SECONDS}s)" | tee -a $L
+  timeout 60 $D/lab --device NVIDIA --kernels solutions --lesson 4 --lesson 10 --lesson 11 2>&1 | grep -E "^\| |tie|device" | cut -c1-300 | tee -a $L
+done
+date -u | tee -a $L
