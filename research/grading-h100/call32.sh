@@ -9,16 +9,7 @@
 # mode on a CPU machine from the commit to be checked.
 set -u
 D=${D:-$PWD/device-bin/g53}   # 5dfd20a's lab (sha1 a133d08d…)
-K=$(mktemp -d)
-wrong() {  # name, cond: the reference with one element of C 1 % off where cond holds
-  mkdir -p "$K/k04-$1" "$K/k11-$1"
-  sed "s/    C\[row \* N + col\] = acc;/    C[row * N + col] = ($2 \&\& col == 5) ? acc * 1.01f : acc;/" \
-    solutions/04_naive_kernel.cl > "$K/k04-$1/04_naive_kernel.cl"
-  sed "s/if (col < N) C\[row \* N + col\] = v.x;/if (col < N) C[row * N + col] = ($2 \&\& col == 6) ? v.x * 1.01f : v.x;/" \
-    solutions/11_matrix_units.cl > "$K/k11-$1/11_matrix_units.cl"
-}
-wrong asked 'M == 1024 \&\& N == 1024 \&\& K == 1024'
-wrong pow2 'M == N \&\& N == K \&\& M >= 256 \&\& (M \& (M - 1)) == 0'
+source "$(dirname "$0")/wrong-kernels.sh"   # sets K: the four wrong kernels
 export LAB_ROOT=$PWD
 export CUDA_CACHE_DISABLE=1
 L=$OUT/log.txt
