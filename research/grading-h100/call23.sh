@@ -9,15 +9,8 @@
 set -u
 D=${D:-$PWD/device-bin/g41}   # the lab binary, built on a CPU machine (call 27 passes another)
 # The wrong kernels: the references with one store edited (one element of C 1 % off where
-# the condition holds), made in $K from solutions/ by wrong-kernels.sh.
-source "$(dirname "$0")/wrong-kernels.sh"
-export LAB_ROOT=$PWD
-export CUDA_CACHE_DISABLE=1
-L=$OUT/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $L
-date -u | tee -a $L
-sha1sum $D/lab $K/k*/*.cl | tee -a $L
-grep -h '1.01f' $K/k*/*.cl | tee -a $L
+# the condition holds), made in $K from solutions/ by prelude.sh, which also starts the log.
+source "$(dirname "$0")/prelude.sh"
 for i in 1 2 3 4 5 6 7 8 9 10; do
   echo "== ties, run $i (t=${SECONDS}s)" | tee -a $L
   timeout 60 $D/lab --device NVIDIA --kernels solutions --lesson 4 --lesson 10 --lesson 11 2>&1 | grep -E "^\| |tie|device" | cut -c1-300 | tee -a $L

@@ -9,14 +9,7 @@
 # mode on a CPU machine from the commit to be checked.
 set -u
 D=${D:-$PWD/device-bin/g53}   # 5dfd20a's lab (sha1 a133d08d…)
-source "$(dirname "$0")/wrong-kernels.sh"   # sets K: the four wrong kernels
-export LAB_ROOT=$PWD
-export CUDA_CACHE_DISABLE=1
-L=$OUT/log.txt
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $L
-date -u | tee -a $L
-sha1sum $D/lab $K/k*/*.cl | tee -a $L
-grep -h '1.01f' $K/k*/*.cl | tee -a $L
+source "$(dirname "$0")/prelude.sh"   # the four wrong kernels in $K, the log $L begun
 for k in k04-asked:4 k04-pow2:4 k11-asked:11 k11-pow2:11; do
   dir=${k%%:*}; les=${k##*:}
   echo "== $dir (lesson $les), scoreboard (t=${SECONDS}s)" | tee -a $L
